@@ -1,0 +1,97 @@
+//===- ops/conv2d.h - 2-D convolution, NCHW -----------------*- C++ -*-===//
+//
+// conv2d(x, w): x is [n, c, h, w], the weight is [co, c / groups, kh, kw].
+// The group count is implied by the shapes: groups = c / weight channels,
+// and co must be a multiple of it (as in TASO and ONNX). Output channel o
+// reads input channels of group o / (co / groups). Padding and output size
+// follow ops::window(); padded elements are zero. `act` is fused.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/ops/common.h"
+
+namespace quarry::ops {
+
+struct Conv2D {
+  static constexpr std::string_view name = "conv2d";
+  static constexpr int min_inputs = 2, max_inputs = 2;
+  enum : size_t { kStride, kPad, kAct };
+  static AttrSchema attrs() {
+    static const AttrSpec specs[] = {kStrideSpec, kPadSpec, kActSpec};
+    return specs;
+  }
+  static constexpr OpTraits traits{};
+  static int num_outputs(const Attrs &) { return 1; }
+
+  struct Geometry {
+    int64_t n, c, h, w, co, cw, kh, kw, groups;
+    Window y, x;
+  };
+
+  static Geometry geometry(const Attrs &a, const Shape &x, const Shape &wt) {
+    if (x.rank() != 4)
+      fail(name, "input must have rank 4 (n,c,h,w), got ", x.str());
+    if (wt.rank() != 4)
+      fail(name, "weight must have rank 4 (co,ci,kh,kw), got ", wt.str());
+    Geometry g{x[0], x[1], x[2], x[3], wt[0], wt[1], wt[2], wt[3], 0, {}, {}};
+    if (g.cw < 1 || g.c % g.cw != 0)
+      fail(name, "input channels ", g.c, " not divisible by weight channels ",
+           g.cw);
+    g.groups = g.c / g.cw;
+    if (g.co % g.groups != 0)
+      fail(name, "output channels ", g.co, " not divisible by groups ",
+           g.groups);
+    const auto &s = a.list(kStride);
+    const auto pad = static_cast<Padding>(a.i(kPad));
+    g.y = window(name, "height", g.h, g.kh, s[0], pad);
+    g.x = window(name, "width", g.w, g.kw, s[1], pad);
+    return g;
+  }
+
+  static MaybeTypes infer(const Attrs &a, InTypes in) {
+    const Geometry g = geometry(a, in[0].shape, in[1].shape);
+    TensorType out(Shape{g.n, g.co, g.y.out, g.x.out});
+    out.set_split(0, in[0].split(0));
+    out.set_split(1, in[1].split(0));
+    return Types{out};
+  }
+
+  template <Domain D>
+  static void evaluate(const D &d, const Attrs &a, OpInputs<D> in,
+                       OpOutputs<D> out) {
+    const auto &x = *in[0];
+    const auto &wt = *in[1];
+    const Geometry g = geometry(a, x.shape, wt.shape);
+    const auto &s = a.list(kStride);
+    const auto act = static_cast<Activation>(a.i(kAct));
+    const int64_t co_per_group = g.co / g.groups;
+    int64_t idx = 0;
+    for (int64_t b = 0; b < g.n; ++b)
+      for (int64_t o = 0; o < g.co; ++o) {
+        const int64_t c0 = (o / co_per_group) * g.cw;
+        for (int64_t oy = 0; oy < g.y.out; ++oy)
+          for (int64_t ox = 0; ox < g.x.out; ++ox) {
+            auto acc = d.zero();
+            for (int64_t ci = 0; ci < g.cw; ++ci)
+              for (int64_t ky = 0; ky < g.kh; ++ky) {
+                const int64_t iy = oy * s[0] - g.y.pad_before + ky;
+                if (iy < 0 || iy >= g.h)
+                  continue;
+                for (int64_t kx = 0; kx < g.kw; ++kx) {
+                  const int64_t ix = ox * s[1] - g.x.pad_before + kx;
+                  if (ix < 0 || ix >= g.w)
+                    continue;
+                  acc = d.add(
+                      acc,
+                      d.mul(x[((b * g.c + c0 + ci) * g.h + iy) * g.w + ix],
+                            wt[((o * g.cw + ci) * g.kh + ky) * g.kw + kx]));
+                }
+              }
+            out[0][idx++] = activate(d, act, acc);
+          }
+      }
+  }
+};
+
+} // namespace quarry::ops

@@ -1,0 +1,275 @@
+//===- graph.cc - Graph construction, hashing and equality ----------------===//
+#include "quarry/core/graph.h"
+
+#include "quarry/core/hash.h"
+
+#include <bit>
+#include <unordered_map>
+
+namespace quarry {
+
+Attrs make_attrs(
+    OpKind kind,
+    std::initializer_list<std::pair<std::string_view, AttrValue>> overrides) {
+  const OpInfo &info = op_info(kind);
+  Attrs a = Attrs::defaults(info.attrs);
+  for (const auto &[name, value] : overrides) {
+    int idx = find_attr(info.attrs, name);
+    if (idx < 0)
+      throw Error(std::string(info.name) + ": unknown attribute '" +
+                  std::string(name) + "'");
+    check_attr(info.name, info.attrs[idx], value);
+    a.set(idx, value);
+  }
+  return a;
+}
+
+ValueRef Graph::input(const std::string &name,
+                      const std::optional<Shape> &shape) {
+  return add_variable(OpKind::Input, name, shape);
+}
+
+ValueRef Graph::weight(const std::string &name,
+                       const std::optional<Shape> &shape) {
+  return add_variable(OpKind::Weight, name, shape);
+}
+
+ValueRef Graph::add_variable(OpKind kind, const std::string &name,
+                             const std::optional<Shape> &shape) {
+  if (name.empty())
+    throw Error(std::string(op_name(kind)) + ": a variable needs a name");
+  if (find_variable(name) >= 0)
+    throw Error(std::string(op_name(kind)) + ": '" + name +
+                "' is already defined");
+  Attrs attrs = make_attrs(kind);
+  if (shape) {
+    for (int64_t d : shape->dims)
+      if (d < 1)
+        throw Error(std::string(op_name(kind)) + " '" + name +
+                    "': dimensions must be positive, got " + shape->str());
+    attrs.set(ops::Input::kShape, shape->dims);
+  }
+  return add(kind, std::move(attrs), {}, name)[0];
+}
+
+void Graph::check_ref(ValueRef v, const char *what) const {
+  if (v.node < 0 || v.node >= num_nodes() || v.output < 0 ||
+      v.output >= nodes_[v.node].num_outputs)
+    throw Error(std::string(what) + ": no value " + std::to_string(v.node) +
+                ":" + std::to_string(v.output) + " in the graph");
+}
+
+std::vector<ValueRef> Graph::add(OpKind kind, Attrs attrs,
+                                 std::vector<ValueRef> inputs,
+                                 std::string name) {
+  const OpInfo &info = op_info(kind);
+  const int n = static_cast<int>(inputs.size());
+  if (n < info.min_inputs ||
+      (info.max_inputs != ops::kVariadic && n > info.max_inputs)) {
+    std::string want = std::to_string(info.min_inputs);
+    if (info.max_inputs == ops::kVariadic)
+      want = "at least " + want;
+    else if (info.max_inputs != info.min_inputs)
+      want += " to " + std::to_string(info.max_inputs);
+    throw Error(std::string(info.name) + ": expects " + want +
+                " operands, got " + std::to_string(n));
+  }
+  if (attrs.size() != info.attrs.size())
+    throw Error(std::string(info.name) + ": expects " +
+                std::to_string(info.attrs.size()) + " attributes, got " +
+                std::to_string(attrs.size()));
+  for (size_t i = 0; i < attrs.size(); ++i)
+    check_attr(info.name, info.attrs[i], attrs.value(i));
+  for (ValueRef v : inputs)
+    check_ref(v, std::string(info.name).c_str());
+
+  Node node;
+  node.kind = kind;
+  node.attrs = std::move(attrs);
+  node.inputs = std::move(inputs);
+  node.name = std::move(name);
+  node.num_outputs = op_num_outputs(kind, node.attrs);
+
+  std::vector<TensorType> in_types;
+  bool known = true;
+  for (ValueRef v : node.inputs) {
+    const TensorType *t = type(v);
+    if (!t) {
+      known = false;
+      break;
+    }
+    in_types.push_back(*t);
+  }
+  if (known)
+    if (auto t = infer_types(kind, node.attrs, in_types))
+      node.types = std::move(*t);
+
+  const int32_t id = num_nodes();
+  nodes_.push_back(std::move(node));
+  std::vector<ValueRef> outs;
+  for (int i = 0; i < nodes_.back().num_outputs; ++i)
+    outs.push_back({id, i});
+  return outs;
+}
+
+ValueRef Graph::add1(OpKind kind, Attrs attrs, std::vector<ValueRef> inputs,
+                     std::string name) {
+  if (op_num_outputs(kind, attrs) != 1)
+    throw Error(std::string(op_name(kind)) + ": has " +
+                std::to_string(op_num_outputs(kind, attrs)) +
+                " outputs; bind them all");
+  return add(kind, std::move(attrs), std::move(inputs), std::move(name))[0];
+}
+
+void Graph::set_name(int32_t id, std::string name) {
+  Node &n = nodes_.at(id);
+  if (n.is_variable())
+    throw Error("set_name: variables keep the name they were declared with");
+  n.name = std::move(name);
+}
+
+void Graph::mark_output(ValueRef v) {
+  check_ref(v, "output");
+  outputs_.push_back(v);
+}
+
+const TensorType *Graph::type(ValueRef v) const {
+  const Node &n = nodes_.at(v.node);
+  return n.types.empty() ? nullptr : &n.types[v.output];
+}
+
+int32_t Graph::find_variable(std::string_view name) const {
+  for (int32_t i = 0; i < num_nodes(); ++i)
+    if (nodes_[i].is_variable() && nodes_[i].name == name)
+      return i;
+  return -1;
+}
+
+std::vector<int> Graph::use_counts() const {
+  std::vector<int> uses(nodes_.size(), 0);
+  for (const Node &n : nodes_)
+    for (ValueRef v : n.inputs)
+      ++uses[v.node];
+  for (ValueRef v : outputs_)
+    ++uses[v.node];
+  return uses;
+}
+
+std::vector<bool> Graph::live_nodes() const {
+  std::vector<bool> live(nodes_.size(), false);
+  for (ValueRef v : outputs_)
+    live[v.node] = true;
+  for (int32_t i = num_nodes() - 1; i >= 0; --i)
+    if (live[i])
+      for (ValueRef v : nodes_[i].inputs)
+        live[v.node] = true;
+  return live;
+}
+
+int Graph::num_operators() const {
+  int n = 0;
+  for (const Node &node : nodes_)
+    n += !node.is_variable();
+  return n;
+}
+
+namespace {
+uint64_t hash_attr(const AttrValue &v) {
+  uint64_t h = v.index();
+  if (auto *i = std::get_if<int64_t>(&v))
+    h = hash_combine(h, static_cast<uint64_t>(*i));
+  else if (auto *l = std::get_if<std::vector<int64_t>>(&v))
+    for (int64_t x : *l)
+      h = hash_combine(h, static_cast<uint64_t>(x));
+  else if (auto *d = std::get_if<double>(&v))
+    h = hash_combine(h, std::bit_cast<uint64_t>(*d));
+  return h;
+}
+
+/// Merkle hash of each node: its operator, attributes, and operands' hashes;
+/// variables hash by kind, name and attributes (the shape).
+std::vector<uint64_t> node_hashes(const Graph &g) {
+  std::vector<uint64_t> h(g.num_nodes());
+  for (int32_t i = 0; i < g.num_nodes(); ++i) {
+    const Node &n = g.node(i);
+    uint64_t x = mix64(static_cast<uint64_t>(n.kind) + 1);
+    if (n.is_variable())
+      x = hash_combine(x, hash_bytes(n.name));
+    for (size_t a = 0; a < n.attrs.size(); ++a)
+      x = hash_combine(x, hash_attr(n.attrs.value(a)));
+    for (ValueRef v : n.inputs)
+      x = hash_combine(x, hash_combine(h[v.node], v.output));
+    h[i] = x;
+  }
+  return h;
+}
+} // namespace
+
+uint64_t Graph::hash() const {
+  const auto h = node_hashes(*this);
+  uint64_t x = mix64(outputs_.size());
+  for (ValueRef v : outputs_)
+    x = hash_combine(x, hash_combine(h[v.node], v.output));
+  // Variables that no output uses still belong to the graph's interface.
+  for (const Node &n : nodes_)
+    if (n.is_variable())
+      x ^= mix64(hash_bytes(n.name) + n.attrs.size());
+  return x;
+}
+
+namespace {
+/// Matches nodes of a and b recursively, keeping the matching a bijection.
+struct Matcher {
+  const Graph &a, &b;
+  std::unordered_map<int32_t, int32_t> ab, ba;
+
+  bool match(int32_t x, int32_t y) {
+    if (auto it = ab.find(x); it != ab.end())
+      return it->second == y;
+    if (ba.count(y))
+      return false;
+    const Node &nx = a.node(x), &ny = b.node(y);
+    if (nx.kind != ny.kind || !(nx.attrs == ny.attrs) ||
+        nx.inputs.size() != ny.inputs.size() ||
+        (nx.is_variable() && nx.name != ny.name))
+      return false;
+    for (size_t i = 0; i < nx.inputs.size(); ++i)
+      if (nx.inputs[i].output != ny.inputs[i].output ||
+          !match(nx.inputs[i].node, ny.inputs[i].node))
+        return false;
+    ab[x] = y;
+    ba[y] = x;
+    return true;
+  }
+};
+
+std::vector<int32_t> variables(const Graph &g) {
+  std::vector<int32_t> v;
+  for (int32_t i = 0; i < g.num_nodes(); ++i)
+    if (g.node(i).is_variable())
+      v.push_back(i);
+  return v;
+}
+} // namespace
+
+bool structurally_equal(const Graph &a, const Graph &b) {
+  if (a.outputs().size() != b.outputs().size())
+    return false;
+  const auto va = variables(a), vb = variables(b);
+  if (va.size() != vb.size())
+    return false;
+  Matcher m{a, b, {}, {}};
+  for (int32_t x : va) {
+    int32_t y = b.find_variable(a.node(x).name);
+    if (y < 0 || !m.match(x, y))
+      return false;
+  }
+  for (size_t i = 0; i < a.outputs().size(); ++i) {
+    ValueRef x = a.outputs()[i], y = b.outputs()[i];
+    if (x.output != y.output || !m.match(x.node, y.node))
+      return false;
+  }
+  return true;
+}
+
+} // namespace quarry

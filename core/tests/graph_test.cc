@@ -1,0 +1,71 @@
+//===- graph_test.cc - Construction, hashing, structural equality ---------===//
+#include "quarry/core/text.h"
+
+#include <gtest/gtest.h>
+
+namespace quarry {
+namespace {
+
+TEST(Graph, RejectsBadConstruction) {
+  Graph g;
+  ValueRef x = g.input("x", Shape{2, 2});
+  EXPECT_THROW(g.input("x"), Error);
+  EXPECT_THROW(g.add1(OpKind::Relu, {x, x}), Error);
+  EXPECT_THROW(g.add1(OpKind::Relu, {ValueRef{7, 0}}), Error);
+  EXPECT_THROW(g.add1(OpKind::Relu, {ValueRef{0, 1}}), Error);
+  EXPECT_THROW(make_attrs(OpKind::Conv2D, {{"s", std::vector<int64_t>{1}}}),
+               Error);
+  EXPECT_THROW(make_attrs(OpKind::Conv2D, {{"stride", int64_t{1}}}), Error);
+  // Multi-output operators cannot be added as one value.
+  EXPECT_THROW(g.add1(OpKind::Split, make_attrs(OpKind::Split),
+                      {g.add1(OpKind::Concat, {x, x})}),
+               Error);
+}
+
+TEST(Graph, HashIgnoresOrderAndValueNames) {
+  Graph a = parse_graph("input x: [2,2]\ninput y: [2,2]\n"
+                        "p = relu(x)\nq = relu(y)\nr = ewadd(p, q)\noutput r");
+  Graph b = parse_graph("input y: [2,2]\ninput x: [2,2]\n"
+                        "v = relu(y)\nu = relu(x)\nw = ewadd(u, v)\noutput w");
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_TRUE(structurally_equal(a, b));
+}
+
+TEST(Graph, DistinguishesDifferentComputations) {
+  const char *base = "input x: [2,2]\ninput y: [2,2]\n";
+  Graph a = parse_graph(std::string(base) + "r = ewadd(x, y)\noutput r");
+  Graph swapped = parse_graph(std::string(base) + "r = ewadd(y, x)\noutput r");
+  Graph other = parse_graph(std::string(base) + "r = ewmul(x, y)\noutput r");
+  Graph attr =
+      parse_graph(std::string(base) + "r = matmul[act=relu](x, y)\noutput r");
+  Graph plain = parse_graph(std::string(base) + "r = matmul(x, y)\noutput r");
+  EXPECT_FALSE(structurally_equal(a, swapped));
+  EXPECT_NE(a.hash(), swapped.hash());
+  EXPECT_FALSE(structurally_equal(a, other));
+  EXPECT_NE(a.hash(), other.hash());
+  EXPECT_FALSE(structurally_equal(attr, plain));
+  EXPECT_NE(attr.hash(), plain.hash());
+}
+
+TEST(Graph, SharingMatters) {
+  // relu(x) computed once and used twice vs computed twice: same values,
+  // different graphs (the optimizer's costs differ).
+  Graph shared = parse_graph("input x: [2]\nr = relu(x)\ny = ewadd(r, r)\n"
+                             "output y");
+  Graph twice = parse_graph("input x: [2]\ny = ewadd(relu(x), relu(x))\n"
+                            "output y");
+  EXPECT_FALSE(structurally_equal(shared, twice));
+}
+
+TEST(Graph, LivenessAndUses) {
+  Graph g = parse_graph("input x: [2]\ndead = relu(x)\ny = tanh(x)\noutput y");
+  auto live = g.live_nodes();
+  EXPECT_TRUE(live[0]);
+  EXPECT_FALSE(live[1]);
+  EXPECT_TRUE(live[2]);
+  EXPECT_EQ(g.use_counts()[0], 2);
+  EXPECT_EQ(g.num_operators(), 2);
+}
+
+} // namespace
+} // namespace quarry

@@ -1,0 +1,17 @@
+//===- commands.h - The quarry CLI's subcommands ---------------*- C++ -*-===//
+//
+// Each subcommand lives in its own cmd_<name>.cc and only parses flags and
+// calls libraries. register_* adds the subcommand to the app; the callback
+// it installs runs when the subcommand is chosen.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace quarry::cli {
+
+void register_graph_command(CLI::App &app);
+void register_rules_command(CLI::App &app);
+
+} // namespace quarry::cli

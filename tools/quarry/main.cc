@@ -1,0 +1,36 @@
+//===- main.cc - quarry: the command-line entry point ---------------------===//
+//
+// Parses flags and dispatches to the subcommands; every failure becomes one
+// line on stderr ("quarry: <what>") and a non-zero exit.
+//
+//===----------------------------------------------------------------------===//
+#include "commands.h"
+
+#include "quarry/core/error.h"
+
+#include <cstdio>
+#include <exception>
+
+#ifndef QUARRY_VERSION
+#define QUARRY_VERSION "unknown"
+#endif
+
+int main(int argc, char **argv) {
+  CLI::App app{"quarry: discover, prove and use graph substitutions", "quarry"};
+  app.set_version_flag("--version", QUARRY_VERSION);
+  app.require_subcommand(1);
+  quarry::cli::register_graph_command(app);
+  quarry::cli::register_rules_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  } catch (const quarry::Error &e) {
+    std::fprintf(stderr, "quarry: %s\n", e.what());
+    return 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "quarry: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
