@@ -23,12 +23,38 @@ function(quarry_library name)
   quarry_warnings(${name})
 endfunction()
 
-# quarry_test(NAME SOURCES ... DEPS ...): a GoogleTest executable registered with ctest.
+# quarry_test(NAME PREFIX module SOURCES ... DEPS ...): a GoogleTest
+# executable registered with ctest, its cases named "<module>.<Suite>.<Case>"
+# so that `ctest -R <module>` selects one module's tests.
 function(quarry_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "PREFIX" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   quarry_warnings(${name})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+  gtest_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}." DISCOVERY_TIMEOUT 60
     PROPERTIES SKIP_RETURN_CODE 77)
+endfunction()
+
+# quarry_cli_test(NAME ARGS ... [EXPECT_RC n] [STDOUT_REGEX re]
+#                 [STDERR_REGEX re] [ONE_LINE_STDERR]): runs `quarry ARGS`
+# and checks its exit status and output (cmake/CheckCommand.cmake).
+function(quarry_cli_test name)
+  cmake_parse_arguments(ARG "ONE_LINE_STDERR" "EXPECT_RC;STDOUT_REGEX;STDERR_REGEX"
+    "ARGS" ${ARGN})
+  list(JOIN ARG_ARGS "|" joined)
+  set(defs -DCOMMAND=$<TARGET_FILE:quarry>|${joined})
+  if(DEFINED ARG_EXPECT_RC)
+    list(APPEND defs -DEXPECT_RC=${ARG_EXPECT_RC})
+  endif()
+  if(DEFINED ARG_STDOUT_REGEX)
+    list(APPEND defs "-DSTDOUT_REGEX=${ARG_STDOUT_REGEX}")
+  endif()
+  if(DEFINED ARG_STDERR_REGEX)
+    list(APPEND defs "-DSTDERR_REGEX=${ARG_STDERR_REGEX}")
+  endif()
+  if(ARG_ONE_LINE_STDERR)
+    list(APPEND defs -DONE_LINE_STDERR=ON)
+  endif()
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs}
+    -P ${PROJECT_SOURCE_DIR}/cmake/CheckCommand.cmake)
 endfunction()

@@ -1,0 +1,82 @@
+//===- rule_pack.h - Rewrite rules and packs of them ----------*- C++ -*-===//
+//
+// A Rule is a pair of pattern graphs: source.outputs()[i] may be replaced by
+// target.outputs()[i] for every i. Patterns are Graphs whose variables have
+// no shapes; a variable of the target is the variable of the source with the
+// same name. A RulePack is what a rule file holds: a header describing how
+// the rules were made, and the rules with their provenance.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/graph.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace quarry {
+
+/// The `format` text of the rule packs this version reads and writes.
+inline constexpr std::string_view kRulePackFormat = "quarry.rulepack.v1";
+
+enum class ProofStatus {
+  Unknown,  ///< no proof attempted
+  Proved,   ///< equivalence proved
+  Unproved, ///< a proof was attempted and did not succeed
+  Refuted,  ///< a counterexample shows the rule is wrong
+};
+
+/// "unknown", "proved", "unproved", "refuted".
+std::string_view proof_status_name(ProofStatus status);
+
+/// Where a rule came from and what is known about its correctness.
+struct Provenance {
+  std::string origin;      ///< "taso-import", "generated", ...
+  std::string source_file; ///< base name of the file it was read from
+  std::optional<int64_t> source_index; ///< its position in that file
+  ProofStatus status = ProofStatus::Unknown;
+  std::vector<std::string> axioms; ///< axioms the proof used
+  double prove_seconds = 0;
+  std::string prover;
+  std::string prover_details;
+
+  friend bool operator==(const Provenance &, const Provenance &) = default;
+};
+
+struct Rule {
+  std::string name;
+  Graph source;
+  Graph target;
+  Provenance provenance;
+};
+
+/// Checks what every rule must satisfy: as many target outputs as source
+/// outputs, and every target variable bound by a source variable of the
+/// same name and kind. Throws quarry::Error (without the rule's name).
+void check_rule(const Rule &rule);
+
+struct RulePackHeader {
+  std::string tool_version;           ///< the quarry version that made the pack
+  std::vector<std::string> operators; ///< operator names the rules may use
+  /// Generator or importer settings, in a fixed order.
+  std::vector<std::pair<std::string, std::string>> settings;
+  uint64_t seed = 0;
+  std::string description;
+
+  friend bool operator==(const RulePackHeader &,
+                         const RulePackHeader &) = default;
+};
+
+struct RulePack {
+  RulePackHeader header;
+  std::vector<Rule> rules;
+};
+
+/// Names of the operators (not variables) the rules use, in registry order.
+std::vector<std::string> operators_used(const std::vector<Rule> &rules);
+
+} // namespace quarry

@@ -1,0 +1,86 @@
+//===- file_io.cc - Whole-file reads and atomic writes --------------------===//
+#include "file_io.h"
+
+#include "quarry/core/error.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace quarry::detail {
+
+std::string read_file_bytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad())
+    throw Error(path + ": read failed");
+  return std::move(buf).str();
+}
+
+namespace {
+
+/// Opens a fresh temporary file next to `path` (same directory, so rename
+/// stays within one file system). Mode 0666 is narrowed by the umask like
+/// any other new file.
+int open_temporary(const std::string &path, std::string &tmp) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+          std::to_string(counter++);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+} // namespace
+
+void write_file_atomic(const std::string &path, std::string_view bytes) {
+  std::string tmp;
+  int fd = open_temporary(path, tmp);
+  if (fd < 0)
+    throw Error(path + ": cannot create: " + std::strerror(errno));
+  int err = 0;
+  if (!write_all(fd, bytes) || ::fsync(fd) != 0)
+    err = errno ? errno : EIO;
+  if (::close(fd) != 0 && !err)
+    err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0)
+    err = errno;
+  if (!err)
+    return;
+  ::unlink(tmp.c_str());
+  throw Error(path + ": write failed: " + std::strerror(err));
+}
+
+std::string base_name(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace quarry::detail

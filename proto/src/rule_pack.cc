@@ -1,0 +1,61 @@
+//===- rule_pack.cc - Rule invariants and pack summaries ------------------===//
+#include "quarry/rules/rule_pack.h"
+
+#include "quarry/core/error.h"
+
+namespace quarry {
+
+std::string_view proof_status_name(ProofStatus status) {
+  switch (status) {
+  case ProofStatus::Unknown:
+    return "unknown";
+  case ProofStatus::Proved:
+    return "proved";
+  case ProofStatus::Unproved:
+    return "unproved";
+  case ProofStatus::Refuted:
+    return "refuted";
+  }
+  return "unknown";
+}
+
+void check_rule(const Rule &rule) {
+  const size_t ns = rule.source.outputs().size();
+  const size_t nt = rule.target.outputs().size();
+  if (ns == 0)
+    throw Error("the source has no outputs");
+  if (ns != nt)
+    throw Error("the source has " + std::to_string(ns) +
+                " outputs but the target " + std::to_string(nt));
+  // A target variable the source does not bind would have no value when the
+  // rule is applied.
+  for (const Node &n : rule.target.nodes()) {
+    if (!n.is_variable())
+      continue;
+    int32_t s = rule.source.find_variable(n.name);
+    if (s < 0)
+      throw Error("target variable '" + n.name +
+                  "' is not bound by the source");
+    if (rule.source.node(s).kind != n.kind)
+      throw Error("variable '" + n.name + "' is declared '" +
+                  std::string(op_name(rule.source.node(s).kind)) +
+                  "' in the source but '" + std::string(op_name(n.kind)) +
+                  "' in the target");
+  }
+}
+
+std::vector<std::string> operators_used(const std::vector<Rule> &rules) {
+  std::vector<bool> used(kNumOps, false);
+  for (const Rule &r : rules)
+    for (const Graph *g : {&r.source, &r.target})
+      for (const Node &n : g->nodes())
+        if (!n.is_variable())
+          used[static_cast<size_t>(n.kind)] = true;
+  std::vector<std::string> names;
+  for (int k = 0; k < kNumOps; ++k)
+    if (used[k])
+      names.emplace_back(op_name(static_cast<OpKind>(k)));
+  return names;
+}
+
+} // namespace quarry
