@@ -210,10 +210,11 @@ uint64_t Graph::hash() const {
   uint64_t x = mix64(outputs_.size());
   for (ValueRef v : outputs_)
     x = hash_combine(x, hash_combine(h[v.node], v.output));
-  // Variables that no output uses still belong to the graph's interface.
-  for (const Node &n : nodes_)
-    if (n.is_variable())
-      x ^= mix64(hash_bytes(n.name) + n.attrs.size());
+  // Variables that no output uses still belong to the graph's interface;
+  // XOR keeps their contribution independent of declaration order.
+  for (int32_t i = 0; i < num_nodes(); ++i)
+    if (nodes_[i].is_variable())
+      x ^= mix64(h[i]);
   return x;
 }
 

@@ -31,6 +31,16 @@ TEST(Graph, HashIgnoresOrderAndValueNames) {
   EXPECT_TRUE(structurally_equal(a, b));
 }
 
+TEST(Graph, HashCoversUnusedVariables) {
+  Graph a = parse_graph("input x: [2]\ninput y: [2]\nr = relu(x)\noutput r");
+  Graph b = parse_graph("input x: [2]\ninput y: [3]\nr = relu(x)\noutput r");
+  Graph c = parse_graph("input x: [2]\nweight y: [2]\nr = relu(x)\noutput r");
+  EXPECT_NE(a.hash(), b.hash());
+  EXPECT_NE(a.hash(), c.hash());
+  EXPECT_FALSE(structurally_equal(a, b));
+  EXPECT_FALSE(structurally_equal(a, c));
+}
+
 TEST(Graph, DistinguishesDifferentComputations) {
   const char *base = "input x: [2,2]\ninput y: [2,2]\n";
   Graph a = parse_graph(std::string(base) + "r = ewadd(x, y)\noutput r");

@@ -189,6 +189,9 @@ TEST(ShapeInference, Constants) {
   EXPECT_NE(error_of("y = const_iconv[k=3,3 shape=4,1,1,3]()")
                 .find("must be [co,ci,3,3]"),
             std::string::npos);
+  EXPECT_NE(error_of("y = const_one[shape=2,-1]()")
+                .find("const_one: shape dimensions must be positive"),
+            std::string::npos);
   // In a pattern, a constant without a shape has an unknown type.
   Graph g = parse_graph("y = const_one()\noutput y");
   EXPECT_EQ(g.type(g.outputs()[0]), nullptr);

@@ -133,10 +133,15 @@ inline const AttrSpec kKernelSpec{
 inline const AttrSpec kShapeSpec{"shape", AttrKind::IntList, {}, {}, -1};
 
 /// The type given by an optional shape attribute, or nullopt when absent.
-inline MaybeTypes types_from_shape_attr(const Attrs &a, size_t idx) {
+inline MaybeTypes types_from_shape_attr(std::string_view op, const Attrs &a,
+                                        size_t idx) {
   if (!a.has(idx))
     return std::nullopt;
-  return Types{TensorType(Shape(a.list(idx)))};
+  Shape s(a.list(idx));
+  for (int64_t d : s.dims)
+    if (d < 1)
+      fail(op, "shape dimensions must be positive, got ", s.str());
+  return Types{TensorType(std::move(s))};
 }
 
 } // namespace quarry::ops

@@ -43,7 +43,7 @@ template <ConstFn Fn> struct Constant {
   static int num_outputs(const Attrs &) { return 1; }
 
   static MaybeTypes infer(const Attrs &a, InTypes) {
-    MaybeTypes t = types_from_shape_attr(a, kShape);
+    MaybeTypes t = types_from_shape_attr(name, a, kShape);
     if (!t)
       return t;
     const Shape &s = (*t)[0].shape;

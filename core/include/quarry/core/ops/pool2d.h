@@ -1,6 +1,6 @@
 //===- ops/pool2d.h - Average and max pooling, NCHW ----------*- C++ -*-===//
 //
-// pool2d_avg divides every window's sum by kh * kw, padded zeros included
+// pool2d_avg multiplies every window's sum by 1/(kh*kw), padded zeros included
 // (so conv2d with const_pool equals it, as TASO's axiom states). pool2d_max
 // takes the domain's max over the window's in-bounds elements only.
 //
@@ -53,6 +53,8 @@ template <PoolFn Fn> struct Pool2D {
     const auto &s = a.list(kStride);
     const int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2],
                   w = x.shape[3];
+    // One reciprocal for all windows: exact domains pay for an inverse once.
+    const auto scale = d.div_int(d.one(), k[0] * k[1]);
     int64_t idx = 0;
     for (int64_t p = 0; p < planes; ++p)
       for (int64_t oy = 0; oy < wy.out; ++oy)
@@ -74,8 +76,7 @@ template <PoolFn Fn> struct Pool2D {
             }
           }
           // A same-padded window always overlaps the input, so acc is set.
-          out[0][idx++] =
-              Fn == PoolFn::Avg ? d.div_int(*acc, k[0] * k[1]) : *acc;
+          out[0][idx++] = Fn == PoolFn::Avg ? d.mul(*acc, scale) : *acc;
         }
   }
 };

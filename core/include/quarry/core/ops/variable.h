@@ -22,7 +22,7 @@ template <bool IsWeight> struct Variable {
   static constexpr OpTraits traits{.variable = true};
   static int num_outputs(const Attrs &) { return 1; }
   static MaybeTypes infer(const Attrs &a, InTypes) {
-    return types_from_shape_attr(a, kShape);
+    return types_from_shape_attr(name, a, kShape);
   }
   /// Values are bound by the evaluator, never computed.
   template <Domain D>

@@ -1,0 +1,96 @@
+//===- eval_bench.cc - Graph evaluation speed per domain ------------------===//
+//
+// Times evaluate() on small graphs of the sizes the generator fingerprints
+// (TASO's 2x4 activations, 4x4 matrices, 2x4x5x5 images) in FloatDomain and
+// PrimeField. Prints JSON: per graph and domain, the median nanoseconds per
+// evaluation over --repeats runs of --iters evaluations.
+//
+//   build/bin/eval_bench [--iters N] [--repeats R]
+//
+//===----------------------------------------------------------------------===//
+#include "quarry/core/float_domain.h"
+#include "quarry/core/text.h"
+#include "quarry/fingerprint/random_field.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Case {
+  const char *name;
+  const char *text;
+};
+
+const Case kCases[] = {
+    {"matmul_chain", "input x: [2,4]\ninput a: [4,4]\ninput b: [4,4]\n"
+                     "y = matmul(matmul(x, a), b)\noutput y"},
+    {"ewadd_relu", "input x: [2,4]\ninput y: [2,4]\n"
+                   "r = relu(ewadd(x, y))\noutput r"},
+    {"conv3x3_concat",
+     "input x: [2,4,5,5]\nweight w1: [4,4,3,3]\nweight w2: [4,4,3,3]\n"
+     "y = conv2d[act=relu](x, concat[axis=0](w1, w2))\noutput y"},
+    {"split_concat", "input x: [2,4]\ninput y: [2,4]\n"
+                     "a, b = split[axis=1](concat[axis=1](x, y))\noutput a, b"},
+    {"pool_avg", "input x: [2,4,5,5]\n"
+                 "y = pool2d_avg[k=3,3](x)\noutput y"},
+};
+
+template <class F> double median_ns(F &&run, int iters, int repeats) {
+  std::vector<double> per_eval;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i)
+      run();
+    auto t1 = std::chrono::steady_clock::now();
+    per_eval.push_back(
+        std::chrono::duration<double, std::nano>(t1 - t0).count() / iters);
+  }
+  std::sort(per_eval.begin(), per_eval.end());
+  return per_eval[per_eval.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int iters = 2000, repeats = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--iters"))
+      iters = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--repeats"))
+      repeats = std::max(1, std::atoi(argv[i + 1]));
+    else {
+      std::fprintf(stderr, "eval_bench: unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  nlohmann::json out;
+  out["benchmark"] = "eval";
+  out["iters"] = iters;
+  out["repeats"] = repeats;
+  for (const Case &c : kCases) {
+    const quarry::Graph g = quarry::parse_graph(c.text, c.name);
+    const auto fin = quarry::random_float_bindings(g, 1);
+    const auto pin = quarry::random_field_bindings(g, 1);
+    const quarry::FloatDomain fd;
+    const quarry::PrimeField pf(1);
+    size_t sink = 0;
+    const double float_ns = median_ns(
+        [&] { sink += quarry::evaluate(fd, g, fin).size(); }, iters, repeats);
+    const double field_ns = median_ns(
+        [&] { sink += quarry::evaluate(pf, g, pin).size(); }, iters, repeats);
+    out["graphs"].push_back({{"name", c.name},
+                             {"operators", g.num_operators()},
+                             {"float_ns_per_eval", float_ns},
+                             {"field_ns_per_eval", field_ns},
+                             {"outputs_checked", sink > 0}});
+  }
+  std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
