@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "quarry/core/text.h"
 
+#include "quarry/core/file_io.h"
+
 #include <cctype>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace quarry {
 
@@ -296,12 +296,7 @@ Graph parse_graph(std::string_view text, std::string_view file) {
 }
 
 Graph read_graph_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_graph(ss.str(), path);
+  return parse_graph(read_file_bytes(path), path);
 }
 
 } // namespace quarry

@@ -1,8 +1,8 @@
 //===- rule_pack_io.cc - Reading and writing rule files -------------------===//
 #include "quarry/rules/rule_pack_io.h"
 
-#include "file_io.h"
 #include "quarry/core/error.h"
+#include "quarry/core/file_io.h"
 #include "quarry/rules/graph_proto.h"
 #include "quarry/rules/taso_import.h"
 
@@ -170,7 +170,7 @@ RulePack parse_rule_pack(std::string_view bytes, const std::string &file) {
 }
 
 RulePack read_rule_pack(const std::string &path) {
-  return parse_rule_pack(detail::read_file_bytes(path), path);
+  return parse_rule_pack(read_file_bytes(path), path);
 }
 
 std::string serialize_rule_pack(const RulePack &pack) {
@@ -211,7 +211,7 @@ void write_rule_pack(const RulePack &pack, const std::string &path) {
   } catch (const Error &e) {
     throw Error(path + ": " + e.what());
   }
-  detail::write_file_atomic(path, bytes);
+  write_file_atomic(path, bytes);
 }
 
 } // namespace quarry

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "quarry/rules/taso_import.h"
 
-#include "file_io.h"
 #include "quarry/core/error.h"
+#include "quarry/core/file_io.h"
 #include "taso_params.h"
 #include "taso_rules.pb.h"
 
@@ -135,7 +135,7 @@ Rule import_rule(const GraphSubst::Rule &r, int index,
     throw Error(where + e.what());
   }
   rule.provenance.origin = "taso-import";
-  rule.provenance.source_file = detail::base_name(file);
+  rule.provenance.source_file = base_name(file);
   rule.provenance.source_index = index;
   return rule;
 }
@@ -176,7 +176,7 @@ RulePack import_taso_rules_from_bytes(std::string_view bytes,
   RulePack pack;
   for (int i = 0; i < coll.rule_size(); ++i)
     pack.rules.push_back(import_rule(coll.rule(i), i, file));
-  const std::string base = detail::base_name(file);
+  const std::string base = base_name(file);
   pack.header.tool_version = QUARRY_RULES_TOOL_VERSION;
   pack.header.operators = operators_used(pack.rules);
   pack.header.settings = {{"importer", "taso"}, {"source", base}};
@@ -186,7 +186,7 @@ RulePack import_taso_rules_from_bytes(std::string_view bytes,
 }
 
 RulePack import_taso_rules(const std::string &path) {
-  return import_taso_rules_from_bytes(detail::read_file_bytes(path), path);
+  return import_taso_rules_from_bytes(read_file_bytes(path), path);
 }
 
 } // namespace quarry

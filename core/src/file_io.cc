@@ -1,5 +1,5 @@
 //===- file_io.cc - Whole-file reads and atomic writes --------------------===//
-#include "file_io.h"
+#include "quarry/core/file_io.h"
 
 #include "quarry/core/error.h"
 
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace quarry::detail {
+namespace quarry {
 
 std::string read_file_bytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -83,4 +83,4 @@ std::string base_name(const std::string &path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-} // namespace quarry::detail
+} // namespace quarry

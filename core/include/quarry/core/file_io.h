@@ -1,7 +1,8 @@
 //===- file_io.h - Whole-file reads and atomic writes ---------*- C++ -*-===//
 //
-// Private to the rules library. Errors are one-line quarry::Errors naming
-// the path.
+// Every module reads and writes files through these, so errors read the
+// same everywhere (one-line quarry::Errors naming the path) and no output is
+// ever left half-written.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -9,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace quarry::detail {
+namespace quarry {
 
 /// The whole file's contents.
 std::string read_file_bytes(const std::string &path);
@@ -21,4 +22,4 @@ void write_file_atomic(const std::string &path, std::string_view bytes);
 /// The part of `path` after its last '/'.
 std::string base_name(const std::string &path);
 
-} // namespace quarry::detail
+} // namespace quarry
