@@ -17,6 +17,7 @@ find_package(TBB REQUIRED)
 set(MPI_CXX_SKIP_MPICXX ON)
 find_package(MPI REQUIRED COMPONENTS CXX)
 find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(OpenSSL REQUIRED) # SHA-256 checksums of shards
 pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)
 find_package(dnnl CONFIG REQUIRED)
 find_package(ONNX CONFIG REQUIRED)

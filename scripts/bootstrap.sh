@@ -13,6 +13,7 @@ packages=(
   libz3-dev
   libopenmpi-dev openmpi-bin
   libhdf5-dev hdf5-tools
+  libssl-dev
   libdnnl-dev
   libonnx-dev
   slurm-wlm munge

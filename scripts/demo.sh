@@ -26,6 +26,16 @@ step "The same computation with the weights concatenated first"
 "$quarry" graph show examples/conv_merged.qg
 "$quarry" graph compare examples/conv_concat_weights.qg examples/conv_merged.qg --seed 7
 
+step "Generate candidate substitutions of up to 2 operators on 2 MPI ranks"
+rm -rf "$out/gen2"
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+mpirun --oversubscribe -np 2 "$quarry" generate --config configs/taso.gen \
+  --max-ops 2 --out "$out/gen2"
+"$quarry" candidates export "$out/gen2" --out "$out/gen2.rules.pb"
+"$quarry" rules show "$out/gen2.rules.pb" | sed -n '1,40p'
+
 taso=../shared/data/taso_graph_subst.pb
 if [ -f "$taso" ]; then
   step "TASO's rule pack, converted to quarry's format"

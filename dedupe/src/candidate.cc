@@ -1,0 +1,147 @@
+//===- candidate.cc - Fingerprint classes, exact check, pairs -------------===//
+#include "quarry/dedupe/candidate.h"
+
+#include "quarry/core/hash.h"
+#include "quarry/fingerprint/random_field.h"
+#include "quarry/fingerprint/tensor_hash.h"
+
+#include <algorithm>
+#include <string>
+
+namespace quarry {
+
+uint64_t first_evaluation_seed(uint64_t seed) { return seed; }
+uint64_t second_evaluation_seed(uint64_t seed) {
+  return mix64(seed ^ 0x5ec0'd0e7'a1ca'7e5dULL);
+}
+
+std::vector<Tensor<Fp>> exact_outputs(const GenConfig &cfg,
+                                      const GraphRecord &r, uint64_t seed) {
+  const Graph g = decode_graph(cfg, r);
+  return evaluate(PrimeField(seed), g, random_field_bindings(g, seed));
+}
+
+namespace {
+
+struct Member {
+  const GraphRecord *record;
+  std::vector<Tensor<Fp>> first, second;
+  uint64_t fp2 = 0;
+  int exact_class = -1;
+};
+
+/// A text equal for two records exactly when they are the same graph up to
+/// the order of independent operators: the sorted expressions of all
+/// operators (there are no duplicate operators to tell apart).
+std::string structural_form(const GenConfig &cfg, const GraphRecord &r) {
+  const int nvars = static_cast<int>(cfg.variables.size());
+  std::vector<std::string> slot_expr;
+  for (int v = 0; v < nvars; ++v)
+    slot_expr.push_back("v" + std::to_string(v));
+  std::vector<std::string> op_expr;
+  for (int i = 0; i < r.num_ops; ++i) {
+    const GenOpRef &op = r.ops[i];
+    const GenOp &def = cfg.ops.at(op.choice);
+    std::string e = std::to_string(op.choice) + "(";
+    for (int a = 0; a < def.arity; ++a)
+      e += slot_expr.at(op.in[a]) + ",";
+    e += ")";
+    const int outs = op_num_outputs(def.kind, def.attrs);
+    for (int o = 0; o < outs; ++o)
+      slot_expr.push_back(outs == 1 ? e : e + "#" + std::to_string(o));
+    op_expr.push_back(std::move(e));
+  }
+  std::sort(op_expr.begin(), op_expr.end());
+  std::string out;
+  for (const std::string &e : op_expr)
+    out += e + ";";
+  return out;
+}
+
+bool record_order(const GraphRecord &a, const GraphRecord &b) {
+  if (a.fp != b.fp)
+    return a.fp < b.fp;
+  if (a.num_ops != b.num_ops)
+    return a.num_ops < b.num_ops;
+  return a.key < b.key;
+}
+
+} // namespace
+
+std::vector<CandidatePair>
+form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
+                     std::vector<GraphRecord> &records, ClassStats &stats) {
+  std::sort(records.begin(), records.end(), record_order);
+  stats.graphs += records.size();
+  const uint64_t seed1 = first_evaluation_seed(seed);
+  const uint64_t seed2 = second_evaluation_seed(seed);
+  std::vector<CandidatePair> pairs;
+  for (size_t lo = 0; lo < records.size();) {
+    size_t hi = lo + 1;
+    while (hi < records.size() && records[hi].fp == records[lo].fp)
+      ++hi;
+    // The same graph enumerated with its independent operators in another
+    // order is not a candidate: keep the first of each.
+    std::vector<size_t> distinct;
+    if (hi - lo >= 2) {
+      std::vector<std::string> seen;
+      for (size_t i = lo; i < hi; ++i) {
+        std::string form = structural_form(cfg, records[i]);
+        if (std::find(seen.begin(), seen.end(), form) != seen.end()) {
+          ++stats.reorderings;
+          continue;
+        }
+        seen.push_back(std::move(form));
+        distinct.push_back(i);
+      }
+    }
+    if (distinct.size() >= 2) {
+      std::vector<Member> members(distinct.size());
+      for (size_t d = 0; d < distinct.size(); ++d) {
+        const size_t i = distinct[d];
+        Member &m = members[d];
+        m.record = &records[i];
+        m.first = exact_outputs(cfg, records[i], seed1);
+        m.second = exact_outputs(cfg, records[i], seed2);
+        m.fp2 = hash_tensors(m.second);
+      }
+      // Exact classes, in record order: a member joins the first earlier
+      // member whose outputs equal its own under both evaluations.
+      std::vector<size_t> class_heads;
+      for (size_t i = 0; i < members.size(); ++i) {
+        for (size_t c = 0; c < class_heads.size(); ++c) {
+          const Member &h = members[class_heads[c]];
+          if (h.first == members[i].first && h.second == members[i].second) {
+            members[i].exact_class = static_cast<int>(c);
+            break;
+          }
+        }
+        if (members[i].exact_class < 0) {
+          members[i].exact_class = static_cast<int>(class_heads.size());
+          class_heads.push_back(i);
+        }
+      }
+      stats.collisions += class_heads.size() - 1;
+      std::vector<size_t> class_size(class_heads.size(), 0);
+      for (const Member &m : members)
+        ++class_size[m.exact_class];
+      for (size_t c = 0; c < class_heads.size(); ++c)
+        stats.classes += class_size[c] >= 2;
+      for (size_t i = 0; i < members.size(); ++i) {
+        const Member &m = members[i];
+        const size_t head = class_heads[m.exact_class];
+        if (head == i)
+          continue;
+        CandidatePair p;
+        p.source = {*members[head].record, members[head].fp2};
+        p.target = {*m.record, m.fp2};
+        pairs.push_back(p);
+      }
+    }
+    lo = hi;
+  }
+  stats.candidates += pairs.size();
+  return pairs;
+}
+
+} // namespace quarry

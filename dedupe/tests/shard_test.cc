@@ -1,0 +1,102 @@
+#include "quarry/core/error.h"
+#include "quarry/core/file_io.h"
+#include "quarry/dedupe/manifest.h"
+#include "quarry/dedupe/shard.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace quarry {
+namespace {
+
+std::string temp_dir() {
+  auto d = std::filesystem::temp_directory_path() /
+           ("quarry-shard-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+Shard sample_shard() {
+  Shard s;
+  s.rank = 1;
+  s.ranks = 3;
+  for (int i = 0; i < 5; ++i) {
+    CandidatePair p;
+    p.source.record.key = 100 + i % 2; // sources shared between pairs
+    p.source.record.fp = 7;
+    p.source.record.num_ops = 1;
+    p.source.fp2 = 70;
+    p.target.record.key = 200 + i;
+    p.target.record.fp = 7;
+    p.target.record.num_ops = 2;
+    p.target.fp2 = 70 + i;
+    s.pairs.push_back(p);
+  }
+  s.stage_counts = {{"graphs", 12}, {"candidates", 5}};
+  return s;
+}
+
+TEST(Shard, RoundTripsThroughHdf5) {
+  const std::string path = temp_dir() + "/" + shard_file_name(1, 3);
+  EXPECT_EQ(shard_file_name(1, 3), "candidates-r00001-of-00003.h5");
+  const Shard s = sample_shard();
+  write_shard(path, s);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  const Shard r = read_shard(path);
+  EXPECT_EQ(r.rank, 1);
+  EXPECT_EQ(r.ranks, 3);
+  ASSERT_EQ(r.pairs.size(), s.pairs.size());
+  for (size_t i = 0; i < s.pairs.size(); ++i) {
+    EXPECT_EQ(r.pairs[i].source.record, s.pairs[i].source.record);
+    EXPECT_EQ(r.pairs[i].target.record, s.pairs[i].target.record);
+    EXPECT_EQ(r.pairs[i].target.fp2, s.pairs[i].target.fp2);
+  }
+}
+
+TEST(Shard, CorruptAndMissingShardsAreNamed) {
+  const std::string dir = temp_dir();
+  const std::string path = dir + "/" + shard_file_name(0, 1);
+  write_shard(path, sample_shard());
+  std::string bytes = read_file_bytes(path);
+  bytes.resize(bytes.size() / 2);
+  write_file_atomic(path, bytes);
+  try {
+    read_shard(path);
+    FAIL() << "a truncated shard was read";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+  try {
+    read_shard(dir + "/absent.h5");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), dir + "/absent.h5: missing shard");
+  }
+}
+
+TEST(Manifest, RoundTripsAndRejectsGarbage) {
+  const std::string path = temp_dir() + "/manifest.json";
+  Manifest m;
+  m.config_file = "small.gen";
+  m.config_text = "input x 2x2\nop relu\n";
+  m.config_sha256 = sha256_hex(m.config_text);
+  m.seed = 5;
+  m.max_ops = 2;
+  m.ranks = 2;
+  m.shards = {{"a.h5", "ff", 10, 2}, {"b.h5", "ee", 11, 3}};
+  m.totals = {{"graphs", 9}, {"candidates", 5}};
+  write_manifest(path, m);
+  const Manifest r = read_manifest(path);
+  EXPECT_EQ(r.config_text, m.config_text);
+  EXPECT_EQ(r.shards.size(), 2u);
+  EXPECT_EQ(r.shards[1].pairs, 3u);
+  EXPECT_EQ(r.totals, m.totals);
+  EXPECT_EQ(sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  write_file_atomic(path, "{not json");
+  EXPECT_THROW(read_manifest(path), Error);
+}
+
+} // namespace
+} // namespace quarry
