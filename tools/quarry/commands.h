@@ -13,5 +13,6 @@ namespace quarry::cli {
 
 void register_graph_command(CLI::App &app);
 void register_rules_command(CLI::App &app);
+void register_verify_command(CLI::App &app);
 
 } // namespace quarry::cli
