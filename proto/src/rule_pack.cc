@@ -19,6 +19,11 @@ std::string_view proof_status_name(ProofStatus status) {
   return "unknown";
 }
 
+std::string DimEquality::str() const {
+  return "dim(" + var + "," + std::to_string(dim) + ") = dim(" + other_var +
+         "," + std::to_string(other_dim) + ")";
+}
+
 void check_rule(const Rule &rule) {
   const size_t ns = rule.source.outputs().size();
   const size_t nt = rule.target.outputs().size();
@@ -42,6 +47,11 @@ void check_rule(const Rule &rule) {
                   "' in the source but '" + std::string(op_name(n.kind)) +
                   "' in the target");
   }
+  for (const DimEquality &c : rule.preconditions)
+    for (const std::string *v : {&c.var, &c.other_var})
+      if (rule.source.find_variable(*v) < 0)
+        throw Error("precondition " + c.str() + " names '" + *v +
+                    "', not a source variable");
 }
 
 std::vector<std::string> operators_used(const std::vector<Rule> &rules) {

@@ -110,6 +110,9 @@ RulePack pack_from_proto(const pb::RulePack &m, const std::string &file) {
     rule.name = r.name();
     rule.source = graph_from_proto(r.source(), where + "source ");
     rule.target = graph_from_proto(r.target(), where + "target ");
+    for (const pb::DimEquality &c : r.preconditions())
+      rule.preconditions.push_back(
+          {c.var(), c.dim(), c.other_var(), c.other_dim()});
     try {
       rule.provenance = provenance_from_proto(r.provenance());
       check_rule(rule);
@@ -190,6 +193,13 @@ std::string serialize_rule_pack(const RulePack &pack) {
     graph_to_proto(rule.source, r->mutable_source());
     graph_to_proto(rule.target, r->mutable_target());
     provenance_to_proto(rule.provenance, r->mutable_provenance());
+    for (const DimEquality &c : rule.preconditions) {
+      pb::DimEquality *e = r->add_preconditions();
+      e->set_var(c.var);
+      e->set_dim(c.dim);
+      e->set_other_var(c.other_var);
+      e->set_other_dim(c.other_dim);
+    }
   }
   // Deterministic mode fixes the order of anything protobuf might otherwise
   // emit in hash order; fields are always written in field-number order.

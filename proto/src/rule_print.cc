@@ -66,6 +66,8 @@ std::string print_rule(const Rule &rule) {
   os << "rule " << rule.name << "  [" << proof_status_name(p.status) << ", "
      << (p.origin.empty() ? "unknown origin" : p.origin) << "]\n";
   print_provenance(os, p);
+  for (const DimEquality &c : rule.preconditions)
+    os << "  precondition: " << c.str() << "\n";
   os << "  source:\n" << indent(print_graph(rule.source), "    ");
   os << "  target:\n" << indent(print_graph(rule.target), "    ");
   // Outputs correspond by position: the mapping is listed so that the

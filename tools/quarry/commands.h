@@ -15,5 +15,6 @@ void register_graph_command(CLI::App &app);
 void register_rules_command(CLI::App &app);
 void register_generate_command(CLI::App &app);
 void register_candidates_command(CLI::App &app);
+void register_verify_command(CLI::App &app);
 
 } // namespace quarry::cli

@@ -47,11 +47,28 @@ struct Provenance {
   friend bool operator==(const Provenance &, const Provenance &) = default;
 };
 
+/// A shape condition: dimension `dim` of variable `var` equals dimension
+/// `other_dim` of variable `other_var`. A rule proved only under such
+/// conditions (a grouped convolution needing equal channel counts) carries
+/// them, and may be applied only where they hold.
+struct DimEquality {
+  std::string var;
+  int dim = 0;
+  std::string other_var;
+  int other_dim = 0;
+
+  /// "dim(x1,1) = dim(x2,1)"
+  std::string str() const;
+  friend bool operator==(const DimEquality &, const DimEquality &) = default;
+};
+
 struct Rule {
   std::string name;
   Graph source;
   Graph target;
   Provenance provenance;
+  /// All must hold for the rule to apply; empty: holds for any match.
+  std::vector<DimEquality> preconditions = {};
 };
 
 /// Checks what every rule must satisfy: as many target outputs as source

@@ -1,0 +1,142 @@
+//===- axiom_file.h - Operator specifications and axioms ------*- C++ -*-===//
+//
+// The axiom language (docs/AXIOMS.md): a file declares which operators the
+// axioms speak of and which of their attributes are integer parameters, then
+// states axioms and lemmas as universally quantified equations:
+//
+//   op conv2d[s, pad, act](x, w)
+//   op split[axis](x) -> 2
+//   axiom conv_concat_weights: forall s p a x y z.
+//       concat(1, conv2d(s, p, a, x, y), conv2d(s, p, a, x, z))
+//     = conv2d(s, p, a, x, concat(0, y, z))
+//     shapes x: [n, c, h, w], y: [c1, c, kh, kw], z: [c2, c, kh, kw]
+//     values s in {[1,1], [2,2]}, p in {same, valid}, a in {none, relu},
+//            n c h w c1 c2 in 1..3, kh kw in {1, 3}
+//     if h >= kh and w >= kw or p = same
+//
+// `where` adds a shape precondition (dim(x, 1) = dim(y, 1) and ...) that the
+// prover must assume; `shapes`, `values` and `if` give the small-shape
+// domain on which the axiom can be checked numerically. Parsing resolves
+// every operator against its declaration and the declaration against the
+// operator registry, so an undeclared operator, a wrong arity or an unknown
+// attribute is reported with its position before anything is solved.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/error.h"
+#include "quarry/core/op_registry.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quarry::verify {
+
+/// One operator as the axioms see it: the registry operator, the attributes
+/// that are integer parameters (in argument order), the attributes that do
+/// not change values, and how many tensor operands and results it has.
+struct OpDecl {
+  std::string name;
+  OpKind kind = OpKind::Input;
+  std::vector<int> params;  ///< schema indices, in argument order
+  std::vector<int> ignored; ///< schema indices that never change values
+  int tensor_arity = 0;
+  int num_outputs = 1;
+  SourcePos pos;
+
+  int arity() const { return static_cast<int>(params.size()) + tensor_arity; }
+};
+
+enum class VarSort { Tensor, Int };
+
+/// A term of an axiom. Arguments of an Apply come parameters first, then
+/// tensors, as in the declaration.
+struct Term {
+  enum class Kind { Var, IntLit, ListLit, Name, Apply };
+  Kind kind = Kind::Var;
+  std::string name;          ///< Var, Name (an enum value), Apply (op name)
+  int64_t value = 0;         ///< IntLit
+  std::vector<int64_t> list; ///< ListLit
+  int decl = -1;             ///< Apply: index into AxiomFile::ops
+  int output = 0;            ///< Apply: which result ("split.1")
+  std::vector<Term> args;    ///< Apply
+  SourcePos pos;
+};
+
+/// dim(var, dim) = dim(other_var, other_dim), a precondition atom.
+struct DimAtom {
+  std::string var;
+  int dim = 0;
+  std::string other_var;
+  int other_dim = 0;
+};
+
+/// An integer expression or condition of a small-shape domain.
+struct DomainExpr {
+  enum class Kind { Int, Var, Binary, Not };
+  Kind kind = Kind::Int;
+  int64_t value = 0;
+  std::string name;
+  std::string op; ///< + - * / % = != < <= > >= and or
+  std::vector<DomainExpr> args;
+  SourcePos pos;
+};
+
+/// A value a domain variable may take: an integer or a list (strides).
+using DomainValue = std::vector<int64_t>; ///< one element for an integer
+
+/// Where an axiom is checked numerically: the shapes of its tensor
+/// variables (and of constants, by operator name) as expressions over
+/// dimension variables, the values each integer variable ranges over, and a
+/// side condition.
+struct AxiomDomain {
+  std::map<std::string, std::vector<DomainExpr>> shapes;
+  std::map<std::string, std::vector<DomainValue>> values;
+  std::vector<std::string> value_order; ///< variables in declaration order
+  std::unique_ptr<DomainExpr> condition;
+  bool empty() const { return shapes.empty() && values.empty(); }
+};
+
+struct Axiom {
+  std::string name;
+  bool is_lemma = false;
+  std::vector<std::string> vars; ///< forall-bound, in order
+  std::map<std::string, VarSort> sorts;
+  Term lhs, rhs;
+  std::vector<DimAtom> preconditions;
+  std::shared_ptr<AxiomDomain> domain; ///< null when none is given
+  SourcePos pos;
+};
+
+struct AxiomFile {
+  std::vector<OpDecl> ops;
+  std::vector<Axiom> axioms;      ///< axioms and lemmas, in file order
+  std::vector<std::string> files; ///< this file and every included one
+
+  /// Index of the declaration of `name`, or -1.
+  int find_op(std::string_view name) const;
+  /// The declaration of registry operator `kind`, or nullptr.
+  const OpDecl *decl_of(OpKind kind) const;
+  const Axiom *find_axiom(std::string_view name) const;
+};
+
+/// Parses axiom text; `file` names it in errors and anchors includes.
+AxiomFile parse_axioms(std::string_view text, const std::string &file);
+
+/// Reads and parses a file and everything it includes (paths relative to
+/// the including file; each file is read once).
+AxiomFile read_axiom_file(const std::string &path);
+
+/// The file without the named axioms (for ablation); throws on an unknown
+/// name.
+AxiomFile without_axioms(const AxiomFile &file,
+                         const std::vector<std::string> &names);
+
+/// A term in the axiom language's syntax, for messages and reports.
+std::string print_term(const AxiomFile &file, const Term &t);
+
+} // namespace quarry::verify

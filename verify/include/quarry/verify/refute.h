@@ -1,0 +1,25 @@
+//===- refute.h - Counterexamples for wrong rules -------------*- C++ -*-===//
+//
+// Rule patterns carry no shapes, so a counterexample needs shapes that make
+// both sides type-check. A few small shape choices are tried (the same shape
+// for every variable, then seeded random mixes, scalars where scalar_mul
+// needs them); the rule is refuted only on a definite difference: output
+// shapes differ, or both the exact field and float evaluations differ.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/rules/rule_pack.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace quarry::verify {
+
+/// A description of a counterexample ("x1:[2,2] x2:[2,2]: output 0
+/// differs ..."), or nullopt when none was found.
+std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
+                                               int random_tries = 48);
+
+} // namespace quarry::verify

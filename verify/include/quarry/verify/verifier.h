@@ -1,0 +1,75 @@
+//===- verifier.h - Proving rules from axioms with Z3 ---------*- C++ -*-===//
+//
+// For a rule with mapped outputs (s_i, t_i), Z3 is asked whether the axioms
+// together with "s_i != t_i for some i" are unsatisfiable. Every axiom is
+// tracked, so a proof names the axioms it used (the unsat core). Axioms with
+// a `where` precondition can only fire when the precondition is assumed: the
+// verifier offers Z3 tracked candidate assumptions dim(a,i) = dim(b,j) over
+// the rule's variables, and a proof that needs some of them is
+// proved-with-precondition, carrying the (minimised) assumptions it used.
+//
+// Every rule gets a fresh Z3 context, so results do not depend on which
+// worker ran which rule before; each check is bounded by Z3's timeout and,
+// should Z3 overrun it, interrupted by a watchdog.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/rules/rule_pack.h"
+#include "quarry/verify/axiom_file.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quarry::verify {
+
+enum class Outcome { Proved, ProvedWithPrecondition, Unproved, Refuted };
+
+/// "proved", "proved-with-precondition", "unproved", "refuted".
+std::string_view outcome_name(Outcome o);
+/// The inverse; throws quarry::Error for an unknown name.
+Outcome outcome_from_name(std::string_view name);
+
+struct VerifyOptions {
+  double timeout_s = 10;      ///< per rule, all checks together
+  bool minimize_core = false; ///< drop axioms the proof does not need
+  int threads = 1;
+  bool refute = true; ///< look for counterexamples when a proof fails
+  uint64_t seed = 1;
+};
+
+struct RuleResult {
+  std::string name;
+  size_t index = 0; ///< position in the input
+  Outcome outcome = Outcome::Unproved;
+  double seconds = 0;
+  std::vector<std::string> axioms; ///< used by the proof
+  std::vector<DimEquality> preconditions;
+  std::string detail; ///< why unproved, or the counterexample
+  uint64_t rule_hash = 0;
+};
+
+/// A hash of what a rule says (its graphs), for matching resumed results.
+uint64_t rule_hash(const Rule &rule);
+
+/// Proves one rule. Never throws for a rule the axioms cannot express (the
+/// outcome is then unproved, with the reason in `detail`).
+RuleResult verify_rule(const AxiomFile &axioms, const Rule &rule,
+                       const VerifyOptions &opts);
+
+/// Proves rules in parallel (oneTBB, opts.threads workers). `done` holds
+/// results to reuse (by index); `on_result` is called, serialized, after
+/// each new result. Returns results in input order.
+std::vector<RuleResult>
+verify_rules(const AxiomFile &axioms, const std::vector<Rule> &rules,
+             const VerifyOptions &opts,
+             const std::vector<std::optional<RuleResult>> &done = {},
+             const std::function<void(const RuleResult &)> &on_result = {});
+
+/// `result` recorded in the rule's provenance and preconditions.
+Rule record_proof(Rule rule, const RuleResult &result);
+
+} // namespace quarry::verify

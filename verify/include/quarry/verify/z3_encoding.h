@@ -1,0 +1,64 @@
+//===- z3_encoding.h - Axioms and rule graphs as Z3 terms -----*- C++ -*-===//
+//
+// Tensors are an uninterpreted sort T, parameters are integers, and result
+// k of an operator is an uninterpreted function Int^p x T^n -> T, named
+// "<op>" or "<op>.<k>" for operators with several results. Parameters are
+// the attributes the declaration lists, coded as integers (param_code);
+// attributes neither listed nor ignored become part of the function's name
+// when they differ from their defaults, so nodes that differ in them are
+// never confused. concat of more than two operands nests to the left, as
+// its concat boundaries do.
+//
+// dim(t, i) : T x Int -> Int is the i-th dimension of t; it only appears in
+// preconditions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/graph.h"
+#include "quarry/verify/axiom_file.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <string>
+
+namespace quarry::verify {
+
+/// The integer that stands for an attribute value in Z3 terms, as decimal
+/// text: integers and enums are themselves; a list is "1" followed by each
+/// value + 500000 in six digits (one integer per list, injective); an
+/// absent value is -1.
+std::string param_code(const AttrSpec &spec, const AttrValue &value);
+
+/// Builds Z3 terms in one context. Not thread-safe (nor is the context).
+class Encoder {
+public:
+  Encoder(z3::context &ctx, const AxiomFile &axioms);
+
+  /// The axiom as a closed formula: forall vars. [pre =>] lhs = rhs.
+  z3::expr axiom(const Axiom &a);
+
+  /// Value `v` of graph `g`; its variables become constants of sort T named
+  /// after them. Throws quarry::Error when an operator is not declared.
+  z3::expr value(const Graph &g, ValueRef v);
+
+  z3::expr tensor_var(const std::string &name);
+  z3::expr dim(const z3::expr &t, int i);
+
+  z3::context &ctx() { return ctx_; }
+
+private:
+  z3::func_decl function(const OpDecl &d, int output,
+                         const std::string &suffix);
+  z3::expr term(const Axiom &a, const Term &t);
+  z3::expr axiom_var(const Axiom &a, const std::string &name);
+
+  z3::context &ctx_;
+  const AxiomFile &file_;
+  z3::sort tensor_;
+  z3::func_decl dim_;
+  std::map<std::string, z3::func_decl> functions_;
+};
+
+} // namespace quarry::verify

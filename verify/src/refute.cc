@@ -1,0 +1,89 @@
+//===- refute.cc - Counterexamples for wrong rules ------------------------===//
+#include "quarry/verify/refute.h"
+
+#include "quarry/core/hash.h"
+#include "quarry/verify/numeric_check.h"
+
+#include <map>
+#include <set>
+
+namespace quarry::verify {
+
+namespace {
+
+/// Small shapes of ranks 2 to 4 that fit matmul, conv2d (3x3 kernels over
+/// 3x3 images) and pooling.
+const std::vector<Shape> &candidate_shapes() {
+  static const std::vector<Shape> shapes = {
+      Shape{2, 2},       Shape{3, 3},       Shape{2, 3},
+      Shape{3, 2},       Shape{2, 2, 3, 3}, Shape{1, 2, 3, 3},
+      Shape{2, 1, 3, 3}, Shape{4, 2, 3, 3}, Shape{2, 4, 3, 3},
+      Shape{2, 2, 1, 1}, Shape{2, 2, 2},    Shape{2, 2, 4, 4}};
+  return shapes;
+}
+
+/// Variables used as scalar_mul's scalar operand need rank 0.
+std::set<std::string> scalar_vars(const Rule &r) {
+  std::set<std::string> out;
+  for (const Graph *g : {&r.source, &r.target})
+    for (const Node &n : g->nodes())
+      if (n.kind == OpKind::ScalarMul &&
+          g->node(n.inputs[1].node).is_variable())
+        out.insert(g->node(n.inputs[1].node).name);
+  return out;
+}
+
+bool has_unshaped_constant(const Graph &g) {
+  for (const Node &n : g.nodes())
+    if (op_info(n.kind).traits.constant && n.types.empty())
+      return true;
+  return false;
+}
+
+std::string describe(const std::map<std::string, Shape> &shapes) {
+  std::string s;
+  for (const auto &[name, shape] : shapes)
+    s += (s.empty() ? "" : " ") + name + ":" + shape.str();
+  return s;
+}
+
+} // namespace
+
+std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
+                                               int random_tries) {
+  if (has_unshaped_constant(rule.source) || has_unshaped_constant(rule.target))
+    return std::nullopt;
+  std::vector<std::string> vars;
+  for (const Node &n : rule.source.nodes())
+    if (n.is_variable())
+      vars.push_back(n.name);
+  const std::set<std::string> scalars = scalar_vars(rule);
+  const auto &cands = candidate_shapes();
+  const int uniform = static_cast<int>(cands.size());
+  for (int attempt = 0; attempt < uniform + random_tries; ++attempt) {
+    std::map<std::string, Shape> shapes;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      size_t pick = static_cast<size_t>(attempt);
+      if (attempt >= uniform)
+        pick =
+            mix64(hash_combine(hash_combine(seed, attempt), i)) % cands.size();
+      shapes[vars[i]] = scalars.count(vars[i]) ? Shape{} : cands[pick];
+    }
+    try {
+      const Graph a = with_variable_shapes(rule.source, shapes);
+      const Graph b = with_variable_shapes(rule.target, shapes);
+      const NumericComparison c = compare_numerically(a, b, seed);
+      if (c.definitely_different())
+        return describe(shapes) + ": " +
+               (c.shapes_equal ? "values differ in the field and in float "
+                                 "(max |diff| " +
+                                     std::to_string(c.float_max_diff) + ")"
+                               : std::string("output shapes differ"));
+    } catch (const Error &) {
+      // These shapes do not type-check for one side; try others.
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace quarry::verify

@@ -1,0 +1,329 @@
+//===- verifier.cc - Proving rules from axioms with Z3 --------------------===//
+#include "quarry/verify/verifier.h"
+
+#include "quarry/core/hash.h"
+#include "quarry/verify/refute.h"
+#include "quarry/verify/z3_encoding.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace quarry::verify {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Interrupts the context if a check outlives its deadline, so a solver
+/// that ignores its own timeout still cannot hang the run.
+class Watchdog {
+public:
+  Watchdog(z3::context &ctx, Clock::time_point deadline)
+      : thread_([this, &ctx, deadline] {
+          std::unique_lock lock(mutex_);
+          if (!cv_.wait_until(lock, deadline, [this] { return stop_; }))
+            ctx.interrupt();
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_; // last: starts after the members it uses
+};
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// One rule's proof attempt: the solver holds "literal => axiom" for every
+/// axiom and candidate precondition, and the negated goal; checks assume
+/// subsets of the literals.
+class Attempt {
+public:
+  Attempt(const AxiomFile &axioms, const Rule &rule, const VerifyOptions &o)
+      : axioms_(axioms), rule_(rule), opts_(o), start_(Clock::now()),
+        deadline_(start_ + std::chrono::milliseconds(
+                               static_cast<int64_t>(o.timeout_s * 1000))),
+        enc_(ctx_, axioms), solver_(ctx_) {}
+
+  RuleResult run() {
+    RuleResult r;
+    r.name = rule_.name;
+    r.rule_hash = rule_hash(rule_);
+    try {
+      prove(r);
+    } catch (const Error &e) {
+      r.outcome = Outcome::Unproved;
+      r.detail = e.what();
+    } catch (const z3::exception &e) {
+      r.outcome = Outcome::Unproved;
+      r.detail = std::string("z3: ") + e.msg();
+    }
+    if (r.outcome == Outcome::Unproved && opts_.refute)
+      if (auto ce = find_counterexample(rule_, opts_.seed)) {
+        r.outcome = Outcome::Refuted;
+        r.detail = *ce;
+      }
+    r.seconds = seconds_since(start_);
+    return r;
+  }
+
+private:
+  struct Literal {
+    z3::expr lit;
+    std::string axiom;              ///< set for axioms
+    std::optional<DimEquality> pre; ///< set for candidate preconditions
+  };
+
+  void prove(RuleResult &r) {
+    z3::expr_vector differs(ctx_);
+    bool identical = true;
+    for (size_t i = 0; i < rule_.source.outputs().size(); ++i) {
+      z3::expr s = enc_.value(rule_.source, rule_.source.outputs()[i]);
+      z3::expr t = enc_.value(rule_.target, rule_.target.outputs()[i]);
+      identical = identical && z3::eq(s, t);
+      differs.push_back(s != t);
+    }
+    if (identical) {
+      r.outcome = Outcome::Proved;
+      return;
+    }
+    solver_.add(z3::mk_or(differs));
+    for (const Axiom &a : axioms_.axioms)
+      add_literal(enc_.axiom(a), a.name, std::nullopt);
+    add_candidate_preconditions();
+
+    std::vector<size_t> all(lits_.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = i;
+    const z3::check_result res = check(all, remaining());
+    if (res != z3::unsat) {
+      r.outcome = Outcome::Unproved;
+      r.detail = res == z3::sat
+                     ? "the axioms do not imply it (Z3 found a model)"
+                     : "no proof within the time limit (Z3: " +
+                           solver_.reason_unknown() + ")";
+      return;
+    }
+    std::vector<size_t> core = unsat_core();
+    // Candidate preconditions are always minimised: a rule must not demand
+    // more than its proof needs. Axioms only on request.
+    core = minimize(core, [&](size_t i) { return lits_[i].pre.has_value(); });
+    if (opts_.minimize_core)
+      core = minimize(core, [&](size_t i) { return !lits_[i].pre; });
+    for (size_t i : core) {
+      if (lits_[i].pre)
+        r.preconditions.push_back(*lits_[i].pre);
+      else
+        r.axioms.push_back(lits_[i].axiom);
+    }
+    std::sort(r.axioms.begin(), r.axioms.end());
+    r.outcome = r.preconditions.empty() ? Outcome::Proved
+                                        : Outcome::ProvedWithPrecondition;
+  }
+
+  void add_literal(const z3::expr &fact, std::string axiom,
+                   std::optional<DimEquality> pre) {
+    z3::expr lit =
+        ctx_.bool_const(("lit" + std::to_string(lits_.size())).c_str());
+    solver_.add(z3::implies(lit, fact));
+    lits_.push_back({lit, std::move(axiom), std::move(pre)});
+  }
+
+  /// dim(a,i) = dim(b,j) for distinct source variables a, b and the
+  /// dimension pairs that axiom preconditions compare.
+  void add_candidate_preconditions() {
+    std::set<std::pair<int, int>> dims;
+    for (const Axiom &a : axioms_.axioms)
+      for (const DimAtom &p : a.preconditions) {
+        dims.emplace(p.dim, p.other_dim);
+        dims.emplace(p.other_dim, p.dim);
+      }
+    if (dims.empty())
+      return;
+    std::vector<std::string> vars;
+    for (const Node &n : rule_.source.nodes())
+      if (n.is_variable())
+        vars.push_back(n.name);
+    // `dims` is symmetric, so unordered variable pairs cover every atom.
+    for (size_t a = 0; a < vars.size(); ++a)
+      for (size_t b = a + 1; b < vars.size(); ++b)
+        for (auto [i, j] : dims) {
+          DimEquality d{vars[a], i, vars[b], j};
+          add_literal(enc_.dim(enc_.tensor_var(d.var), d.dim) ==
+                          enc_.dim(enc_.tensor_var(d.other_var), d.other_dim),
+                      "", d);
+        }
+  }
+
+  double remaining() const {
+    return std::chrono::duration<double>(deadline_ - Clock::now()).count();
+  }
+
+  z3::check_result check(const std::vector<size_t> &assumed, double seconds) {
+    if (seconds <= 0)
+      return z3::unknown;
+    z3::params p(ctx_);
+    p.set("timeout", static_cast<unsigned>(std::max(1.0, seconds * 1000)));
+    solver_.set(p);
+    z3::expr_vector lits(ctx_);
+    for (size_t i : assumed)
+      lits.push_back(lits_[i].lit);
+    Watchdog guard(ctx_, Clock::now() +
+                             std::chrono::milliseconds(
+                                 static_cast<int64_t>(seconds * 1000 + 500)));
+    try {
+      return solver_.check(lits);
+    } catch (const z3::exception &) {
+      return z3::unknown; // interrupted
+    }
+  }
+
+  std::vector<size_t> unsat_core() {
+    std::vector<size_t> core;
+    const z3::expr_vector c = solver_.unsat_core();
+    for (unsigned k = 0; k < c.size(); ++k)
+      for (size_t i = 0; i < lits_.size(); ++i)
+        if (z3::eq(c[k], lits_[i].lit))
+          core.push_back(i);
+    std::sort(core.begin(), core.end());
+    return core;
+  }
+
+  /// Deletion-based minimisation of the literals `which` selects: drop one
+  /// whenever the rest still proves the rule. Each retry gets a share of
+  /// the remaining time; an undecided retry keeps the literal.
+  template <class Pred>
+  std::vector<size_t> minimize(std::vector<size_t> core, Pred which) {
+    for (size_t k = 0; k < core.size();) {
+      if (!which(core[k])) {
+        ++k;
+        continue;
+      }
+      std::vector<size_t> rest = core;
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(k));
+      const double budget = std::min(remaining(), opts_.timeout_s / 5);
+      if (check(rest, budget) == z3::unsat) {
+        std::vector<size_t> smaller = unsat_core();
+        core = smaller.size() < rest.size() ? smaller : rest;
+        k = 0;
+      } else {
+        ++k;
+      }
+    }
+    return core;
+  }
+
+  const AxiomFile &axioms_;
+  const Rule &rule_;
+  const VerifyOptions &opts_;
+  Clock::time_point start_, deadline_;
+  z3::context ctx_;
+  Encoder enc_;
+  z3::solver solver_;
+  std::vector<Literal> lits_;
+};
+
+} // namespace
+
+std::string_view outcome_name(Outcome o) {
+  switch (o) {
+  case Outcome::Proved:
+    return "proved";
+  case Outcome::ProvedWithPrecondition:
+    return "proved-with-precondition";
+  case Outcome::Unproved:
+    return "unproved";
+  case Outcome::Refuted:
+    return "refuted";
+  }
+  return "unproved";
+}
+
+Outcome outcome_from_name(std::string_view name) {
+  for (Outcome o : {Outcome::Proved, Outcome::ProvedWithPrecondition,
+                    Outcome::Unproved, Outcome::Refuted})
+    if (outcome_name(o) == name)
+      return o;
+  throw Error("unknown outcome '" + std::string(name) + "'");
+}
+
+uint64_t rule_hash(const Rule &rule) {
+  return hash_combine(rule.source.hash(), rule.target.hash());
+}
+
+RuleResult verify_rule(const AxiomFile &axioms, const Rule &rule,
+                       const VerifyOptions &opts) {
+  return Attempt(axioms, rule, opts).run();
+}
+
+std::vector<RuleResult>
+verify_rules(const AxiomFile &axioms, const std::vector<Rule> &rules,
+             const VerifyOptions &opts,
+             const std::vector<std::optional<RuleResult>> &done,
+             const std::function<void(const RuleResult &)> &on_result) {
+  std::vector<RuleResult> out(rules.size());
+  std::mutex report;
+  auto one = [&](size_t i) {
+    if (i < done.size() && done[i]) {
+      out[i] = *done[i];
+      return;
+    }
+    out[i] = verify_rule(axioms, rules[i], opts);
+    out[i].index = i;
+    if (on_result) {
+      std::lock_guard lock(report);
+      on_result(out[i]);
+    }
+  };
+  tbb::task_arena arena(std::max(1, opts.threads));
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, rules.size(), 1),
+                      [&](const tbb::blocked_range<size_t> &r) {
+                        for (size_t i = r.begin(); i != r.end(); ++i)
+                          one(i);
+                      });
+  });
+  return out;
+}
+
+Rule record_proof(Rule rule, const RuleResult &result) {
+  Provenance &p = rule.provenance;
+  switch (result.outcome) {
+  case Outcome::Proved:
+  case Outcome::ProvedWithPrecondition:
+    p.status = ProofStatus::Proved;
+    break;
+  case Outcome::Unproved:
+    p.status = ProofStatus::Unproved;
+    break;
+  case Outcome::Refuted:
+    p.status = ProofStatus::Refuted;
+    break;
+  }
+  p.axioms = result.axioms;
+  p.prove_seconds = result.seconds;
+  p.prover = "z3 " + std::string(Z3_get_full_version());
+  p.prover_details = std::string(outcome_name(result.outcome)) +
+                     (result.detail.empty() ? "" : ": " + result.detail);
+  rule.preconditions = result.preconditions;
+  return rule;
+}
+
+} // namespace quarry::verify

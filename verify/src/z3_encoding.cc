@@ -1,0 +1,154 @@
+//===- z3_encoding.cc - Axioms and rule graphs as Z3 terms ----------------===//
+#include "quarry/verify/z3_encoding.h"
+
+#include <cstdio>
+
+namespace quarry::verify {
+
+std::string param_code(const AttrSpec &spec, const AttrValue &value) {
+  if (std::holds_alternative<std::monostate>(value))
+    return "-1";
+  if (const auto *i = std::get_if<int64_t>(&value))
+    return std::to_string(*i);
+  if (const auto *list = std::get_if<std::vector<int64_t>>(&value)) {
+    std::string code = "1";
+    for (int64_t v : *list) {
+      if (v < -500000 || v >= 500000)
+        throw Error("attribute '" + std::string(spec.name) + "' value " +
+                    std::to_string(v) + " is out of the coded range");
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "%06lld",
+                    static_cast<long long>(v + 500000));
+      code += buf;
+    }
+    return code;
+  }
+  throw Error("attribute '" + std::string(spec.name) +
+              "' is a real and cannot be a parameter");
+}
+
+Encoder::Encoder(z3::context &ctx, const AxiomFile &axioms)
+    : ctx_(ctx), file_(axioms), tensor_(ctx.uninterpreted_sort("T")),
+      dim_(ctx.function("dim", tensor_, ctx.int_sort(), ctx.int_sort())) {}
+
+z3::func_decl Encoder::function(const OpDecl &d, int output,
+                                const std::string &suffix) {
+  std::string name = d.name;
+  if (d.num_outputs > 1)
+    name += "." + std::to_string(output);
+  name += suffix;
+  auto it = functions_.find(name);
+  if (it != functions_.end())
+    return it->second;
+  z3::sort_vector domain(ctx_);
+  for (size_t i = 0; i < d.params.size(); ++i)
+    domain.push_back(ctx_.int_sort());
+  for (int i = 0; i < d.tensor_arity; ++i)
+    domain.push_back(tensor_);
+  z3::func_decl f = ctx_.function(name.c_str(), domain, tensor_);
+  functions_.emplace(name, f);
+  return f;
+}
+
+z3::expr Encoder::tensor_var(const std::string &name) {
+  return ctx_.constant(name.c_str(), tensor_);
+}
+
+z3::expr Encoder::dim(const z3::expr &t, int i) {
+  return dim_(t, ctx_.int_val(i));
+}
+
+z3::expr Encoder::axiom_var(const Axiom &a, const std::string &name) {
+  // '?' keeps bound variables apart from rule variables of the same name.
+  const std::string sym = "?" + name;
+  return a.sorts.at(name) == VarSort::Int ? ctx_.int_const(sym.c_str())
+                                          : ctx_.constant(sym.c_str(), tensor_);
+}
+
+z3::expr Encoder::term(const Axiom &a, const Term &t) {
+  switch (t.kind) {
+  case Term::Kind::Var:
+    return axiom_var(a, t.name);
+  case Term::Kind::IntLit:
+  case Term::Kind::Name:
+    return ctx_.int_val(static_cast<int64_t>(t.value));
+  case Term::Kind::ListLit:
+    return ctx_.int_val(param_code({}, t.list).c_str());
+  case Term::Kind::Apply:
+    break;
+  }
+  const OpDecl &d = file_.ops[t.decl];
+  z3::expr_vector args(ctx_);
+  for (const Term &arg : t.args)
+    args.push_back(term(a, arg));
+  return function(d, t.output, "")(args);
+}
+
+z3::expr Encoder::axiom(const Axiom &a) {
+  z3::expr body = term(a, a.lhs) == term(a, a.rhs);
+  if (!a.preconditions.empty()) {
+    z3::expr_vector pre(ctx_);
+    for (const DimAtom &p : a.preconditions)
+      pre.push_back(dim(axiom_var(a, p.var), p.dim) ==
+                    dim(axiom_var(a, p.other_var), p.other_dim));
+    body = z3::implies(z3::mk_and(pre), body);
+  }
+  if (a.vars.empty())
+    return body;
+  z3::expr_vector vars(ctx_);
+  for (const std::string &v : a.vars)
+    if (a.sorts.count(v))
+      vars.push_back(axiom_var(a, v));
+  return vars.empty() ? body : z3::forall(vars, body);
+}
+
+z3::expr Encoder::value(const Graph &g, ValueRef v) {
+  const Node &n = g.node(v.node);
+  if (n.is_variable())
+    return tensor_var(n.name);
+  const OpDecl *d = file_.decl_of(n.kind);
+  if (!d)
+    throw Error("operator '" + std::string(op_name(n.kind)) +
+                "' is not declared in the axioms");
+  const OpInfo &info = op_info(n.kind);
+  z3::expr_vector params(ctx_);
+  for (int idx : d->params)
+    params.push_back(
+        ctx_.int_val(param_code(info.attrs[idx], n.attrs.value(idx)).c_str()));
+  std::string suffix;
+  for (size_t idx = 0; idx < info.attrs.size(); ++idx) {
+    const bool listed =
+        std::count(d->params.begin(), d->params.end(), int(idx)) ||
+        std::count(d->ignored.begin(), d->ignored.end(), int(idx));
+    if (listed || n.attrs.value(idx) == info.attrs[idx].default_value)
+      continue;
+    suffix += "{" + std::string(info.attrs[idx].name) + "=" +
+              format_attr(info.attrs[idx], n.attrs.value(idx)) + "}";
+  }
+  std::vector<z3::expr> operands;
+  for (ValueRef in : n.inputs)
+    operands.push_back(value(g, in));
+  auto apply = [&](std::span<const z3::expr> tensors) {
+    z3::expr_vector args(ctx_);
+    for (const z3::expr &p : params)
+      args.push_back(p);
+    for (const z3::expr &t : tensors)
+      args.push_back(t);
+    return function(*d, v.output, suffix)(args);
+  };
+  if (static_cast<int>(operands.size()) == d->tensor_arity)
+    return apply(operands);
+  // A variadic operator declared binary: nest to the left.
+  if (d->tensor_arity != 2 || operands.size() < 2)
+    throw Error(std::string(op_name(n.kind)) + " with " +
+                std::to_string(operands.size()) +
+                " operands does not match its declaration");
+  z3::expr acc = apply(std::span(operands).first(2));
+  for (size_t i = 2; i < operands.size(); ++i) {
+    const z3::expr pair[] = {acc, operands[i]};
+    acc = apply(pair);
+  }
+  return acc;
+}
+
+} // namespace quarry::verify
