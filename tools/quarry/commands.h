@@ -13,5 +13,7 @@ namespace quarry::cli {
 
 void register_graph_command(CLI::App &app);
 void register_rules_command(CLI::App &app);
+void register_run_command(CLI::App &app);
+void register_cost_command(CLI::App &app);
 
 } // namespace quarry::cli

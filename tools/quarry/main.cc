@@ -21,6 +21,8 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   quarry::cli::register_graph_command(app);
   quarry::cli::register_rules_command(app);
+  quarry::cli::register_run_command(app);
+  quarry::cli::register_cost_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
