@@ -16,5 +16,7 @@ void register_rules_command(CLI::App &app);
 void register_generate_command(CLI::App &app);
 void register_candidates_command(CLI::App &app);
 void register_verify_command(CLI::App &app);
+void register_run_command(CLI::App &app);
+void register_cost_command(CLI::App &app);
 
 } // namespace quarry::cli

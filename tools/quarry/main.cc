@@ -24,6 +24,8 @@ int main(int argc, char **argv) {
   quarry::cli::register_generate_command(app);
   quarry::cli::register_candidates_command(app);
   quarry::cli::register_verify_command(app);
+  quarry::cli::register_run_command(app);
+  quarry::cli::register_cost_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

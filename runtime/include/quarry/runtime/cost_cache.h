@@ -1,0 +1,57 @@
+//===- cost_cache.h - Measured operator costs, kept in a file --*- C++ -*-===//
+//
+// So the optimizer measures each operator configuration once per machine,
+// costs are stored in a text file, one record per line:
+//
+//   q1 <TAB> backend <TAB> device <TAB> op config key <TAB> ms <TAB> check
+//
+// where `check` is 16 hex digits of a hash of everything before it. Records
+// are only ever appended, each with one write() under an exclusive flock(),
+// so concurrent writers (threads or processes) lose nothing; a later record
+// for the same key wins. A record whose check fails (a torn or edited line)
+// is skipped with a warning, and the file is rewritten without it, under
+// the same lock.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/runtime/backend.h"
+#include "quarry/runtime/measure.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace quarry::runtime {
+
+class CostCache {
+public:
+  /// Reads `path` (creating it and its folder if absent).
+  explicit CostCache(std::string path);
+
+  /// The key of one configuration on one backend and device.
+  static std::string key(std::string_view backend, std::string_view device,
+                         const OpConfig &c);
+
+  std::optional<double> find(const std::string &key) const;
+  /// Records the cost in memory and appends it to the file.
+  void insert(const std::string &key, double ms);
+
+  /// "FILE:LINE: ..." for every record skipped while reading.
+  const std::vector<std::string> &warnings() const { return warnings_; }
+  const std::string &path() const { return path_; }
+  size_t size() const { return costs_.size(); }
+
+private:
+  std::string path_;
+  std::map<std::string, double, std::less<>> costs_;
+  std::vector<std::string> warnings_;
+};
+
+/// The cost of `c` on `b`: from the cache when known, else measured and
+/// stored. `measured`, when given, says which.
+double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
+                      const MeasureOptions &opts, bool *measured = nullptr);
+
+} // namespace quarry::runtime

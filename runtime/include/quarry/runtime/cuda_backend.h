@@ -1,0 +1,28 @@
+//===- cuda_backend.h - Graphs on one GPU through cuDNN and cuBLAS -*- C++
+//-*-===//
+//
+// Convolutions through cuDNN with the fastest algorithm found per
+// configuration (cudnnFindConvolutionForwardAlgorithm) and one workspace
+// shared by all of them; matmul through cuBLAS (strided batched SGEMM);
+// pooling, activations, elementwise binaries and batchnorm through cuDNN;
+// data movement through the CUDA runtime. Everything is queued on one
+// stream; execute() waits for it. Every CUDA, cuDNN and cuBLAS status is
+// checked, and a failure names the call that failed.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/runtime/backend.h"
+
+namespace quarry::runtime {
+
+/// Number of CUDA devices present (0 when there is no usable driver).
+int cuda_device_count();
+
+/// Throws quarry::Error when no CUDA device is present.
+std::unique_ptr<Backend> make_cuda_backend();
+
+/// Whether the cuda backend can run a (dynamic) node of this kind.
+bool cuda_supports(OpKind kind);
+
+} // namespace quarry::runtime

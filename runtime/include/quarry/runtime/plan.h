@@ -1,0 +1,73 @@
+//===- plan.h - What a backend decides once per graph ----------*- C++ -*-===//
+//
+// Shared by the cpu and cuda backends, so both fold and plan the same way:
+//   - static values: weights, constants, and every operator whose operands
+//     are all static, computed once with the reference semantics (core's
+//     evaluate templates), so a concat of weights or an enlarged kernel
+//     costs nothing per run;
+//   - steps: the remaining (dynamic) operators in topological order;
+//   - buffers: each dynamic value gets a buffer; a buffer is reused by a
+//     later value once every reader of the earlier one has run. Graph
+//     inputs and outputs keep buffers of their own, so a graph may run
+//     again without setting its inputs and outputs are never overwritten.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/evaluate.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quarry::runtime {
+
+struct PlannedValue {
+  TensorType type;
+  bool is_static = false;
+  int buffer = -1; ///< dynamic values: index into Plan::buffer_elems
+};
+
+struct Plan {
+  /// [node][output]; empty for nodes that do not reach an output.
+  std::vector<std::vector<PlannedValue>> values;
+  /// [node][output] for static nodes.
+  std::vector<std::vector<Tensor<float>>> static_values;
+  /// Dynamic operator nodes, in execution order.
+  std::vector<int32_t> steps;
+  /// Live `input` variable nodes.
+  std::vector<int32_t> inputs;
+  /// Size of each buffer, in floats.
+  std::vector<int64_t> buffer_elems;
+
+  const PlannedValue &value(ValueRef v) const {
+    return values[v.node][v.output];
+  }
+  /// Floats in all buffers, and what one buffer per value would take.
+  int64_t planned_elems() const;
+  int64_t unplanned_elems() const;
+};
+
+/// Decides whether the backend can run a dynamic node of this kind.
+using SupportsOp = std::function<bool(OpKind)>;
+
+/// Plans `g` for the backend called `backend` (named in errors). Throws
+/// quarry::Error for a variable without a shape, a missing weight, or a
+/// dynamic operator `supports` rejects.
+Plan make_plan(const Graph &g, const Bindings<float> &weights,
+               std::string_view backend, const SupportsOp &supports);
+
+/// Per node: a weight, a constant, or computed from those only. These are
+/// the nodes make_plan folds; a cost model charges nothing for them.
+std::vector<bool> static_nodes(const Graph &g);
+
+/// "node 'y' (conv2d)" or "node 7 (conv2d)" when it has no name.
+std::string describe_node(const Graph &g, int32_t id);
+
+/// Checks the bound inputs against the plan; throws quarry::Error naming the
+/// backend and the input that is missing or has the wrong shape.
+void check_inputs(const Graph &g, const Plan &p, const Bindings<float> &inputs,
+                  std::string_view backend);
+
+} // namespace quarry::runtime

@@ -1,0 +1,180 @@
+//===- cuda_backend.cc - Plan, upload weights, lower steps, run on a stream
+//===//
+#include "quarry/runtime/cuda_backend.h"
+
+#include "kernels.h"
+#include "quarry/runtime/plan.h"
+
+#include <memory>
+
+namespace quarry::runtime {
+
+using namespace cuda;
+
+namespace {
+
+/// Device memory freed on destruction.
+class DeviceBuffer {
+public:
+  explicit DeviceBuffer(size_t bytes) {
+    if (bytes > 0)
+      QUARRY_CUDA_CHECK(cudaMalloc(&p_, bytes));
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  void *get() const { return p_; }
+  float *floats() const { return static_cast<float *>(p_); }
+
+private:
+  void *p_ = nullptr;
+};
+
+/// The stream and library handles, created and destroyed together.
+class Handles {
+public:
+  Handles() {
+    QUARRY_CUDA_CHECK(cudaSetDevice(0));
+    QUARRY_CUDA_CHECK(cudaStreamCreate(&ctx.stream));
+    QUARRY_CUDA_CHECK(cudnnCreate(&ctx.cudnn));
+    QUARRY_CUDA_CHECK(cudnnSetStream(ctx.cudnn, ctx.stream));
+    QUARRY_CUDA_CHECK(cublasCreate(&ctx.cublas));
+    QUARRY_CUDA_CHECK(cublasSetStream(ctx.cublas, ctx.stream));
+    QUARRY_CUDA_CHECK(cublasSetMathMode(ctx.cublas, CUBLAS_PEDANTIC_MATH));
+  }
+  ~Handles() {
+    if (ctx.cublas)
+      cublasDestroy(ctx.cublas);
+    if (ctx.cudnn)
+      cudnnDestroy(ctx.cudnn);
+    if (ctx.stream)
+      cudaStreamDestroy(ctx.stream);
+  }
+  Handles(const Handles &) = delete;
+  Handles &operator=(const Handles &) = delete;
+  Context ctx;
+};
+
+class CudaExecutable : public Executable {
+public:
+  CudaExecutable(const Graph &g, const Bindings<float> &weights)
+      : graph_(g), plan_(make_plan(graph_, weights, "cuda", cuda_supports)) {
+    for (int64_t elems : plan_.buffer_elems)
+      buffers_.push_back(std::make_unique<DeviceBuffer>(sizeof(float) * elems));
+    upload_static_values();
+    for (int32_t id : plan_.steps)
+      steps_.push_back(lower(id));
+    Context &c = handles_.ctx;
+    workspace_ = std::make_unique<DeviceBuffer>(c.workspace_bytes);
+    c.workspace = workspace_->get();
+  }
+
+  void set_inputs(const Bindings<float> &inputs) override {
+    check_inputs(graph_, plan_, inputs, "cuda");
+    for (int32_t id : plan_.inputs) {
+      const auto &t = inputs.find(graph_.node(id).name)->second;
+      QUARRY_CUDA_CHECK(cudaMemcpyAsync(
+          data({id, 0}), t.data.data(), sizeof(float) * t.numel(),
+          cudaMemcpyHostToDevice, handles_.ctx.stream));
+    }
+    QUARRY_CUDA_CHECK(cudaStreamSynchronize(handles_.ctx.stream));
+  }
+
+  void execute() override {
+    for (auto &s : steps_)
+      s();
+    QUARRY_CUDA_CHECK(cudaStreamSynchronize(handles_.ctx.stream));
+  }
+
+  std::vector<Tensor<float>> outputs() override {
+    std::vector<Tensor<float>> out;
+    for (ValueRef v : graph_.outputs()) {
+      const Shape &s = plan_.value(v).type.shape;
+      Tensor<float> t(s, 0.0f);
+      QUARRY_CUDA_CHECK(cudaMemcpy(t.data.data(), data(v),
+                                   sizeof(float) * t.numel(),
+                                   cudaMemcpyDeviceToHost));
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+private:
+  /// Static values that a step reads or the graph outputs go to the device
+  /// once.
+  void upload_static_values() {
+    std::vector<ValueRef> needed(graph_.outputs());
+    for (int32_t id : plan_.steps)
+      for (ValueRef v : graph_.node(id).inputs)
+        needed.push_back(v);
+    for (ValueRef v : needed) {
+      if (!plan_.value(v).is_static || static_data_.count(v))
+        continue;
+      const auto &t = plan_.static_values[v.node][v.output];
+      auto buf = std::make_unique<DeviceBuffer>(sizeof(float) * t.numel());
+      QUARRY_CUDA_CHECK(cudaMemcpy(buf->get(), t.data.data(),
+                                   sizeof(float) * t.numel(),
+                                   cudaMemcpyHostToDevice));
+      static_data_.emplace(v, std::move(buf));
+    }
+  }
+
+  float *data(ValueRef v) const {
+    const PlannedValue &pv = plan_.value(v);
+    if (pv.is_static)
+      return static_data_.at(v)->floats();
+    return buffers_[pv.buffer]->floats();
+  }
+
+  Step lower(int32_t id) {
+    try {
+      return lower_node<CudaKernel>(handles_.ctx, graph_, plan_, id,
+                                    [this](ValueRef v) { return data(v); });
+    } catch (const Error &e) {
+      throw Error(std::string(e.what()) + " (" + describe_node(graph_, id) +
+                  ")");
+    }
+  }
+
+  Graph graph_;
+  Plan plan_;
+  Handles handles_;
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
+  std::map<ValueRef, std::unique_ptr<DeviceBuffer>> static_data_;
+  std::unique_ptr<DeviceBuffer> workspace_;
+  std::vector<Step> steps_;
+};
+
+class CudaBackend : public Backend {
+public:
+  std::string_view name() const override { return "cuda"; }
+  std::string device_name() const override {
+    cudaDeviceProp p{};
+    QUARRY_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    return std::string(p.name) + ", sm_" + std::to_string(p.major) +
+           std::to_string(p.minor);
+  }
+  std::unique_ptr<Executable> prepare(const Graph &g,
+                                      const Bindings<float> &weights) override {
+    return std::make_unique<CudaExecutable>(g, weights);
+  }
+};
+
+} // namespace
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess)
+    return 0;
+  return n;
+}
+
+bool cuda_supports(OpKind kind) { return has_kernel<CudaKernel>(kind); }
+
+std::unique_ptr<Backend> make_cuda_backend() {
+  if (cuda_device_count() == 0)
+    throw Error("backend cuda: no CUDA device found");
+  return std::make_unique<CudaBackend>();
+}
+
+} // namespace quarry::runtime

@@ -1,0 +1,371 @@
+//===- kernels.cc - cuda operators lowered to cuDNN, cuBLAS, CUDA copies --===//
+//
+// Descriptors and algorithm choices are made once in make(); each step only
+// enqueues work on the context's stream. cuDNN's legacy (v7-style) API
+// takes symmetric padding, which quarry's windows have for odd kernels and
+// for pad=valid; an even kernel with pad=same is rejected at prepare time.
+// Math is plain FP32 (no TF32), so results stay within float tolerance of
+// the reference.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels.h"
+
+#include "quarry/core/op_registry.h"
+
+#include <memory>
+#include <vector>
+
+namespace quarry::runtime::cuda {
+
+namespace {
+
+using TensorDesc = std::shared_ptr<cudnnTensorStruct>;
+
+constexpr float kOne = 1.0f, kZero = 0.0f;
+
+TensorDesc new_tensor_desc() {
+  cudnnTensorDescriptor_t d = nullptr;
+  QUARRY_CUDA_CHECK(cudnnCreateTensorDescriptor(&d));
+  return TensorDesc(d, cudnnDestroyTensorDescriptor);
+}
+
+int to_int(int64_t v) { return static_cast<int>(v); }
+
+TensorDesc nchw(int64_t n, int64_t c, int64_t h, int64_t w) {
+  TensorDesc d = new_tensor_desc();
+  QUARRY_CUDA_CHECK(
+      cudnnSetTensor4dDescriptor(d.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                 to_int(n), to_int(c), to_int(h), to_int(w)));
+  return d;
+}
+
+/// Any tensor seen as one row of elements (elementwise operations).
+TensorDesc flat(const Shape &s) { return nchw(1, 1, 1, s.numel()); }
+
+/// An N-d view with explicit strides (cuDNN wants at least 4 dimensions).
+TensorDesc strided(std::vector<int> dims, std::vector<int> strides) {
+  while (dims.size() < 4) {
+    strides.insert(strides.begin(), dims.empty() ? 1 : dims[0] * strides[0]);
+    dims.insert(dims.begin(), 1);
+  }
+  TensorDesc d = new_tensor_desc();
+  QUARRY_CUDA_CHECK(cudnnSetTensorNdDescriptor(d.get(), CUDNN_DATA_FLOAT,
+                                               static_cast<int>(dims.size()),
+                                               dims.data(), strides.data()));
+  return d;
+}
+
+std::shared_ptr<cudnnActivationStruct> activation(cudnnActivationMode_t m) {
+  cudnnActivationDescriptor_t d = nullptr;
+  QUARRY_CUDA_CHECK(cudnnCreateActivationDescriptor(&d));
+  std::shared_ptr<cudnnActivationStruct> owned(
+      d, cudnnDestroyActivationDescriptor);
+  QUARRY_CUDA_CHECK(
+      cudnnSetActivationDescriptor(d, m, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+  return owned;
+}
+
+/// In-place activation of `data` (a fused act), or nothing for none.
+Step activation_step(Context &c, Activation act, const Shape &s, float *data) {
+  if (act == Activation::None)
+    return [] {};
+  static constexpr cudnnActivationMode_t kMode[] = {
+      CUDNN_ACTIVATION_IDENTITY, CUDNN_ACTIVATION_RELU,
+      CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_TANH};
+  auto a = activation(kMode[static_cast<int>(act)]);
+  auto d = flat(s);
+  return [&c, a, d, data] {
+    QUARRY_CUDA_CHECK(cudnnActivationForward(c.cudnn, a.get(), &kOne, d.get(),
+                                             data, &kZero, d.get(), data));
+  };
+}
+
+Step sequence(Step first, Step second) {
+  return [first = std::move(first), second = std::move(second)] {
+    first();
+    second();
+  };
+}
+
+Step unary_step(Context &c, cudnnActivationMode_t mode, Operands in,
+                Operands out) {
+  auto a = activation(mode);
+  auto d = flat(in[0].shape());
+  return [&c, a, d, x = in[0].data, y = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnActivationForward(c.cudnn, a.get(), &kOne, d.get(),
+                                             x, &kZero, d.get(), y));
+  };
+}
+
+Step binary_step(Context &c, cudnnOpTensorOp_t op, Operands in, Operands out) {
+  cudnnOpTensorDescriptor_t raw = nullptr;
+  QUARRY_CUDA_CHECK(cudnnCreateOpTensorDescriptor(&raw));
+  std::shared_ptr<cudnnOpTensorStruct> desc(raw,
+                                            cudnnDestroyOpTensorDescriptor);
+  QUARRY_CUDA_CHECK(cudnnSetOpTensorDescriptor(raw, op, CUDNN_DATA_FLOAT,
+                                               CUDNN_NOT_PROPAGATE_NAN));
+  auto d = flat(in[0].shape());
+  return [&c, desc, d, a = in[0].data, b = in[1].data, y = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnOpTensor(c.cudnn, desc.get(), &kOne, d.get(), a,
+                                    &kOne, d.get(), b, &kZero, d.get(), y));
+  };
+}
+
+/// Symmetric padding for one axis, or an error naming the node.
+int symmetric_pad(const Node &n, int64_t in, int64_t k, int64_t stride,
+                  const ops::Window &w) {
+  const int64_t after =
+      std::max<int64_t>(0, (w.out - 1) * stride + k - in - w.pad_before);
+  // cuDNN pads `before` on both sides; the output must still come out right.
+  if (after > w.pad_before || (in + 2 * w.pad_before - k) / stride + 1 != w.out)
+    throw Error("backend cuda: " + std::string(op_name(n.kind)) + ": kernel " +
+                std::to_string(k) +
+                " needs asymmetric padding, which this backend does not do");
+  return to_int(w.pad_before);
+}
+
+template <class Def>
+Step pool_step(Context &c, const Node &n, cudnnPoolingMode_t mode, Operands in,
+               Operands out) {
+  const Shape &x = in[0].shape();
+  const auto [wy, wx] = Def::windows(n.attrs, x);
+  const auto &k = n.attrs.list(Def::kKernel);
+  const auto &s = n.attrs.list(Def::kStride);
+  cudnnPoolingDescriptor_t raw = nullptr;
+  QUARRY_CUDA_CHECK(cudnnCreatePoolingDescriptor(&raw));
+  std::shared_ptr<cudnnPoolingStruct> pool(raw, cudnnDestroyPoolingDescriptor);
+  QUARRY_CUDA_CHECK(cudnnSetPooling2dDescriptor(
+      raw, mode, CUDNN_NOT_PROPAGATE_NAN, to_int(k[0]), to_int(k[1]),
+      symmetric_pad(n, x[2], k[0], s[0], wy),
+      symmetric_pad(n, x[3], k[1], s[1], wx), to_int(s[0]), to_int(s[1])));
+  auto xd = nchw(x[0], x[1], x[2], x[3]);
+  const Shape &y = out[0].shape();
+  auto yd = nchw(y[0], y[1], y[2], y[3]);
+  return [&c, pool, xd, yd, xp = in[0].data, yp = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnPoolingForward(c.cudnn, pool.get(), &kOne, xd.get(),
+                                          xp, &kZero, yd.get(), yp));
+  };
+}
+
+/// Copies `outer` rows of `width` floats between pitched layouts.
+void copy_rows(Context &c, float *dst, int64_t dst_pitch, const float *src,
+               int64_t src_pitch, int64_t width, int64_t outer) {
+  QUARRY_CUDA_CHECK(cudaMemcpy2DAsync(
+      dst, sizeof(float) * dst_pitch, src, sizeof(float) * src_pitch,
+      sizeof(float) * width, outer, cudaMemcpyDeviceToDevice, c.stream));
+}
+
+} // namespace
+
+Step CudaKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
+                                   Operands out) {
+  using Conv = ops::Conv2D;
+  const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
+  const auto &s = n.attrs.list(Conv::kStride);
+  auto xd = nchw(g.n, g.c, g.h, g.w);
+  auto yd = nchw(g.n, g.co, g.y.out, g.x.out);
+  cudnnFilterDescriptor_t wraw = nullptr;
+  QUARRY_CUDA_CHECK(cudnnCreateFilterDescriptor(&wraw));
+  std::shared_ptr<cudnnFilterStruct> wd(wraw, cudnnDestroyFilterDescriptor);
+  QUARRY_CUDA_CHECK(cudnnSetFilter4dDescriptor(
+      wraw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, to_int(g.co), to_int(g.cw),
+      to_int(g.kh), to_int(g.kw)));
+  cudnnConvolutionDescriptor_t craw = nullptr;
+  QUARRY_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&craw));
+  std::shared_ptr<cudnnConvolutionStruct> cd(craw,
+                                             cudnnDestroyConvolutionDescriptor);
+  QUARRY_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
+      craw, symmetric_pad(n, g.h, g.kh, s[0], g.y),
+      symmetric_pad(n, g.w, g.kw, s[1], g.x), to_int(s[0]), to_int(s[1]), 1, 1,
+      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  QUARRY_CUDA_CHECK(cudnnSetConvolutionGroupCount(craw, to_int(g.groups)));
+  QUARRY_CUDA_CHECK(cudnnSetConvolutionMathType(craw, CUDNN_FMA_MATH));
+
+  // Time every algorithm on this configuration and keep the fastest that
+  // works (TASO does the same); its workspace joins the shared one.
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  QUARRY_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
+      c.cudnn, xd.get(), wraw, craw, yd.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+      &found, perf));
+  int best = -1;
+  for (int i = 0; i < found && best < 0; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS)
+      best = i;
+  if (best < 0)
+    throw Error("backend cuda: cudnnFindConvolutionForwardAlgorithm found no "
+                "algorithm for this convolution");
+  const cudnnConvolutionFwdAlgo_t algo = perf[best].algo;
+  size_t bytes = 0;
+  QUARRY_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+      c.cudnn, xd.get(), wraw, craw, yd.get(), algo, &bytes));
+  c.workspace_bytes = std::max(c.workspace_bytes, bytes);
+
+  Step conv = [&c, xd, wd, cd, yd, algo, bytes, x = in[0].data, w = in[1].data,
+               y = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnConvolutionForward(
+        c.cudnn, &kOne, xd.get(), x, wd.get(), w, cd.get(), algo, c.workspace,
+        bytes, &kZero, yd.get(), y));
+  };
+  return sequence(
+      std::move(conv),
+      activation_step(c, static_cast<Activation>(n.attrs.i(Conv::kAct)),
+                      out[0].shape(), out[0].data));
+}
+
+Step CudaKernel<ops::MatMul>::make(Context &c, const Node &n, Operands in,
+                                   Operands out) {
+  const Shape &a = in[0].shape(), &b = in[1].shape();
+  const int r = a.rank();
+  const int m = to_int(a[r - 2]), k = to_int(a[r - 1]), nn = to_int(b[r - 1]);
+  const int batch = to_int(a.numel() / (int64_t(m) * k));
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
+  Step gemm = [&c, m, k, nn, batch, ap = in[0].data, bp = in[1].data,
+               cp = out[0].data] {
+    QUARRY_CUDA_CHECK(cublasSgemmStridedBatched(
+        c.cublas, CUBLAS_OP_N, CUBLAS_OP_N, nn, m, k, &kOne, bp, nn,
+        int64_t(k) * nn, ap, k, int64_t(m) * k, &kZero, cp, nn, int64_t(m) * nn,
+        batch));
+  };
+  return sequence(
+      std::move(gemm),
+      activation_step(c, static_cast<Activation>(n.attrs.i(ops::MatMul::kAct)),
+                      out[0].shape(), out[0].data));
+}
+
+Step CudaKernel<ops::Pool2DAvg>::make(Context &c, const Node &n, Operands in,
+                                      Operands out) {
+  return pool_step<ops::Pool2DAvg>(
+      c, n, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, in, out);
+}
+
+Step CudaKernel<ops::Pool2DMax>::make(Context &c, const Node &n, Operands in,
+                                      Operands out) {
+  return pool_step<ops::Pool2DMax>(c, n, CUDNN_POOLING_MAX, in, out);
+}
+
+Step CudaKernel<ops::Relu>::make(Context &c, const Node &, Operands in,
+                                 Operands out) {
+  return unary_step(c, CUDNN_ACTIVATION_RELU, in, out);
+}
+
+Step CudaKernel<ops::Sigmoid>::make(Context &c, const Node &, Operands in,
+                                    Operands out) {
+  return unary_step(c, CUDNN_ACTIVATION_SIGMOID, in, out);
+}
+
+Step CudaKernel<ops::Tanh>::make(Context &c, const Node &, Operands in,
+                                 Operands out) {
+  return unary_step(c, CUDNN_ACTIVATION_TANH, in, out);
+}
+
+Step CudaKernel<ops::EwAdd>::make(Context &c, const Node &, Operands in,
+                                  Operands out) {
+  return binary_step(c, CUDNN_OP_TENSOR_ADD, in, out);
+}
+
+Step CudaKernel<ops::EwMul>::make(Context &c, const Node &, Operands in,
+                                  Operands out) {
+  return binary_step(c, CUDNN_OP_TENSOR_MUL, in, out);
+}
+
+Step CudaKernel<ops::ScalarMul>::make(Context &c, const Node &, Operands in,
+                                      Operands out) {
+  // The scalar stays on the device: cuBLAS reads it through a device pointer.
+  return [&c, x = in[0].data, s = in[1].data, y = out[0].data,
+          len = to_int(in[0].shape().numel())] {
+    QUARRY_CUDA_CHECK(cudaMemcpyAsync(y, x, sizeof(float) * len,
+                                      cudaMemcpyDeviceToDevice, c.stream));
+    QUARRY_CUDA_CHECK(
+        cublasSetPointerMode(c.cublas, CUBLAS_POINTER_MODE_DEVICE));
+    QUARRY_CUDA_CHECK(cublasSscal(c.cublas, len, s, y, 1));
+    QUARRY_CUDA_CHECK(cublasSetPointerMode(c.cublas, CUBLAS_POINTER_MODE_HOST));
+  };
+}
+
+Step CudaKernel<ops::BatchNorm>::make(Context &c, const Node &n, Operands in,
+                                      Operands out) {
+  const Shape &x = in[0].shape();
+  const int64_t inner = x.numel() / (x[0] * x[1]);
+  auto xd = nchw(x[0], x[1], inner, 1);
+  auto pd = nchw(1, x[1], 1, 1);
+  const double eps = n.attrs.real(ops::BatchNorm::kEps);
+  // Operands: x, scale, bias, mean, var.
+  return
+      [&c, xd, pd, eps, xp = in[0].data, scale = in[1].data, bias = in[2].data,
+       mean = in[3].data, var = in[4].data, y = out[0].data] {
+        QUARRY_CUDA_CHECK(cudnnBatchNormalizationForwardInference(
+            c.cudnn, CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, xd.get(), xp,
+            xd.get(), y, pd.get(), scale, bias, mean, var, eps));
+      };
+}
+
+Step CudaKernel<ops::Concat>::make(Context &c, const Node &n, Operands in,
+                                   Operands out) {
+  const int axis = static_cast<int>(n.attrs.i(ops::Concat::kAxis));
+  const ops::AxisBlocks yb(out[0].shape(), axis);
+  const int64_t y_row = out[0].shape()[axis] * yb.inner;
+  std::vector<std::pair<const float *, int64_t>> parts; // data, row length
+  for (const Operand &o : in)
+    parts.push_back({o.data, o.shape()[axis] * yb.inner});
+  return [&c, parts, y = out[0].data, y_row, outer = yb.outer] {
+    int64_t offset = 0;
+    for (auto [src, row] : parts) {
+      copy_rows(c, y + offset, y_row, src, row, row, outer);
+      offset += row;
+    }
+  };
+}
+
+Step CudaKernel<ops::Split>::make(Context &c, const Node &n, Operands in,
+                                  Operands out) {
+  const int axis = static_cast<int>(n.attrs.i(ops::Split::kAxis));
+  const ops::AxisBlocks xb(in[0].shape(), axis);
+  const int64_t x_row = in[0].shape()[axis] * xb.inner;
+  std::vector<std::pair<float *, int64_t>> parts;
+  for (const Operand &o : out)
+    parts.push_back({o.data, o.shape()[axis] * xb.inner});
+  return [&c, parts, x = in[0].data, x_row, outer = xb.outer] {
+    int64_t offset = 0;
+    for (auto [dst, row] : parts) {
+      copy_rows(c, dst, row, x + offset, x_row, row, outer);
+      offset += row;
+    }
+  };
+}
+
+Step CudaKernel<ops::Transpose>::make(Context &c, const Node &n, Operands in,
+                                      Operands out) {
+  // Read through permuted strides, write row-major.
+  const auto &perm = n.attrs.list(ops::Transpose::kPerm);
+  const auto in_strides = in[0].shape().strides();
+  const Shape &y = out[0].shape();
+  if (y.rank() > CUDNN_DIM_MAX - 1)
+    throw Error("backend cuda: transpose of rank " + std::to_string(y.rank()) +
+                " is beyond cuDNN's tensors");
+  std::vector<int> dims, src_strides;
+  for (int i = 0; i < y.rank(); ++i) {
+    dims.push_back(to_int(y[i]));
+    src_strides.push_back(to_int(in_strides[perm[i]]));
+  }
+  std::vector<int> dst_strides;
+  for (int64_t s : y.strides())
+    dst_strides.push_back(to_int(s));
+  auto xd = strided(dims, src_strides);
+  auto yd = strided(dims, dst_strides);
+  return [&c, xd, yd, x = in[0].data, yp = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnTransformTensor(c.cudnn, &kOne, xd.get(), x, &kZero,
+                                           yd.get(), yp));
+  };
+}
+
+Step CudaKernel<ops::Reshape>::make(Context &c, const Node &, Operands in,
+                                    Operands out) {
+  return [&c, x = in[0].data, y = out[0].data,
+          bytes = sizeof(float) * in[0].shape().numel()] {
+    QUARRY_CUDA_CHECK(
+        cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, c.stream));
+  };
+}
+
+} // namespace quarry::runtime::cuda

@@ -1,0 +1,56 @@
+//===- kernels.h - Which operators the cuda backend runs, and how -*- C++
+//-*-===//
+//
+// CudaKernel<Def> lowers one node of operator `Def` to a step queued on the
+// context's stream, as cpu/kernels.h does for oneDNN. Operators without a
+// specialization are not supported on this backend (static ones are folded
+// at prepare time). Adding an operator: one specialization here, its make()
+// in kernels.cc.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "check.h"
+#include "lowering.h"
+
+namespace quarry::runtime::cuda {
+
+/// The one stream, the library handles on it, and the convolution
+/// workspace all steps share (sized to the largest need at prepare time).
+struct Context {
+  cudaStream_t stream = nullptr;
+  cudnnHandle_t cudnn = nullptr;
+  cublasHandle_t cublas = nullptr;
+  void *workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+
+template <class Def> struct CudaKernel {
+  static constexpr bool supported = false;
+};
+
+#define QUARRY_CUDA_KERNEL(Def)                                                \
+  template <> struct CudaKernel<Def> {                                         \
+    static constexpr bool supported = true;                                    \
+    static Step make(Context &c, const Node &n, Operands in, Operands out);    \
+  };
+
+QUARRY_CUDA_KERNEL(ops::Conv2D)
+QUARRY_CUDA_KERNEL(ops::MatMul)
+QUARRY_CUDA_KERNEL(ops::Pool2DAvg)
+QUARRY_CUDA_KERNEL(ops::Pool2DMax)
+QUARRY_CUDA_KERNEL(ops::Relu)
+QUARRY_CUDA_KERNEL(ops::Sigmoid)
+QUARRY_CUDA_KERNEL(ops::Tanh)
+QUARRY_CUDA_KERNEL(ops::EwAdd)
+QUARRY_CUDA_KERNEL(ops::EwMul)
+QUARRY_CUDA_KERNEL(ops::ScalarMul)
+QUARRY_CUDA_KERNEL(ops::BatchNorm)
+QUARRY_CUDA_KERNEL(ops::Concat)
+QUARRY_CUDA_KERNEL(ops::Split)
+QUARRY_CUDA_KERNEL(ops::Transpose)
+QUARRY_CUDA_KERNEL(ops::Reshape)
+
+#undef QUARRY_CUDA_KERNEL
+
+} // namespace quarry::runtime::cuda

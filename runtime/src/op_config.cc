@@ -1,0 +1,54 @@
+//===- op_config.cc - Operator configurations and their keys --------------===//
+#include "quarry/runtime/op_config.h"
+
+#include "quarry/runtime/plan.h"
+
+namespace quarry::runtime {
+
+std::string OpConfig::key() const {
+  const OpInfo &info = op_info(kind);
+  std::string s(info.name), attrs_text;
+  for (size_t i = 0; i < info.attrs.size(); ++i) {
+    if (!attrs.has(i))
+      continue;
+    attrs_text += attrs_text.empty() ? "" : " ";
+    attrs_text += std::string(info.attrs[i].name) + "=" +
+                  format_attr(info.attrs[i], attrs.value(i));
+  }
+  if (!attrs_text.empty())
+    s += "[" + attrs_text + "]";
+  s += "(";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    s += (i ? "," : "") + std::string(weights[i] ? "w" : "x") + inputs[i].str();
+  return s + ")";
+}
+
+OpConfig op_config(const Graph &g, int32_t id) {
+  const Node &n = g.node(id);
+  const std::vector<bool> is_static = static_nodes(g);
+  OpConfig c{n.kind, n.attrs, {}, {}};
+  for (ValueRef v : n.inputs) {
+    const TensorType *t = g.type(v);
+    if (!t)
+      throw Error("cost: " + describe_node(g, id) +
+                  " has an operand of unknown shape");
+    c.inputs.push_back(t->shape);
+    c.weights.push_back(is_static[v.node]);
+  }
+  return c;
+}
+
+Graph single_op_graph(const OpConfig &c) {
+  Graph g;
+  std::vector<ValueRef> operands;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const std::string name = "in" + std::to_string(i);
+    operands.push_back(c.weights[i] ? g.weight(name, c.inputs[i])
+                                    : g.input(name, c.inputs[i]));
+  }
+  for (ValueRef v : g.add(c.kind, c.attrs, operands))
+    g.mark_output(v);
+  return g;
+}
+
+} // namespace quarry::runtime

@@ -1,0 +1,206 @@
+//===- plan.cc - Static folding, execution order, buffer reuse ------------===//
+#include "quarry/runtime/plan.h"
+
+#include "quarry/core/float_domain.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace quarry::runtime {
+
+namespace {
+
+[[noreturn]] void fail(std::string_view backend, const std::string &msg) {
+  throw Error("backend " + std::string(backend) + ": " + msg);
+}
+
+/// Types and static values of every live node.
+void fold(const Graph &g, const Bindings<float> &weights,
+          std::string_view backend, const SupportsOp &supports,
+          const std::vector<bool> &live, Plan &p) {
+  const FloatDomain fd;
+  for (int32_t id = 0; id < g.num_nodes(); ++id) {
+    if (!live[id])
+      continue;
+    const Node &n = g.node(id);
+    auto &vals = p.values[id];
+    if (n.is_variable()) {
+      if (n.types.empty())
+        fail(backend, "variable '" + n.name + "' has no shape");
+      vals = {PlannedValue{n.types[0], n.kind == OpKind::Weight, -1}};
+      if (n.kind == OpKind::Input) {
+        p.inputs.push_back(id);
+        continue;
+      }
+      auto it = weights.find(n.name);
+      if (it == weights.end())
+        fail(backend, "no value for weight '" + n.name + "'");
+      if (it->second.shape != n.types[0].shape)
+        fail(backend, "weight '" + n.name + "' is declared " +
+                          n.types[0].shape.str() + " but its value is " +
+                          it->second.shape.str());
+      p.static_values[id] = {it->second};
+      continue;
+    }
+    std::vector<TensorType> in_types;
+    std::vector<const Tensor<float> *> in;
+    bool all_static = true;
+    for (ValueRef v : n.inputs) {
+      in_types.push_back(p.value(v).type);
+      all_static = all_static && p.value(v).is_static;
+      if (all_static)
+        in.push_back(&p.static_values[v.node][v.output]);
+    }
+    auto out_types = infer_types(n.kind, n.attrs, in_types);
+    if (!out_types)
+      fail(backend, describe_node(g, id) + " has no shape");
+    for (const auto &t : *out_types)
+      vals.push_back(PlannedValue{t, all_static, -1});
+    if (all_static) {
+      p.static_values[id] =
+          detail::run_node<FloatDomain>(fd, n, in, *out_types);
+      continue;
+    }
+    if (!supports(n.kind))
+      fail(backend, describe_node(g, id) + " is not supported on this backend");
+    p.steps.push_back(id);
+  }
+}
+
+/// A pool of buffers, each sized to the largest value it ever holds.
+class BufferPool {
+public:
+  explicit BufferPool(std::vector<int64_t> &sizes) : sizes_(sizes) {}
+
+  /// The smallest free buffer that fits; else the largest free one, grown;
+  /// else a new one.
+  int acquire(int64_t elems) {
+    int best = -1;
+    for (size_t i = 0; i < free_.size(); ++i) {
+      const int b = free_[i];
+      if (best < 0 || better(b, free_[best], elems))
+        best = static_cast<int>(i);
+    }
+    if (best < 0) {
+      sizes_.push_back(elems);
+      return static_cast<int>(sizes_.size()) - 1;
+    }
+    const int b = free_[best];
+    free_.erase(free_.begin() + best);
+    sizes_[b] = std::max(sizes_[b], elems);
+    return b;
+  }
+  void release(int b) { free_.push_back(b); }
+
+private:
+  bool better(int a, int b, int64_t need) const {
+    const bool fa = sizes_[a] >= need, fb = sizes_[b] >= need;
+    if (fa != fb)
+      return fa;
+    return fa ? sizes_[a] < sizes_[b] : sizes_[a] > sizes_[b];
+  }
+  std::vector<int64_t> &sizes_;
+  std::vector<int> free_;
+};
+
+void assign_buffers(const Graph &g, Plan &p) {
+  // Step index of each dynamic value's last reader; pinned values never die.
+  constexpr int kForever = std::numeric_limits<int>::max();
+  std::vector<std::vector<int>> last_use(g.num_nodes());
+  for (size_t id = 0; id < p.values.size(); ++id)
+    last_use[id].assign(p.values[id].size(), -1);
+  for (int32_t id : p.inputs)
+    last_use[id][0] = kForever;
+  for (size_t s = 0; s < p.steps.size(); ++s)
+    for (ValueRef v : g.node(p.steps[s]).inputs)
+      last_use[v.node][v.output] = std::max<int>(last_use[v.node][v.output], s);
+  for (ValueRef v : g.outputs())
+    last_use[v.node][v.output] = kForever;
+
+  BufferPool pool(p.buffer_elems);
+  for (int32_t id : p.inputs)
+    p.values[id][0].buffer = pool.acquire(p.values[id][0].type.shape.numel());
+  std::vector<std::vector<std::pair<int32_t, int>>> dies_after(p.steps.size());
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    const int32_t id = p.steps[s];
+    for (size_t o = 0; o < p.values[id].size(); ++o) {
+      PlannedValue &v = p.values[id][o];
+      v.buffer = pool.acquire(v.type.shape.numel());
+      const int end = last_use[id][o];
+      if (end != kForever)
+        dies_after[std::max<int>(end, s)].push_back({id, static_cast<int>(o)});
+    }
+    // Released only after this step's outputs are placed, so no operator
+    // writes into a buffer it reads.
+    for (auto [node, out] : dies_after[s])
+      pool.release(p.values[node][out].buffer);
+  }
+}
+
+} // namespace
+
+int64_t Plan::planned_elems() const {
+  int64_t n = 0;
+  for (int64_t e : buffer_elems)
+    n += e;
+  return n;
+}
+
+int64_t Plan::unplanned_elems() const {
+  int64_t n = 0;
+  for (const auto &vals : values)
+    for (const auto &v : vals)
+      if (!v.is_static)
+        n += v.type.shape.numel();
+  return n;
+}
+
+std::vector<bool> static_nodes(const Graph &g) {
+  std::vector<bool> is_static(g.num_nodes(), false);
+  for (int32_t id = 0; id < g.num_nodes(); ++id) {
+    const Node &n = g.node(id);
+    if (n.is_variable()) {
+      is_static[id] = n.kind == OpKind::Weight;
+      continue;
+    }
+    bool all = true;
+    for (ValueRef v : n.inputs)
+      all = all && is_static[v.node];
+    is_static[id] = all;
+  }
+  return is_static;
+}
+
+std::string describe_node(const Graph &g, int32_t id) {
+  const Node &n = g.node(id);
+  const std::string op(op_name(n.kind));
+  if (!n.name.empty())
+    return "node '" + n.name + "' (" + op + ")";
+  return "node " + std::to_string(id) + " (" + op + ")";
+}
+
+Plan make_plan(const Graph &g, const Bindings<float> &weights,
+               std::string_view backend, const SupportsOp &supports) {
+  Plan p;
+  p.values.resize(g.num_nodes());
+  p.static_values.resize(g.num_nodes());
+  fold(g, weights, backend, supports, g.live_nodes(), p);
+  assign_buffers(g, p);
+  return p;
+}
+
+void check_inputs(const Graph &g, const Plan &p, const Bindings<float> &inputs,
+                  std::string_view backend) {
+  for (int32_t id : p.inputs) {
+    const Node &n = g.node(id);
+    auto it = inputs.find(n.name);
+    if (it == inputs.end())
+      fail(backend, "no value for input '" + n.name + "'");
+    const Shape &want = p.values[id][0].type.shape;
+    if (it->second.shape != want)
+      fail(backend, "input '" + n.name + "' must be " + want.str() + ", got " +
+                        it->second.shape.str());
+  }
+}
+
+} // namespace quarry::runtime

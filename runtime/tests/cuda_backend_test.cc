@@ -1,0 +1,103 @@
+//===- cuda_backend_test.cc - cuDNN/cuBLAS results equal the reference's --===//
+//
+// Exits 77, which ctest reports as skipped, when no CUDA device is present.
+//
+//===----------------------------------------------------------------------===//
+#include "cases.h"
+#include "quarry/runtime/cost_cache.h"
+#include "quarry/runtime/cuda_backend.h"
+#include "quarry/runtime/reference_backend.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace quarry::runtime::testing {
+namespace {
+
+/// cuDNN's legacy API pads symmetrically: even kernels with pad=same are
+/// rejected on this backend (and tested as such below).
+bool runs_on_cuda(const Case &c) {
+  return c.name.find("_k2_") == std::string::npos ||
+         c.name.find("same") == std::string::npos;
+}
+
+std::vector<Case> cuda_operator_cases() {
+  std::vector<Case> cs;
+  for (const Case &c : operator_cases())
+    if (runs_on_cuda(c))
+      cs.push_back(c);
+  return cs;
+}
+
+class CudaOperator : public ::testing::TestWithParam<Case> {};
+class CudaGraph : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaOperator, MatchesReference) {
+  auto gpu = make_cuda_backend();
+  auto ref = make_reference_backend();
+  expect_matches_reference(*gpu, *ref, GetParam());
+}
+
+TEST_P(CudaGraph, MatchesReference) {
+  auto gpu = make_cuda_backend();
+  auto ref = make_reference_backend();
+  expect_matches_reference(*gpu, *ref, GetParam());
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case> &info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaOperator,
+                         ::testing::ValuesIn(cuda_operator_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(All, CudaGraph, ::testing::ValuesIn(graph_cases()),
+                         case_name);
+
+TEST(CudaBackend, EvenKernelWithSamePaddingIsAClearError) {
+  const Graph g = parse_graph("input x: [1,2,6,6]\n"
+                              "y = pool2d_max[k=2,2 pad=same](x)\noutput y\n");
+  try {
+    make_cuda_backend()->prepare(g, {});
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "backend cuda: pool2d_max: kernel 2 needs "
+                           "asymmetric padding, which this backend does not "
+                           "do (node 'y' (pool2d_max))");
+  }
+}
+
+TEST(CudaBackend, MismatchedInputShape) {
+  const Graph g = parse_graph("input x: [2,3]\ny = relu(x)\noutput y\n");
+  auto e = make_cuda_backend()->prepare(g, {});
+  EXPECT_THROW(e->set_inputs({{"x", Tensor<float>(Shape{3, 2}, 0.0f)}}), Error);
+}
+
+TEST(CudaBackend, CostIsMeasuredAndCached) {
+  const auto path =
+      std::filesystem::temp_directory_path() / "quarry_cuda_cost_cache_test";
+  std::filesystem::remove(path);
+  auto gpu = make_cuda_backend();
+  const Graph g = parse_graph("input x: [1,64,28,28]\nweight w: [64,64,3,3]\n"
+                              "y = conv2d[act=relu](x, w)\noutput y\n");
+  CostCache cache(path.string());
+  bool measured = false;
+  const double ms =
+      cached_measure(cache, *gpu, op_config(g, 2), {2, 5, 1}, &measured);
+  EXPECT_TRUE(measured);
+  EXPECT_GT(ms, 0.0);
+  EXPECT_EQ(cached_measure(cache, *gpu, op_config(g, 2), {2, 5, 1}, &measured),
+            ms);
+  EXPECT_FALSE(measured);
+}
+
+} // namespace
+} // namespace quarry::runtime::testing
+
+int main(int argc, char **argv) {
+  if (quarry::runtime::cuda_device_count() == 0) {
+    std::printf("no CUDA device: skipped\n");
+    return 77;
+  }
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,68 @@
+//===- cmd_run.cc - quarry run: execute a graph on a backend --------------===//
+#include "commands.h"
+#include "run_flags.h"
+
+#include "quarry/runtime/backends.h"
+#include "quarry/runtime/measure.h"
+#include "quarry/runtime/run_inputs.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace quarry::cli {
+
+namespace {
+
+struct RunOptions : RunFlags {
+  bool check = false;
+  double tolerance = 1e-4;
+};
+
+/// Errors from a backend name the graph file they concern.
+template <class F> auto about_file(const std::string &file, F &&f) {
+  try {
+    return f();
+  } catch (const Error &e) {
+    throw Error(file + ": " + e.what());
+  }
+}
+
+void run(const RunOptions &o) {
+  const Graph g = read_run_graph(o);
+  const Bindings<float> values =
+      runtime::random_run_bindings(g, o.measure.seed);
+  auto backend = runtime::make_backend(o.backend);
+  auto exe = about_file(o.graph, [&] { return backend->prepare(g, values); });
+  exe->set_inputs(values);
+  const double ms = runtime::median_ms(*exe, o.measure);
+  std::printf("%s (%s): median %.4f ms over %d runs after %d warm-up\n",
+              o.backend.c_str(), backend->device_name().c_str(), ms,
+              o.measure.runs, o.measure.warmup);
+  if (!o.check)
+    return;
+  auto reference = runtime::make_backend("reference");
+  const auto want = runtime::run_once(*reference->prepare(g, values), values);
+  const double err = runtime::max_relative_error(exe->outputs(), want);
+  std::printf("max relative error vs reference: %.3g\n", err);
+  if (!(err <= o.tolerance))
+    throw Error(o.graph + ": " + o.backend + " differs from the reference by " +
+                std::to_string(err) + ", more than --tolerance " +
+                std::to_string(o.tolerance));
+}
+
+} // namespace
+
+void register_run_command(CLI::App &app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App *cmd = app.add_subcommand(
+      "run", "Run a graph on a backend and report its median latency");
+  add_run_flags(*cmd, *o);
+  cmd->add_flag("--check", o->check,
+                "Also run the reference backend and report the largest "
+                "relative error");
+  cmd->add_option("--tolerance", o->tolerance,
+                  "With --check: fail when the error is larger");
+  cmd->callback([o] { run(*o); });
+}
+
+} // namespace quarry::cli
