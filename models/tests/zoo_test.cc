@@ -1,6 +1,7 @@
 //===- zoo_test.cc - Each network's structure, shape and evaluation -------===//
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
+#include "quarry/fingerprint/random_field.h"
 #include "quarry/models/stats.h"
 #include "quarry/models/zoo.h"
 
@@ -113,6 +114,18 @@ TEST(Zoo, ResNet50FlopsMatchTheBottleneckArithmetic) {
       graph_stats(build_model("resnet50", {.weight_values = false}).graph);
   EXPECT_GT(s.flops, 7'000'000'000LL);
   EXPECT_LT(s.flops, 8'500'000'000LL);
+}
+
+TEST(Zoo, FloatOnlyOperatorsRefuseTheField) {
+  // BERT's softmax is outside the algebra: the field evaluation names it.
+  const Model m = build_model("bert", {.size = 1, .weight_values = false});
+  try {
+    evaluate(PrimeField(1), m.graph, random_field_bindings(m.graph, 1));
+    FAIL() << "field evaluation of softmax succeeded";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "softmax: has no exact semantics; only float evaluation runs it");
+  }
 }
 
 TEST(Zoo, BadNamesAndSizesAreClearErrors) {

@@ -13,5 +13,7 @@ namespace quarry::cli {
 
 void register_graph_command(CLI::App &app);
 void register_rules_command(CLI::App &app);
+void register_models_command(CLI::App &app);
+void register_onnx_commands(CLI::App &app);
 
 } // namespace quarry::cli

@@ -21,6 +21,8 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   quarry::cli::register_graph_command(app);
   quarry::cli::register_rules_command(app);
+  quarry::cli::register_models_command(app);
+  quarry::cli::register_onnx_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
