@@ -1,7 +1,5 @@
 //===- float_eval_test.cc - Float semantics against hand computation ------===//
-#include "quarry/core/evaluate.h"
-#include "quarry/core/float_domain.h"
-#include "quarry/core/text.h"
+#include "float_eval_helpers.h"
 
 #include <gtest/gtest.h>
 
@@ -10,19 +8,7 @@
 namespace quarry {
 namespace {
 
-using T = Tensor<float>;
-
-/// Evaluates the single output of `text` with the given bindings.
-T run(const std::string &text, Bindings<float> in) {
-  return evaluate(FloatDomain{}, parse_graph(text), in).at(0);
-}
-
-void expect_values(const T &t, Shape shape, std::vector<float> values) {
-  EXPECT_EQ(t.shape, shape);
-  ASSERT_EQ(t.data.size(), values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    EXPECT_NEAR(t.data[i], values[i], 1e-5) << "element " << i;
-}
+using namespace quarry::testing;
 
 TEST(FloatEval, MatMul) {
   T a({2, 2}, {1, 2, 3, 4}), b({2, 2}, {5, 6, 7, 8});

@@ -18,5 +18,7 @@ void register_candidates_command(CLI::App &app);
 void register_verify_command(CLI::App &app);
 void register_run_command(CLI::App &app);
 void register_cost_command(CLI::App &app);
+void register_models_command(CLI::App &app);
+void register_onnx_commands(CLI::App &app);
 
 } // namespace quarry::cli

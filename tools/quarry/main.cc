@@ -26,6 +26,8 @@ int main(int argc, char **argv) {
   quarry::cli::register_verify_command(app);
   quarry::cli::register_run_command(app);
   quarry::cli::register_cost_command(app);
+  quarry::cli::register_models_command(app);
+  quarry::cli::register_onnx_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -9,15 +9,24 @@
 #pragma once
 
 #include "quarry/core/ops/batchnorm.h"
+#include "quarry/core/ops/broadcast.h"
 #include "quarry/core/ops/concat.h"
 #include "quarry/core/ops/constants.h"
 #include "quarry/core/ops/conv2d.h"
+#include "quarry/core/ops/conv_transpose.h"
 #include "quarry/core/ops/elementwise.h"
 #include "quarry/core/ops/enlarge.h"
 #include "quarry/core/ops/matmul.h"
+#include "quarry/core/ops/pad.h"
+#include "quarry/core/ops/pointwise.h"
 #include "quarry/core/ops/pool2d.h"
+#include "quarry/core/ops/pool2d_explicit.h"
+#include "quarry/core/ops/reduce_mean.h"
 #include "quarry/core/ops/reshape.h"
+#include "quarry/core/ops/resize.h"
 #include "quarry/core/ops/scalar_mul.h"
+#include "quarry/core/ops/slice.h"
+#include "quarry/core/ops/softmax.h"
 #include "quarry/core/ops/split.h"
 #include "quarry/core/ops/transpose.h"
 #include "quarry/core/ops/unary.h"
@@ -52,7 +61,17 @@ namespace quarry {
   X(ConstImm, ops::ConstImm)                                                   \
   X(ConstOne, ops::ConstOne)                                                   \
   X(BatchNorm, ops::BatchNorm)                                                 \
-  X(Reshape, ops::Reshape)
+  X(Reshape, ops::Reshape)                                                     \
+  /* Float-only operators of imported networks (ops/float_only.h). */          \
+  X(Pointwise, ops::Pointwise)                                                 \
+  X(Broadcast, ops::Broadcast)                                                 \
+  X(Softmax, ops::Softmax)                                                     \
+  X(ReduceMean, ops::ReduceMean)                                               \
+  X(Slice, ops::Slice)                                                         \
+  X(Pad, ops::Pad)                                                             \
+  X(Pool2DExplicit, ops::Pool2DExplicit)                                       \
+  X(ConvTranspose, ops::ConvTranspose)                                         \
+  X(Resize, ops::Resize)
 
 enum class OpKind : uint8_t {
 #define QUARRY_ENUM(kind, def) kind,

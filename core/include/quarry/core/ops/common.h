@@ -38,6 +38,9 @@ struct OpTraits {
   bool constant = false;        ///< no inputs; value fixed by attributes
   bool variable = false;        ///< a graph input or weight
   bool opaque_in_field = false; ///< uses UnaryFn substitutes in exact domains
+  /// Outside the algebra: float semantics only (ops/float_only.h); exact
+  /// domains refuse it and rewrites treat it as opaque.
+  bool float_only = false;
 };
 
 using Types = std::vector<TensorType>;

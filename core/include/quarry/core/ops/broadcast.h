@@ -1,0 +1,36 @@
+//===- ops/broadcast.h - Binary arithmetic with broadcasting --*- C++ -*-===//
+//
+// broadcast[fn=F](x, y), float only: numpy/ONNX multidirectional
+// broadcasting (shapes aligned at the last axis; an extent of 1, or a
+// missing leading axis, repeats). fn is add, sub, mul, div, pow, max or min.
+// ewadd/ewmul remain the algebra's equal-shape operators; this one carries
+// bias additions and the arithmetic of imported networks.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/ops/float_only.h"
+
+namespace quarry::ops {
+
+enum class BroadcastFn : int64_t { Add, Sub, Mul, Div, Pow, Max, Min };
+inline constexpr std::string_view kBroadcastNames[] = {
+    "add", "sub", "mul", "div", "pow", "max", "min"};
+
+struct Broadcast : FloatOnly<Broadcast> {
+  static constexpr std::string_view name = "broadcast";
+  static constexpr int min_inputs = 2, max_inputs = 2;
+  enum : size_t { kFn };
+  static AttrSchema attrs() {
+    static const AttrSpec specs[] = {
+        {"fn", AttrKind::Enum, int64_t{0}, kBroadcastNames}};
+    return specs;
+  }
+  static MaybeTypes infer(const Attrs &a, InTypes in);
+  static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
+};
+
+/// The broadcast shape of a and b; throws naming `op` when incompatible.
+Shape broadcast_shape(std::string_view op, const Shape &a, const Shape &b);
+
+} // namespace quarry::ops

@@ -1,0 +1,55 @@
+//===- ops/resize.h - Nearest and linear resampling ------------*- C++ -*-===//
+//
+// resize[shape=.. mode=nearest|linear coord=C nearest=N](x), float only,
+// as ONNX Resize to an explicit output shape. Output coordinate o on an axis
+// scaled by r = out/in maps to input coordinate
+//   half_pixel: (o + 0.5)/r - 0.5     asymmetric: o/r
+//   align_corners: o*(in-1)/(out-1)   pytorch_half_pixel: half_pixel, or 0
+//                                     when out == 1
+// nearest rounds it (round_prefer_floor, round_prefer_ceil, floor, ceil) and
+// clamps; linear interpolates between the two neighbours of every resized
+// axis (clamped at the borders).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/ops/float_only.h"
+
+namespace quarry::ops {
+
+inline constexpr std::string_view kResizeModeNames[] = {"nearest", "linear"};
+inline constexpr std::string_view kResizeCoordNames[] = {
+    "half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"};
+inline constexpr std::string_view kResizeNearestNames[] = {
+    "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+enum class ResizeMode : int64_t { Nearest, Linear };
+enum class ResizeCoord : int64_t {
+  HalfPixel,
+  Asymmetric,
+  AlignCorners,
+  PytorchHalfPixel
+};
+enum class ResizeNearest : int64_t {
+  RoundPreferFloor,
+  RoundPreferCeil,
+  Floor,
+  Ceil
+};
+
+struct Resize : FloatOnly<Resize> {
+  static constexpr std::string_view name = "resize";
+  static constexpr int min_inputs = 1, max_inputs = 1;
+  enum : size_t { kShape, kMode, kCoord, kNearest };
+  static AttrSchema attrs() {
+    static const AttrSpec specs[] = {
+        {"shape", AttrKind::IntList, std::vector<int64_t>{1}},
+        {"mode", AttrKind::Enum, int64_t{0}, kResizeModeNames},
+        {"coord", AttrKind::Enum, int64_t{0}, kResizeCoordNames},
+        {"nearest", AttrKind::Enum, int64_t{0}, kResizeNearestNames}};
+    return specs;
+  }
+  static MaybeTypes infer(const Attrs &a, InTypes in);
+  static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
+};
+
+} // namespace quarry::ops

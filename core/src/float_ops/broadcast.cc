@@ -1,0 +1,81 @@
+//===- float_ops/broadcast.cc - broadcast's shapes and float semantics ----===//
+#include "quarry/core/ops/broadcast.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace quarry::ops {
+
+Shape broadcast_shape(std::string_view op, const Shape &a, const Shape &b) {
+  const int r = std::max(a.rank(), b.rank());
+  Shape out(std::vector<int64_t>(r, 1));
+  for (int i = 0; i < r; ++i) {
+    const int ia = i - (r - a.rank()), ib = i - (r - b.rank());
+    const int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(op, "shapes ", a.str(), " and ", b.str(), " do not broadcast");
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+MaybeTypes Broadcast::infer(const Attrs &, InTypes in) {
+  return Types{TensorType(broadcast_shape(name, in[0].shape, in[1].shape))};
+}
+
+namespace {
+/// Strides of `s` seen through the broadcast shape `out`: 0 on repeated axes.
+std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out) {
+  std::vector<int64_t> st(out.rank(), 0);
+  const auto own = s.strides();
+  const int off = out.rank() - s.rank();
+  for (int i = 0; i < s.rank(); ++i)
+    st[i + off] = s[i] == 1 ? 0 : own[i];
+  return st;
+}
+
+float apply(BroadcastFn fn, float x, float y) {
+  switch (fn) {
+  case BroadcastFn::Add:
+    return x + y;
+  case BroadcastFn::Sub:
+    return x - y;
+  case BroadcastFn::Mul:
+    return x * y;
+  case BroadcastFn::Div:
+    return x / y;
+  case BroadcastFn::Pow:
+    return std::pow(x, y);
+  case BroadcastFn::Max:
+    return std::max(x, y);
+  case BroadcastFn::Min:
+    return std::min(x, y);
+  }
+  return x;
+}
+} // namespace
+
+void Broadcast::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
+  const auto fn = static_cast<BroadcastFn>(a.i(kFn));
+  const FloatTensor &x = *in[0], &y = *in[1];
+  FloatTensor &z = out[0];
+  const int r = z.shape.rank();
+  const auto sx = broadcast_strides(x.shape, z.shape);
+  const auto sy = broadcast_strides(y.shape, z.shape);
+  std::vector<int64_t> idx(r, 0);
+  int64_t ix = 0, iy = 0;
+  for (int64_t i = 0; i < z.numel(); ++i) {
+    z[i] = apply(fn, x[ix], y[iy]);
+    for (int k = r - 1; k >= 0; --k) {
+      ix += sx[k];
+      iy += sy[k];
+      if (++idx[k] < z.shape[k])
+        break;
+      ix -= sx[k] * idx[k];
+      iy -= sy[k] * idx[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+} // namespace quarry::ops

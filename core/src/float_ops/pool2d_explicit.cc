@@ -1,0 +1,68 @@
+//===- float_ops/pool2d_explicit.cc - explicit-padding pooling ------------===//
+#include "quarry/core/ops/pool2d_explicit.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace quarry::ops {
+
+namespace {
+/// Output extent of one axis with explicit padding.
+int64_t extent(int64_t in, int64_t k, int64_t s, int64_t before,
+               int64_t after) {
+  if (k < 1 || s < 1 || before < 0 || after < 0)
+    fail(Pool2DExplicit::name, "kernel and stride must be positive and pads "
+                               "non-negative");
+  if (in + before + after < k)
+    fail(Pool2DExplicit::name, "padded input ", in + before + after,
+         " smaller than kernel ", k);
+  return (in + before + after - k) / s + 1;
+}
+} // namespace
+
+MaybeTypes Pool2DExplicit::infer(const Attrs &a, InTypes in) {
+  const Shape &x = in[0].shape;
+  if (x.rank() != 4)
+    fail(name, "input must have rank 4 (n,c,h,w), got ", x.str());
+  const auto &k = a.list(kKernel), &s = a.list(kStride), &p = a.list(kPads);
+  return Types{
+      TensorType(Shape{x[0], x[1], extent(x[2], k[0], s[0], p[0], p[2]),
+                       extent(x[3], k[1], s[1], p[1], p[3])})};
+}
+
+void Pool2DExplicit::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
+  const FloatTensor &x = *in[0];
+  FloatTensor &y = out[0];
+  const bool is_max = a.i(kFn) == 1, count_pad = a.i(kCountPad) != 0;
+  const auto &k = a.list(kKernel), &s = a.list(kStride), &p = a.list(kPads);
+  const int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2],
+                w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+  int64_t o = 0;
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+        int64_t inside = 0;
+        for (int64_t ky = 0; ky < k[0]; ++ky)
+          for (int64_t kx = 0; kx < k[1]; ++kx) {
+            const int64_t iy = oy * s[0] - p[0] + ky,
+                          ix = ox * s[1] - p[1] + kx;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+              continue;
+            const float v = x[(pl * h + iy) * w + ix];
+            acc = is_max ? std::max(acc, v) : acc + v;
+            ++inside;
+          }
+        if (!is_max) {
+          // The window clipped to the padded input (ONNX counts pads only).
+          const int64_t y0 = oy * s[0] - p[0], x0 = ox * s[1] - p[1];
+          const int64_t wy = std::min(y0 + k[0], h + p[2]) - y0;
+          const int64_t wx = std::min(x0 + k[1], w + p[3]) - x0;
+          const int64_t n = count_pad ? wy * wx : inside;
+          acc = n > 0 ? acc / static_cast<float>(n) : 0.0f;
+        }
+        y[o++] = acc;
+      }
+}
+
+} // namespace quarry::ops

@@ -1,0 +1,124 @@
+//===- float_only_test.cc - Float-only operators against hand computation -===//
+#include "float_eval_helpers.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+TEST(FloatOnly, Pointwise) {
+  T x({4}, {-2, -0.5, 1, 4});
+  expect_values(run("input x\ny = pointwise[fn=leaky_relu alpha=0.1](x)\n"
+                    "output y",
+                    {{"x", x}}),
+                {4}, {-0.2f, -0.05f, 1, 4});
+  expect_values(
+      run("input x\ny = pointwise[fn=clip alpha=-1 beta=2](x)\noutput y",
+          {{"x", x}}),
+      {4}, {-1, -0.5, 1, 2});
+  expect_values(
+      run("input x\ny = pointwise[fn=hard_swish](x)\noutput y", {{"x", x}}),
+      {4}, {-2 * (1.0f / 6), -0.5f * (2.5f / 6), 4.0f / 6, 4});
+}
+
+TEST(FloatOnly, BroadcastRepeatsUnitAxes) {
+  T x({2, 3}, {1, 2, 3, 4, 5, 6}), b({3}, {10, 20, 30}), c({2, 1}, {2, 4});
+  expect_values(run("input x\ninput b\ny = broadcast[fn=add](x, b)\noutput y",
+                    {{"x", x}, {"b", b}}),
+                {2, 3}, {11, 22, 33, 14, 25, 36});
+  expect_values(run("input x\ninput c\ny = broadcast[fn=div](x, c)\noutput y",
+                    {{"x", x}, {"c", c}}),
+                {2, 3}, {0.5, 1, 1.5, 1, 1.25, 1.5});
+  EXPECT_THROW(parse_graph("input x: [2,3]\ninput y: [2]\n"
+                           "z = broadcast(x, y)\noutput z"),
+               Error);
+}
+
+TEST(FloatOnly, SoftmaxAndReduceMean) {
+  T x({2, 2}, {0, std::log(3.0f), 1, 1});
+  expect_values(run("input x\ny = softmax[axis=1](x)\noutput y", {{"x", x}}),
+                {2, 2}, {0.25, 0.75, 0.5, 0.5});
+  T z({2, 3}, {1, 2, 3, 4, 5, 6});
+  expect_values(run("input z\ny = reduce_mean[axes=0 keepdims=0](z)\noutput y",
+                    {{"z", z}}),
+                {3}, {2.5, 3.5, 4.5});
+  expect_values(
+      run("input z\ny = reduce_mean[axes=-1](z)\noutput y", {{"z", z}}), {2, 1},
+      {2, 5});
+}
+
+TEST(FloatOnly, SliceClampsAndSteps) {
+  T x({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  expect_values(run("input x\ny = slice[starts=1 ends=1000 axes=1 steps=2](x)"
+                    "\noutput y",
+                    {{"x", x}}),
+                {2, 2}, {1, 3, 6, 8});
+  expect_values(run("input x\ny = slice[starts=-1 ends=-1000 axes=1 "
+                    "steps=-2](x)\noutput y",
+                    {{"x", x}}),
+                {2, 3}, {4, 2, 0, 9, 7, 5});
+}
+
+TEST(FloatOnly, PadAndExplicitPools) {
+  T x({1, 1, 2, 2}, {1, 2, 3, 4});
+  expect_values(
+      run("input x\ny = pad[pads=0,0,1,0,0,0,0,1](x)\noutput y", {{"x", x}}),
+      {1, 1, 3, 3}, {0, 0, 0, 1, 2, 0, 3, 4, 0});
+  // 2x2 windows over pads 1 on top/left: the first window sees only x[0].
+  expect_values(run("input x\ny = pool2d_explicit[fn=avg k=2,2 s=1,1 "
+                    "pads=1,1,0,0](x)\noutput y",
+                    {{"x", x}}),
+                {1, 1, 2, 2}, {1, 1.5, 2, 2.5});
+  expect_values(run("input x\ny = pool2d_explicit[fn=avg k=2,2 s=1,1 "
+                    "pads=1,1,0,0 count_pad=1](x)\noutput y",
+                    {{"x", x}}),
+                {1, 1, 2, 2}, {0.25, 0.75, 1, 2.5});
+  expect_values(run("input x\ny = pool2d_explicit[fn=max k=2,2 s=1,1 "
+                    "pads=1,1,0,0](x)\noutput y",
+                    {{"x", x}}),
+                {1, 1, 2, 2}, {1, 2, 3, 4});
+}
+
+TEST(FloatOnly, ConvTransposeScatters) {
+  // Stride 2, 2x2 kernel, no overlap: every input pixel becomes a block.
+  T x({1, 1, 1, 2}, {1, 2}), w({1, 1, 2, 2}, {1, 2, 3, 4});
+  expect_values(
+      run("input x\nweight w\ny = conv_transpose[s=2,2](x, w)\noutput y",
+          {{"x", x}, {"w", w}}),
+      {1, 1, 2, 4}, {1, 2, 2, 4, 3, 4, 6, 8});
+}
+
+TEST(FloatOnly, ResizeNearestAndLinear) {
+  T x({1, 1, 1, 2}, {1, 3});
+  expect_values(
+      run("input x\ny = resize[shape=1,1,1,4](x)\noutput y", {{"x", x}}),
+      {1, 1, 1, 4}, {1, 1, 3, 3});
+  expect_values(run("input x\ny = resize[shape=1,1,1,4 mode=linear](x)\n"
+                    "output y",
+                    {{"x", x}}),
+                {1, 1, 1, 4}, {1, 1.5, 2.5, 3});
+  expect_values(run("input x\ny = resize[shape=1,1,1,3 mode=linear "
+                    "coord=align_corners](x)\noutput y",
+                    {{"x", x}}),
+                {1, 1, 1, 3}, {1, 2, 3});
+}
+
+TEST(FloatOnly, TextRoundTripAndTraits) {
+  const std::string text = "input x: [1,2,4,4]\nweight w: [2,3,2,2]\n"
+                           "y = resize[shape=1,3,8,8 mode=linear coord="
+                           "asymmetric nearest=floor](conv_transpose[s=2,2 "
+                           "groups=1](x, w))\noutput y\n";
+  Graph g = parse_graph(text);
+  Graph back = parse_graph(print_graph(g));
+  EXPECT_TRUE(structurally_equal(g, back));
+  EXPECT_EQ(g.type(g.outputs()[0])->shape, (Shape{1, 3, 8, 8}));
+  EXPECT_TRUE(op_info(OpKind::Resize).traits.float_only);
+  EXPECT_FALSE(op_info(OpKind::Conv2D).traits.float_only);
+}
+
+} // namespace
+} // namespace quarry

@@ -1,0 +1,27 @@
+//===- model_file.h - Models on disk: .qg + weights, or .onnx ---*- C++ -*-===//
+//
+// A model saved by quarry is its text graph `NAME.qg` and, beside it,
+// `NAME.qg.weights.pb`: an ONNX GraphProto that holds only initializers
+// (one TensorProto per weight, float32). A .qg without the weights file is
+// a graph whose weights are bound to seeded random values when evaluated.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/models/onnx.h"
+
+namespace quarry {
+
+/// The weights file that belongs to `qg_path`.
+std::string weights_path(const std::string &qg_path);
+
+/// Writes `m` as `qg_path` and its weights file (each atomically); removes
+/// no file, and writes no weights file when the table is empty.
+void save_model(const Model &m, const std::string &qg_path);
+
+/// Reads a model from `path`: ONNX when it ends in ".onnx", else a .qg
+/// with its weights file when present.
+Model load_graph_any(const std::string &path,
+                     const OnnxImportOptions &opts = {});
+
+} // namespace quarry

@@ -1,0 +1,41 @@
+//===- onnx.h - ONNX import and export --------------------------*- C++ -*-===//
+//
+// Import reads an ONNX model (opsets 9 to 17) into a quarry Model: the
+// algebra's operators wherever they express the ONNX operator exactly, the
+// float-only operators (core/SEMANTICS.md) otherwise; initializers and
+// Constant nodes become weights whose values land in the weight table.
+// Export writes any quarry graph as an ONNX model (opset 14) that passes
+// the ONNX checker. models/ONNX.md lists the mapping.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/models/model.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace quarry {
+
+struct OnnxImportOptions {
+  /// Fixes the dimensions of graph inputs (needed for dynamic ones).
+  std::map<std::string, Shape, std::less<>> input_shapes;
+};
+
+/// "name=1x3x224x224" as (name, shape); throws quarry::Error otherwise.
+std::pair<std::string, Shape> parse_input_shape(std::string_view text);
+
+/// Imports the serialized model `bytes`; `file` names it in errors, which
+/// read "file: node 'name' (OpType): what went wrong".
+Model import_onnx_bytes(std::string_view bytes, const std::string &file,
+                        const OnnxImportOptions &opts = {});
+Model import_onnx(const std::string &path, const OnnxImportOptions &opts = {});
+
+/// The serialized ONNX model of `m`, checked by the ONNX checker. Weights
+/// without a value in the table get seeded random values (`seed`).
+std::string export_onnx_bytes(const Model &m, uint64_t seed = 1);
+/// export_onnx_bytes written atomically to `path`.
+void export_onnx(const Model &m, const std::string &path, uint64_t seed = 1);
+
+} // namespace quarry

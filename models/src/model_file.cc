@@ -1,0 +1,56 @@
+//===- model_file.cc - Models on disk: .qg + weights, or .onnx ------------===//
+#include "quarry/models/model_file.h"
+
+#include "onnx_tensor.h"
+#include "quarry/core/file_io.h"
+#include "quarry/core/text.h"
+
+#include <filesystem>
+
+namespace quarry {
+
+std::string weights_path(const std::string &qg_path) {
+  return qg_path + ".weights.pb";
+}
+
+void save_model(const Model &m, const std::string &qg_path) {
+  if (!m.weights.empty()) {
+    onnx::GraphProto weights;
+    weights.set_name("quarry weights");
+    for (const auto &[name, t] : m.weights)
+      *weights.add_initializer() = onnx_io::encode_tensor(name, t);
+    write_file_atomic(weights_path(qg_path), weights.SerializeAsString());
+  }
+  write_file_atomic(qg_path, print_graph(m.graph));
+}
+
+namespace {
+bool ends_with(const std::string &s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+} // namespace
+
+Model load_graph_any(const std::string &path, const OnnxImportOptions &opts) {
+  if (ends_with(path, ".onnx"))
+    return import_onnx(path, opts);
+  Model m{read_graph_file(path), {}};
+  const std::string wpath = weights_path(path);
+  if (!std::filesystem::exists(wpath))
+    return m;
+  const std::string bytes = read_file_bytes(wpath);
+  onnx::GraphProto weights;
+  if (!weights.ParseFromString(bytes))
+    throw Error(SourcePos{wpath, 0, 0},
+                "not a quarry weights file (truncated or not protobuf)");
+  for (const auto &t : weights.initializer()) {
+    try {
+      m.weights.emplace(t.name(), onnx_io::decode_tensor(t).as_float());
+    } catch (const Error &e) {
+      throw Error(SourcePos{wpath, 0, 0}, e.what());
+    }
+  }
+  return m;
+}
+
+} // namespace quarry

@@ -1,0 +1,370 @@
+//===- onnx_export.cc - Writing a quarry Model as ONNX --------------------===//
+//
+// Every quarry operator becomes one or a few ONNX nodes (opset 14); see
+// models/ONNX.md. Constants of the algebra (const_pool, ...) are evaluated
+// and written as initializers. The result passes onnx::checker.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_tensor.h"
+
+#include "quarry/core/evaluate.h"
+#include "quarry/core/file_io.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/models/onnx.h"
+
+#include <onnx/checker.h>
+
+#include <functional>
+
+namespace quarry {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
+using ops::PointwiseFn;
+constexpr int64_t kOpset = 14;
+
+class Exporter {
+public:
+  Exporter(const Model &m, uint64_t seed)
+      : g_(m.graph), values_(bind_variables(g_, m.weights, seed)) {}
+
+  std::string run() {
+    onnx::ModelProto model;
+    model.set_ir_version(7);
+    model.set_producer_name("quarry");
+    auto *op = model.add_opset_import();
+    op->set_domain("");
+    op->set_version(kOpset);
+    graph_ = model.mutable_graph();
+    graph_->set_name("quarry");
+    const auto live = g_.live_nodes();
+    for (int32_t id = 0; id < g_.num_nodes(); ++id)
+      if (live[id])
+        emit(id);
+    for (ValueRef v : g_.outputs())
+      add_value_info(graph_->add_output(), name(v), *g_.type(v));
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception &e) {
+      throw Error(std::string("export: the ONNX checker rejects the model: ") +
+                  e.what());
+    }
+    return model.SerializeAsString();
+  }
+
+private:
+  std::string name(ValueRef v) const {
+    const Node &n = g_.node(v.node);
+    if (n.is_variable())
+      return n.name;
+    return "t" + std::to_string(v.node) +
+           (n.num_outputs > 1 ? "_" + std::to_string(v.output) : "");
+  }
+  std::string in(const Node &n, int k) const { return name(n.inputs[k]); }
+
+  static void add_value_info(onnx::ValueInfoProto *vi, const std::string &nm,
+                             const TensorType &t) {
+    vi->set_name(nm);
+    auto *tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    auto *shape = tt->mutable_shape();
+    for (int64_t d : t.shape.dims)
+      shape->add_dim()->set_dim_value(d);
+  }
+
+  onnx::NodeProto *node(const std::string &type, std::vector<std::string> in,
+                        std::vector<std::string> out) {
+    auto *n = graph_->add_node();
+    n->set_op_type(type);
+    n->set_name(out.at(0));
+    for (auto &i : in)
+      n->add_input(i);
+    for (auto &o : out)
+      n->add_output(o);
+    return n;
+  }
+  static void attr(onnx::NodeProto *n, const char *nm, int64_t v) {
+    auto *a = n->add_attribute();
+    a->set_name(nm);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void attr(onnx::NodeProto *n, const char *nm, float v) {
+    auto *a = n->add_attribute();
+    a->set_name(nm);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  static void attr(onnx::NodeProto *n, const char *nm, const Ints &v) {
+    auto *a = n->add_attribute();
+    a->set_name(nm);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v)
+      a->add_ints(x);
+  }
+  static void attr(onnx::NodeProto *n, const char *nm, const std::string &v) {
+    auto *a = n->add_attribute();
+    a->set_name(nm);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
+  /// A new int64 initializer; returns its name.
+  std::string ints(const std::string &hint, const Ints &v) {
+    *graph_->add_initializer() = onnx_io::encode_ints(hint, v);
+    return hint;
+  }
+  std::string scalar(const std::string &hint, float v) {
+    *graph_->add_initializer() =
+        onnx_io::encode_tensor(hint, Tensor<float>(Shape{}, v));
+    return hint;
+  }
+
+  /// Applies a fused activation to `pre`, writing `out`.
+  void activation(int64_t act, const std::string &pre, const std::string &out) {
+    static const char *const names[] = {"Identity", "Relu", "Sigmoid", "Tanh"};
+    node(names[act], {pre}, {out});
+  }
+
+  /// Per-side pads [t,l,b,r] of the algebra's same/valid windows.
+  Ints algebra_pads(const Node &n, size_t stride_at, size_t pad_at,
+                    const Shape &x, const Ints &k) const {
+    if (static_cast<Padding>(n.attrs.i(pad_at)) == Padding::Valid)
+      return {0, 0, 0, 0};
+    const Ints &s = n.attrs.list(stride_at);
+    Ints p(4);
+    for (int i = 0; i < 2; ++i) {
+      const int64_t in = x[2 + i], out = (in + s[i] - 1) / s[i];
+      p[i] = (k[i] - 1) / 2;
+      p[i + 2] = std::max<int64_t>(0, (out - 1) * s[i] + k[i] - in - p[i]);
+    }
+    return p;
+  }
+
+  void emit(int32_t id) {
+    const Node &n = g_.node(id);
+    const std::string out = name({id, 0});
+    const Shape &x0 = n.inputs.empty() ? Shape{} : g_.type(n.inputs[0])->shape;
+    switch (n.kind) {
+    case OpKind::Input:
+      add_value_info(graph_->add_input(), n.name, n.types.at(0));
+      return;
+    case OpKind::Weight:
+      *graph_->add_initializer() =
+          onnx_io::encode_tensor(n.name, values_.at(n.name));
+      return;
+    case OpKind::MatMul:
+      node("MatMul", {in(n, 0), in(n, 1)}, {out + "_mm"});
+      return activation(n.attrs.i(ops::MatMul::kAct), out + "_mm", out);
+    case OpKind::Conv2D: {
+      const Shape &w = g_.type(n.inputs[1])->shape;
+      const Ints k{w[2], w[3]};
+      auto *c = node("Conv", {in(n, 0), in(n, 1)}, {out + "_conv"});
+      attr(c, "kernel_shape", k);
+      attr(c, "strides", n.attrs.list(ops::Conv2D::kStride));
+      attr(c, "pads",
+           algebra_pads(n, ops::Conv2D::kStride, ops::Conv2D::kPad, x0, k));
+      attr(c, "group", x0[1] / w[1]);
+      return activation(n.attrs.i(ops::Conv2D::kAct), out + "_conv", out);
+    }
+    case OpKind::Pool2DAvg:
+    case OpKind::Pool2DMax: {
+      const bool avg = n.kind == OpKind::Pool2DAvg;
+      using P = ops::Pool2D<ops::PoolFn::Avg>;
+      const Ints &k = n.attrs.list(P::kKernel);
+      auto *p = node(avg ? "AveragePool" : "MaxPool", {in(n, 0)}, {out});
+      attr(p, "kernel_shape", k);
+      attr(p, "strides", n.attrs.list(P::kStride));
+      attr(p, "pads", algebra_pads(n, P::kStride, P::kPad, x0, k));
+      if (avg)
+        attr(p, "count_include_pad", int64_t{1});
+      return;
+    }
+    case OpKind::Relu:
+      node("Relu", {in(n, 0)}, {out});
+      return;
+    case OpKind::Sigmoid:
+      node("Sigmoid", {in(n, 0)}, {out});
+      return;
+    case OpKind::Tanh:
+      node("Tanh", {in(n, 0)}, {out});
+      return;
+    case OpKind::EwAdd:
+      node("Add", {in(n, 0), in(n, 1)}, {out});
+      return;
+    case OpKind::EwMul:
+    case OpKind::ScalarMul:
+      node("Mul", {in(n, 0), in(n, 1)}, {out});
+      return;
+    case OpKind::Concat: {
+      std::vector<std::string> ins;
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        ins.push_back(in(n, static_cast<int>(k)));
+      attr(node("Concat", ins, {out}), "axis", n.attrs.i(ops::Concat::kAxis));
+      return;
+    }
+    case OpKind::Split: {
+      const int64_t axis = n.attrs.i(ops::Split::kAxis);
+      Ints sizes;
+      std::vector<std::string> outs;
+      for (int k = 0; k < n.num_outputs; ++k) {
+        sizes.push_back(n.types[k].shape[static_cast<int>(axis)]);
+        outs.push_back(name({id, k}));
+      }
+      attr(node("Split", {in(n, 0), ints(out + "_sizes", sizes)}, outs), "axis",
+           axis);
+      return;
+    }
+    case OpKind::Transpose:
+      attr(node("Transpose", {in(n, 0)}, {out}), "perm",
+           n.attrs.list(ops::Transpose::kPerm));
+      return;
+    case OpKind::Enlarge: {
+      const Ints &k = n.attrs.list(ops::Enlarge::kKernel);
+      const int64_t dy = (k[0] - x0[2]) / 2, dx = (k[1] - x0[3]) / 2;
+      node("Pad",
+           {in(n, 0),
+            ints(out + "_pads",
+                 {0, 0, dy, dx, 0, 0, k[0] - x0[2] - dy, k[1] - x0[3] - dx})},
+           {out});
+      return;
+    }
+    case OpKind::ConstPool:
+    case OpKind::ConstIConv:
+    case OpKind::ConstImm:
+    case OpKind::ConstOne: {
+      // Evaluate the constant once and store its value.
+      Graph one;
+      const auto v = one.add(n.kind, n.attrs, {});
+      one.mark_output(v[0]);
+      *graph_->add_initializer() =
+          onnx_io::encode_tensor(out, evaluate(FloatDomain{}, one, {}).at(0));
+      return;
+    }
+    case OpKind::BatchNorm:
+      attr(node("BatchNormalization",
+                {in(n, 0), in(n, 1), in(n, 2), in(n, 3), in(n, 4)}, {out}),
+           "epsilon", static_cast<float>(n.attrs.real(ops::BatchNorm::kEps)));
+      return;
+    case OpKind::Reshape:
+      node("Reshape",
+           {in(n, 0), ints(out + "_shape", n.types.at(0).shape.dims)}, {out});
+      return;
+    default:
+      return emit_float_only(n, out);
+    }
+  }
+
+  void emit_float_only(const Node &n, const std::string &out) {
+    switch (n.kind) {
+    case OpKind::Pointwise: {
+      using P = ops::Pointwise;
+      const auto fn = static_cast<PointwiseFn>(n.attrs.i(P::kFn));
+      const float alpha = static_cast<float>(n.attrs.real(P::kAlpha));
+      const float beta = static_cast<float>(n.attrs.real(P::kBeta));
+      static const char *const types[] = {
+          "Sqrt",       "Exp",       "Neg",  "Abs",         "Erf",
+          "Reciprocal", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish"};
+      std::vector<std::string> ins{in(n, 0)};
+      if (fn == PointwiseFn::Clip) {
+        ins.push_back(scalar(out + "_min", alpha));
+        ins.push_back(scalar(out + "_max", beta));
+      }
+      auto *p = node(types[static_cast<int>(fn)], ins, {out});
+      if (fn == PointwiseFn::LeakyRelu || fn == PointwiseFn::HardSigmoid)
+        attr(p, "alpha", alpha);
+      if (fn == PointwiseFn::HardSigmoid)
+        attr(p, "beta", beta);
+      return;
+    }
+    case OpKind::Broadcast: {
+      static const char *const types[] = {"Add", "Sub", "Mul", "Div",
+                                          "Pow", "Max", "Min"};
+      node(types[n.attrs.i(ops::Broadcast::kFn)], {in(n, 0), in(n, 1)}, {out});
+      return;
+    }
+    case OpKind::Softmax:
+      attr(node("Softmax", {in(n, 0)}, {out}), "axis",
+           n.attrs.i(ops::Softmax::kAxis));
+      return;
+    case OpKind::ReduceMean: {
+      auto *r = node("ReduceMean", {in(n, 0)}, {out});
+      attr(r, "axes", n.attrs.list(ops::ReduceMean::kAxes));
+      attr(r, "keepdims", n.attrs.i(ops::ReduceMean::kKeepDims));
+      return;
+    }
+    case OpKind::Slice: {
+      using S = ops::Slice;
+      node("Slice",
+           {in(n, 0), ints(out + "_starts", n.attrs.list(S::kStarts)),
+            ints(out + "_ends", n.attrs.list(S::kEnds)),
+            ints(out + "_axes", n.attrs.list(S::kAxes)),
+            ints(out + "_steps", n.attrs.list(S::kSteps))},
+           {out});
+      return;
+    }
+    case OpKind::Pad:
+      node("Pad",
+           {in(n, 0), ints(out + "_pads", n.attrs.list(ops::Pad::kPads)),
+            scalar(out + "_value",
+                   static_cast<float>(n.attrs.real(ops::Pad::kValue)))},
+           {out});
+      return;
+    case OpKind::Pool2DExplicit: {
+      using P = ops::Pool2DExplicit;
+      const bool is_max = n.attrs.i(P::kFn) == 1;
+      auto *p = node(is_max ? "MaxPool" : "AveragePool", {in(n, 0)}, {out});
+      attr(p, "kernel_shape", n.attrs.list(P::kKernel));
+      attr(p, "strides", n.attrs.list(P::kStride));
+      attr(p, "pads", n.attrs.list(P::kPads));
+      if (!is_max)
+        attr(p, "count_include_pad", n.attrs.i(P::kCountPad));
+      return;
+    }
+    case OpKind::ConvTranspose: {
+      using C = ops::ConvTranspose;
+      const Shape &w = g_.type(n.inputs[1])->shape;
+      auto *c = node("ConvTranspose", {in(n, 0), in(n, 1)}, {out});
+      attr(c, "kernel_shape", Ints{w[2], w[3]});
+      attr(c, "strides", n.attrs.list(C::kStride));
+      attr(c, "pads", n.attrs.list(C::kPads));
+      attr(c, "output_padding", n.attrs.list(C::kOutPad));
+      attr(c, "group", n.attrs.i(C::kGroups));
+      return;
+    }
+    case OpKind::Resize: {
+      using R = ops::Resize;
+      auto *r = node(
+          "Resize",
+          {in(n, 0), "", "", ints(out + "_sizes", n.attrs.list(R::kShape))},
+          {out});
+      attr(r, "mode", std::string(ops::kResizeModeNames[n.attrs.i(R::kMode)]));
+      attr(r, "coordinate_transformation_mode",
+           std::string(ops::kResizeCoordNames[n.attrs.i(R::kCoord)]));
+      attr(r, "nearest_mode",
+           std::string(ops::kResizeNearestNames[n.attrs.i(R::kNearest)]));
+      return;
+    }
+    default:
+      throw Error("export: no ONNX form for operator " +
+                  std::string(op_name(n.kind)));
+    }
+  }
+
+  const Graph &g_;
+  Bindings<float> values_;
+  onnx::GraphProto *graph_ = nullptr;
+};
+
+} // namespace
+
+std::string export_onnx_bytes(const Model &m, uint64_t seed) {
+  return Exporter(m, seed).run();
+}
+
+void export_onnx(const Model &m, const std::string &path, uint64_t seed) {
+  write_file_atomic(path, export_onnx_bytes(m, seed));
+}
+
+} // namespace quarry

@@ -1,0 +1,268 @@
+//===- onnx_import.cc - Reading an ONNX model into a quarry Model ---------===//
+#include "onnx_importer.h"
+
+#include "quarry/core/file_io.h"
+
+#include <cctype>
+
+namespace quarry::onnx_io {
+
+Importer::Importer(const onnx::ModelProto &model, const std::string &file,
+                   const OnnxImportOptions &opts)
+    : model_(model), file_(file), opts_(opts) {}
+
+void Importer::fail(const std::string &message) const {
+  std::string where;
+  if (node_)
+    where = "node '" +
+            (node_->name().empty() ? node_->output(0) : node_->name()) + "' (" +
+            node_->op_type() + "): ";
+  throw Error(SourcePos{file_, 0, 0}, where + message);
+}
+
+std::string Importer::fresh_name(const std::string &onnx_name) {
+  // Text-form identifiers: letters, digits and '_', not a keyword.
+  std::string s;
+  for (char c : onnx_name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) ||
+      s == "input" || s == "weight" || s == "output")
+    s = "v_" + s;
+  std::string name = s;
+  for (int k = 2; taken_.count(name); ++k)
+    name = s + "_" + std::to_string(k);
+  taken_.insert(name);
+  return name;
+}
+
+void Importer::read_inputs_and_initializers() {
+  const onnx::GraphProto &graph = model_.graph();
+  for (const auto &init : graph.initializer()) {
+    try {
+      constants_[init.name()] = decode_tensor(init);
+    } catch (const Error &e) {
+      fail(std::string("initializer: ") + e.what());
+    }
+  }
+  for (const auto &input : graph.input()) {
+    if (constants_.count(input.name()))
+      continue; // an initializer listed as an input (older exporters)
+    const auto &type = input.type();
+    if (!type.has_tensor_type())
+      fail("graph input '" + input.name() + "' is not a tensor");
+    const int elem = type.tensor_type().elem_type();
+    if (elem != onnx::TensorProto::FLOAT)
+      fail("graph input '" + input.name() + "' has element type " +
+           onnx::TensorProto::DataType_Name(
+               static_cast<onnx::TensorProto::DataType>(elem)) +
+           "; quarry graphs hold float32");
+    Shape shape;
+    auto given = opts_.input_shapes.find(input.name());
+    if (given != opts_.input_shapes.end()) {
+      shape = given->second;
+    } else {
+      for (const auto &d : type.tensor_type().shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 1)
+          fail("graph input '" + input.name() + "' has dynamic dimension '" +
+               d.dim_param() + "'; fix it with --input-shape " + input.name() +
+               "=...");
+        shape.dims.push_back(d.dim_value());
+      }
+    }
+    values_[input.name()] = g_.input(fresh_name(input.name()), shape);
+  }
+  for (const auto &[name, shape] : opts_.input_shapes)
+    if (!values_.count(name))
+      fail("--input-shape names '" + name + "', which is not a graph input");
+}
+
+Model Importer::run() {
+  if (!model_.has_graph())
+    fail("the file holds no graph (truncated or not an ONNX model)");
+  for (const auto &op : model_.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      opset_ = op.version();
+  if (opset_ < 9 || opset_ > 17)
+    fail("opset " + std::to_string(opset_) +
+         " is not supported (opsets 9 to 17 are)");
+  read_inputs_and_initializers();
+  const auto &handlers = onnx_handlers();
+  for (const auto &n : model_.graph().node()) {
+    node_ = &n;
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      fail("operator domain '" + n.domain() + "' is not supported");
+    auto h = handlers.find(n.op_type());
+    if (h == handlers.end())
+      fail("operator " + n.op_type() +
+           " is not supported (neither in quarry's algebra nor a float-only "
+           "operator)");
+    h->second(*this);
+  }
+  node_ = nullptr;
+  if (model_.graph().output_size() == 0)
+    fail("the graph has no outputs (truncated file?)");
+  for (const auto &out : model_.graph().output()) {
+    auto it = values_.find(out.name());
+    if (it == values_.end()) {
+      if (!constants_.count(out.name()))
+        fail("graph output '" + out.name() + "' is never computed");
+      g_.mark_output(in_const_as_value(out.name()));
+      continue;
+    }
+    g_.mark_output(it->second);
+  }
+  // Keep only the values of weights the graph uses.
+  WeightTable used;
+  for (const Node &n : g_.nodes())
+    if (n.kind == OpKind::Weight)
+      used.emplace(n.name, weights_.at(n.name));
+  return Model{std::move(g_), std::move(used)};
+}
+
+ValueRef Importer::in_const_as_value(const std::string &name) {
+  auto v = values_.find(name);
+  if (v != values_.end())
+    return v->second;
+  auto c = constants_.find(name);
+  if (c == constants_.end())
+    fail("uses '" + name + "', which no earlier node or initializer defines");
+  const ValueRef w = constant_weight(name, c->second.as_float());
+  values_[name] = w;
+  return w;
+}
+
+int Importer::num_inputs() const { return node_->input_size(); }
+
+bool Importer::has_input(int i) const {
+  return i < node_->input_size() && !node_->input(i).empty();
+}
+
+ValueRef Importer::in(int i) {
+  if (!has_input(i))
+    fail("input " + std::to_string(i) + " is missing");
+  return in_const_as_value(node_->input(i));
+}
+
+const Constant *Importer::const_in(int i) const {
+  if (!has_input(i))
+    return nullptr;
+  auto c = constants_.find(node_->input(i));
+  return c == constants_.end() ? nullptr : &c->second;
+}
+
+const Constant &Importer::need_const(int i, const char *what) const {
+  const Constant *c = const_in(i);
+  if (!c)
+    fail(std::string(what) + " (input " + std::to_string(i) +
+         ") must be a constant (an initializer or Constant node)");
+  return *c;
+}
+
+const onnx::AttributeProto *Importer::attr(const char *name) const {
+  for (const auto &a : node_->attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t Importer::attr_int(const char *name, int64_t def) const {
+  const auto *a = attr(name);
+  return a ? a->i() : def;
+}
+float Importer::attr_float(const char *name, float def) const {
+  const auto *a = attr(name);
+  return a ? a->f() : def;
+}
+std::string Importer::attr_string(const char *name,
+                                  const std::string &def) const {
+  const auto *a = attr(name);
+  return a ? a->s() : def;
+}
+std::optional<std::vector<int64_t>>
+Importer::attr_ints(const char *name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<ValueRef> Importer::add_multi(OpKind kind, Attrs attrs,
+                                          std::vector<ValueRef> inputs) {
+  try {
+    return g_.add(kind, std::move(attrs), std::move(inputs),
+                  node_->name().empty() ? "" : fresh_name(node_->name()));
+  } catch (const Error &e) {
+    fail(e.what());
+  }
+}
+
+ValueRef Importer::add(OpKind kind, Attrs attrs, std::vector<ValueRef> inputs) {
+  return add_multi(kind, std::move(attrs), std::move(inputs)).at(0);
+}
+
+ValueRef Importer::constant_weight(const std::string &hint,
+                                   Tensor<float> value) {
+  const std::string name = fresh_name(hint);
+  const ValueRef w = g_.weight(name, value.shape);
+  weights_.emplace(name, std::move(value));
+  return w;
+}
+
+void Importer::set_output(int i, ValueRef v) {
+  if (i < node_->output_size() && !node_->output(i).empty())
+    values_[node_->output(i)] = v;
+}
+
+void Importer::set_output_const(int i, Constant c) {
+  if (i < node_->output_size() && !node_->output(i).empty())
+    constants_[node_->output(i)] = std::move(c);
+}
+
+} // namespace quarry::onnx_io
+
+namespace quarry {
+
+std::pair<std::string, Shape> parse_input_shape(std::string_view text) {
+  const size_t eq = text.find('=');
+  const std::string bad = "--input-shape expects name=DxDx..., like "
+                          "x=1x3x224x224, got '" +
+                          std::string(text) + "'";
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 >= text.size())
+    throw Error(bad);
+  Shape s;
+  std::string_view dims = text.substr(eq + 1);
+  while (!dims.empty()) {
+    const size_t x = dims.find('x');
+    const std::string_view part = dims.substr(0, x);
+    int64_t d = 0;
+    for (char c : part) {
+      if (!std::isdigit(static_cast<unsigned char>(c)) || d > (1LL << 40))
+        throw Error(bad);
+      d = d * 10 + (c - '0');
+    }
+    if (part.empty() || d < 1)
+      throw Error(bad);
+    s.dims.push_back(d);
+    if (x == std::string_view::npos)
+      break;
+    dims = dims.substr(x + 1);
+    if (dims.empty())
+      throw Error(bad);
+  }
+  return {std::string(text.substr(0, eq)), s};
+}
+
+Model import_onnx_bytes(std::string_view bytes, const std::string &file,
+                        const OnnxImportOptions &opts) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw Error(SourcePos{file, 0, 0},
+                "not a valid ONNX model (truncated or not protobuf)");
+  return onnx_io::Importer(model, file, opts).run();
+}
+
+Model import_onnx(const std::string &path, const OnnxImportOptions &opts) {
+  return import_onnx_bytes(read_file_bytes(path), path, opts);
+}
+
+} // namespace quarry

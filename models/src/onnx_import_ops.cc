@@ -1,0 +1,691 @@
+//===- onnx_import_ops.cc - One handler per supported ONNX operator -------===//
+//
+// Each handler maps one ONNX operator onto quarry operators: the algebra's
+// where they are exact (models/ONNX.md), the float-only ones otherwise.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_importer.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <numeric>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
+using ops::PointwiseFn;
+
+int64_t product(const Shape &s, int from, int to) {
+  int64_t p = 1;
+  for (int i = from; i < to; ++i)
+    p *= s[i];
+  return p;
+}
+
+int axis_of(I &m, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank)
+    m.fail("axis " + std::to_string(axis) + " out of range for rank " +
+           std::to_string(rank));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+/// Reshape of input 0 to `dims`; constants fold into constants.
+void reshape_to(I &m, Ints dims) {
+  if (const Constant *c = m.const_in(0)) {
+    Constant r = *c;
+    r.shape = Shape(std::move(dims));
+    if (r.shape.numel() != c->shape.numel())
+      m.fail("cannot reshape constant " + c->shape.str() + " to " +
+             r.shape.str());
+    m.set_output_const(0, std::move(r));
+    return;
+  }
+  m.set_output(0, m.add(OpKind::Reshape,
+                        make_attrs(OpKind::Reshape, {{"shape", dims}}),
+                        {m.in(0)}));
+}
+
+void identity(I &m) {
+  if (const Constant *c = m.const_in(0))
+    m.set_output_const(0, *c);
+  else
+    m.set_output(0, m.in(0));
+}
+
+Handler unary(OpKind kind) {
+  return [kind](I &m) { m.set_output(0, m.add(kind, {m.in(0)})); };
+}
+
+void pointwise(I &m, PointwiseFn fn, double alpha = 0, double beta = 0) {
+  m.set_output(
+      0, m.add(OpKind::Pointwise,
+               make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(fn)},
+                                              {"alpha", alpha},
+                                              {"beta", beta}}),
+               {m.in(0)}));
+}
+Handler pointwise_fn(PointwiseFn fn) {
+  return [fn](I &m) { pointwise(m, fn); };
+}
+
+/// x (op) y: ewadd/ewmul for equal shapes, broadcast otherwise.
+ValueRef binary(I &m, BroadcastFn fn, ValueRef x, ValueRef y) {
+  if (m.shape(x) == m.shape(y) &&
+      (fn == BroadcastFn::Add || fn == BroadcastFn::Mul))
+    return m.add(fn == BroadcastFn::Add ? OpKind::EwAdd : OpKind::EwMul,
+                 {x, y});
+  return m.add(
+      OpKind::Broadcast,
+      make_attrs(OpKind::Broadcast, {{"fn", static_cast<int64_t>(fn)}}),
+      {x, y});
+}
+Handler binary_fn(BroadcastFn fn) {
+  return [fn](I &m) { m.set_output(0, binary(m, fn, m.in(0), m.in(1))); };
+}
+
+ValueRef transpose(I &m, ValueRef x, Ints perm) {
+  return m.add(OpKind::Transpose,
+               make_attrs(OpKind::Transpose, {{"perm", std::move(perm)}}), {x});
+}
+
+void matmul(I &m) {
+  const ValueRef a = m.in(0), b = m.in(1);
+  const Shape sa = m.shape(a), sb = m.shape(b);
+  if (sa.rank() < 2 || sb.rank() < 2)
+    m.fail("1-D MatMul operands are not supported");
+  if (sa.rank() == sb.rank()) {
+    m.set_output(0, m.add(OpKind::MatMul, {a, b}));
+    return;
+  }
+  if (sb.rank() != 2)
+    m.fail("batched MatMul needs operands of equal rank, got " + sa.str() +
+           " and " + sb.str());
+  // [..., m, k] x [k, n]: fold the leading axes into rows.
+  const int r = sa.rank();
+  const ValueRef rows =
+      m.add(OpKind::Reshape,
+            make_attrs(OpKind::Reshape,
+                       {{"shape", Ints{product(sa, 0, r - 1), sa[r - 1]}}}),
+            {a});
+  Ints dims = sa.dims;
+  dims.back() = sb[1];
+  m.set_output(0, m.add(OpKind::Reshape,
+                        make_attrs(OpKind::Reshape, {{"shape", dims}}),
+                        {m.add(OpKind::MatMul, {rows, b})}));
+}
+
+ValueRef scaled(I &m, ValueRef x, float alpha) {
+  if (alpha == 1.0f)
+    return x;
+  const ValueRef s = m.constant_weight("alpha", Tensor<float>(Shape{}, alpha));
+  return m.add(OpKind::ScalarMul, {x, s});
+}
+
+void gemm(I &m) {
+  ValueRef a = m.in(0), b = m.in(1);
+  if (m.attr_int("transA", 0))
+    a = transpose(m, a, {1, 0});
+  if (m.attr_int("transB", 0))
+    b = transpose(m, b, {1, 0});
+  ValueRef y =
+      scaled(m, m.add(OpKind::MatMul, {a, b}), m.attr_float("alpha", 1));
+  if (m.has_input(2))
+    y = binary(m, BroadcastFn::Add, y,
+               scaled(m, m.in(2), m.attr_float("beta", 1)));
+  m.set_output(0, y);
+}
+
+/// Per-side pads [top, left, bottom, right] of a 2-D window operator.
+Ints window_pads(I &m, const Shape &x, const Ints &k, const Ints &s) {
+  const std::string mode = m.attr_string("auto_pad", "NOTSET");
+  if (mode == "NOTSET") {
+    Ints p = m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
+    if (p.size() != 4)
+      m.fail("pads must have 4 values for a 2-D window");
+    return p;
+  }
+  if (mode == "VALID")
+    return {0, 0, 0, 0};
+  if (mode != "SAME_UPPER" && mode != "SAME_LOWER")
+    m.fail("auto_pad " + mode + " is not supported");
+  Ints p(4);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = x[2 + i], out = (in + s[i] - 1) / s[i];
+    const int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + k[i] - in);
+    const int64_t small = total / 2;
+    p[i] = mode == "SAME_UPPER" ? small : total - small;
+    p[i + 2] = total - p[i];
+  }
+  return p;
+}
+
+/// The algebra's padding that equals these pads exactly, if any.
+std::optional<Padding> algebra_padding(const Shape &x, const Ints &k,
+                                       const Ints &s, const Ints &p) {
+  bool same = true, valid = true;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = x[2 + i];
+    const int64_t out = (in + p[i] + p[i + 2] - k[i]) / s[i] + 1;
+    same = same && p[i] == (k[i] - 1) / 2 && out == (in + s[i] - 1) / s[i];
+    valid = valid && p[i] == 0 && p[i + 2] == 0;
+  }
+  if (same)
+    return Padding::Same;
+  if (valid)
+    return Padding::Valid;
+  return std::nullopt;
+}
+
+void require_2d(I &m, const Shape &x, const char *what) {
+  if (x.rank() != 4)
+    m.fail(std::string("only 2-D ") + what + " (NCHW) is supported, got " +
+           x.str());
+  if (auto d = m.attr_ints("dilations"))
+    for (int64_t v : *d)
+      if (v != 1)
+        m.fail("dilations other than 1 are not supported");
+}
+
+/// Adds a per-channel bias (input 2) to the NCHW value y.
+ValueRef add_bias(I &m, ValueRef y) {
+  if (!m.has_input(2))
+    return y;
+  const int64_t co = m.shape(y)[1];
+  ValueRef bias;
+  if (const Constant *c = m.const_in(2)) {
+    Tensor<float> t = c->as_float();
+    t.shape = Shape{co, 1, 1};
+    bias = m.constant_weight(m.node().input(2), std::move(t));
+  } else {
+    bias = m.add(OpKind::Reshape,
+                 make_attrs(OpKind::Reshape, {{"shape", Ints{co, 1, 1}}}),
+                 {m.in(2)});
+  }
+  return binary(m, BroadcastFn::Add, y, bias);
+}
+
+void conv(I &m) {
+  ValueRef x = m.in(0);
+  const ValueRef w = m.in(1);
+  const Shape sx = m.shape(x), sw = m.shape(w);
+  require_2d(m, sx, "convolution");
+  const Ints k{sw[2], sw[3]};
+  const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  if (sw[1] < 1 || m.attr_int("group", 1) * sw[1] != sx[1])
+    m.fail("group " + std::to_string(m.attr_int("group", 1)) +
+           " does not match input " + sx.str() + " and weight " + sw.str());
+  const Ints p = window_pads(m, sx, k, s);
+  auto pad = algebra_padding(sx, k, s, p);
+  if (!pad) {
+    x = m.add(OpKind::Pad,
+              make_attrs(OpKind::Pad,
+                         {{"pads", Ints{0, 0, p[0], p[1], 0, 0, p[2], p[3]}}}),
+              {x});
+    pad = Padding::Valid;
+  }
+  const ValueRef y = m.add(
+      OpKind::Conv2D,
+      make_attrs(OpKind::Conv2D, {{"s", s}, {"pad", int64_t(*pad)}}), {x, w});
+  m.set_output(0, add_bias(m, y));
+}
+
+void conv_transpose(I &m) {
+  const ValueRef x = m.in(0), w = m.in(1);
+  require_2d(m, m.shape(x), "transposed convolution");
+  if (m.attr("output_shape"))
+    m.fail("output_shape is not supported; give pads instead");
+  const std::string mode = m.attr_string("auto_pad", "NOTSET");
+  if (mode != "NOTSET" && mode != "VALID")
+    m.fail("auto_pad " + mode + " is not supported");
+  const ValueRef y = m.add(
+      OpKind::ConvTranspose,
+      make_attrs(
+          OpKind::ConvTranspose,
+          {{"s", m.attr_ints("strides").value_or(Ints{1, 1})},
+           {"pads", mode == "VALID"
+                        ? Ints{0, 0, 0, 0}
+                        : m.attr_ints("pads").value_or(Ints{0, 0, 0, 0})},
+           {"out_pad", m.attr_ints("output_padding").value_or(Ints{0, 0})},
+           {"groups", m.attr_int("group", 1)}}),
+      {x, w});
+  m.set_output(0, add_bias(m, y));
+}
+
+void pool(I &m, bool is_max) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  require_2d(m, sx, "pooling");
+  if (m.attr_int("ceil_mode", 0))
+    m.fail("ceil_mode=1 is not supported");
+  if (m.node().output_size() > 1 && !m.node().output(1).empty())
+    m.fail("the Indices output is not supported");
+  const auto k = m.attr_ints("kernel_shape");
+  if (!k || k->size() != 2)
+    m.fail("kernel_shape must have 2 values");
+  const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  const Ints p = window_pads(m, sx, *k, s);
+  const bool count_pad = m.attr_int("count_include_pad", 0) != 0;
+  auto pad = algebra_padding(sx, *k, s, p);
+  const bool padded =
+      std::any_of(p.begin(), p.end(), [](int64_t v) { return v != 0; });
+  if (pad && !is_max && padded && !count_pad)
+    pad.reset(); // the algebra's average always counts padding
+  if (pad) {
+    const OpKind kind = is_max ? OpKind::Pool2DMax : OpKind::Pool2DAvg;
+    m.set_output(
+        0,
+        m.add(kind,
+              make_attrs(kind, {{"k", *k}, {"s", s}, {"pad", int64_t(*pad)}}),
+              {x}));
+    return;
+  }
+  m.set_output(0, m.add(OpKind::Pool2DExplicit,
+                        make_attrs(OpKind::Pool2DExplicit,
+                                   {{"fn", int64_t(is_max ? 1 : 0)},
+                                    {"k", *k},
+                                    {"s", s},
+                                    {"pads", p},
+                                    {"count_pad", int64_t(count_pad)}}),
+                        {x}));
+}
+
+Handler global_pool(OpKind kind) {
+  return [kind](I &m) {
+    const ValueRef x = m.in(0);
+    const Shape sx = m.shape(x);
+    require_2d(m, sx, "pooling");
+    m.set_output(0, m.add(kind,
+                          make_attrs(kind, {{"k", Ints{sx[2], sx[3]}},
+                                            {"pad", int64_t(Padding::Valid)}}),
+                          {x}));
+  };
+}
+
+void batchnorm(I &m) {
+  if (m.attr_int("training_mode", 0))
+    m.fail("training_mode=1 is not supported (inference only)");
+  for (int i = 1; i < m.node().output_size(); ++i)
+    if (!m.node().output(i).empty())
+      m.fail("training outputs (running mean/var) are not supported");
+  m.set_output(
+      0, m.add(OpKind::BatchNorm,
+               make_attrs(OpKind::BatchNorm,
+                          {{"eps", double(m.attr_float("epsilon", 1e-5f))}}),
+               {m.in(0), m.in(1), m.in(2), m.in(3), m.in(4)}));
+}
+
+void concat(I &m) {
+  std::vector<ValueRef> in;
+  for (int i = 0; i < m.num_inputs(); ++i)
+    in.push_back(m.in(i));
+  if (in.size() == 1)
+    return m.set_output(0, in[0]);
+  const int axis = axis_of(m, m.attr_int("axis", 0), m.shape(in[0]).rank());
+  m.set_output(0, m.add(OpKind::Concat,
+                        make_attrs(OpKind::Concat, {{"axis", int64_t(axis)}}),
+                        std::move(in)));
+}
+
+void split(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const int axis = axis_of(m, m.attr_int("axis", 0), sx.rank());
+  const int parts = m.node().output_size();
+  Ints sizes;
+  if (m.opset() >= 13 && m.has_input(1))
+    sizes = m.need_const(1, "split").ints;
+  else if (auto attr = m.attr_ints("split"))
+    sizes = *attr;
+  else {
+    if (sx[axis] % parts != 0)
+      m.fail("cannot split " + sx.str() + " evenly into " +
+             std::to_string(parts));
+    sizes.assign(parts, sx[axis] / parts);
+  }
+  if (static_cast<int>(sizes.size()) != parts)
+    m.fail("split sizes do not match the number of outputs");
+  if (parts == 1)
+    return m.set_output(0, x);
+  const auto outs = m.add_multi(
+      OpKind::Split,
+      make_attrs(OpKind::Split, {{"axis", int64_t(axis)}, {"sizes", sizes}}),
+      {x});
+  for (int i = 0; i < parts; ++i)
+    m.set_output(i, outs[i]);
+}
+
+void slice(I &m) {
+  const ValueRef x = m.in(0);
+  const int r = m.shape(x).rank();
+  Ints starts, ends, axes, steps;
+  if (m.opset() < 10) {
+    starts = m.attr_ints("starts").value_or(Ints{});
+    ends = m.attr_ints("ends").value_or(Ints{});
+    axes = m.attr_ints("axes").value_or(Ints{});
+  } else {
+    starts = m.need_const(1, "starts").ints;
+    ends = m.need_const(2, "ends").ints;
+    if (m.has_input(3))
+      axes = m.need_const(3, "axes").ints;
+    if (m.has_input(4))
+      steps = m.need_const(4, "steps").ints;
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  for (int64_t &a : axes)
+    a = axis_of(m, a, r);
+  m.set_output(0, m.add(OpKind::Slice,
+                        make_attrs(OpKind::Slice, {{"starts", starts},
+                                                   {"ends", ends},
+                                                   {"axes", axes},
+                                                   {"steps", steps}}),
+                        {x}));
+}
+
+void transpose_op(I &m) {
+  const ValueRef x = m.in(0);
+  Ints perm = m.attr_ints("perm").value_or(Ints{});
+  if (perm.empty())
+    for (int i = m.shape(x).rank() - 1; i >= 0; --i)
+      perm.push_back(i);
+  m.set_output(0, transpose(m, x, perm));
+}
+
+/// The shape of input 0 (a value or a constant).
+Shape in0_shape(I &m) {
+  if (const Constant *c = m.const_in(0))
+    return c->shape;
+  return m.shape(m.in(0));
+}
+
+void reshape(I &m) {
+  const Shape sx = in0_shape(m);
+  Ints dims = m.need_const(1, "shape").ints;
+  const bool allow_zero = m.attr_int("allowzero", 0) != 0;
+  int64_t known = 1, unknown = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0 && !allow_zero) {
+      if (static_cast<int>(i) >= sx.rank())
+        m.fail("shape copies dimension " + std::to_string(i) + " of " +
+               sx.str() + ", which it lacks");
+      dims[i] = sx[static_cast<int>(i)];
+    }
+    if (dims[i] == -1)
+      unknown = static_cast<int64_t>(i);
+    else
+      known *= dims[i];
+  }
+  if (unknown >= 0 && known > 0)
+    dims[unknown] = sx.numel() / known;
+  reshape_to(m, dims);
+}
+
+void flatten(I &m) {
+  const Shape sx = in0_shape(m);
+  const int axis = m.attr_int("axis", 1) == sx.rank()
+                       ? sx.rank()
+                       : axis_of(m, m.attr_int("axis", 1), sx.rank());
+  reshape_to(m, {product(sx, 0, axis), product(sx, axis, sx.rank())});
+}
+
+Ints axes_of(I &m) {
+  if (m.opset() >= 13)
+    return m.has_input(1) ? m.need_const(1, "axes").ints : Ints{};
+  return m.attr_ints("axes").value_or(Ints{});
+}
+
+void squeeze(I &m) {
+  const Shape sx = in0_shape(m);
+  Ints axes = axes_of(m);
+  std::vector<bool> drop(sx.rank(), axes.empty());
+  for (int64_t a : axes)
+    drop[axis_of(m, a, sx.rank())] = true;
+  Ints dims;
+  for (int i = 0; i < sx.rank(); ++i) {
+    if (drop[i] && sx[i] != 1 && !axes.empty())
+      m.fail("cannot squeeze axis " + std::to_string(i) + " of " + sx.str());
+    if (!(drop[i] && sx[i] == 1))
+      dims.push_back(sx[i]);
+  }
+  reshape_to(m, dims);
+}
+
+void unsqueeze(I &m) {
+  const Shape sx = in0_shape(m);
+  const Ints axes = axes_of(m);
+  const int r = sx.rank() + static_cast<int>(axes.size());
+  std::vector<bool> added(r, false);
+  for (int64_t a : axes)
+    added[axis_of(m, a, r)] = true;
+  Ints dims;
+  for (int i = 0, k = 0; i < r; ++i)
+    dims.push_back(added[i] ? 1 : sx[k++]);
+  reshape_to(m, dims);
+}
+
+void reduce_mean(I &m) {
+  const ValueRef x = m.in(0);
+  Ints axes = m.attr_ints("axes").value_or(Ints{});
+  if (axes.empty())
+    for (int i = 0; i < m.shape(x).rank(); ++i)
+      axes.push_back(i);
+  m.set_output(0, m.add(OpKind::ReduceMean,
+                        make_attrs(OpKind::ReduceMean,
+                                   {{"axes", axes},
+                                    {"keepdims", m.attr_int("keepdims", 1)}}),
+                        {x}));
+}
+
+void softmax(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const int axis =
+      axis_of(m, m.attr_int("axis", m.opset() < 13 ? 1 : -1), sx.rank());
+  auto soft = [&](ValueRef v, int64_t a) {
+    return m.add(OpKind::Softmax, make_attrs(OpKind::Softmax, {{"axis", a}}),
+                 {v});
+  };
+  if (m.opset() >= 13 || axis == sx.rank() - 1)
+    return m.set_output(0, soft(x, axis));
+  // Before opset 13 softmax normalizes over all axes from `axis` on.
+  const auto flat = [&](Ints dims, ValueRef v) {
+    return m.add(OpKind::Reshape,
+                 make_attrs(OpKind::Reshape, {{"shape", std::move(dims)}}),
+                 {v});
+  };
+  const ValueRef y =
+      soft(flat({product(sx, 0, axis), product(sx, axis, sx.rank())}, x), 1);
+  m.set_output(0, flat(sx.dims, y));
+}
+
+void resize(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const std::string mode = m.attr_string("mode", "nearest");
+  if (mode != "nearest" && mode != "linear")
+    m.fail("mode " + mode + " is not supported (nearest, linear are)");
+  const std::string coord =
+      m.attr_string("coordinate_transformation_mode",
+                    m.opset() < 11 ? "asymmetric" : "half_pixel");
+  const std::string nearest =
+      m.attr_string("nearest_mode", "round_prefer_floor");
+  auto index_of = [&](std::span<const std::string_view> names,
+                      const std::string &v, const char *what) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == v)
+        return static_cast<int64_t>(i);
+    m.fail(std::string(what) + " " + v + " is not supported");
+  };
+  Ints out;
+  const int scales_at = m.opset() < 11 ? 1 : 2;
+  if (m.opset() >= 11 && m.has_input(3) &&
+      !m.need_const(3, "sizes").ints.empty()) {
+    out = m.need_const(3, "sizes").ints;
+  } else {
+    const auto &scales = m.need_const(scales_at, "scales").reals;
+    if (static_cast<int>(scales.size()) != sx.rank())
+      m.fail("scales must have one value per axis");
+    for (int i = 0; i < sx.rank(); ++i)
+      out.push_back(static_cast<int64_t>(
+          std::floor(static_cast<double>(sx[i]) * scales[i])));
+  }
+  m.set_output(
+      0,
+      m.add(OpKind::Resize,
+            make_attrs(OpKind::Resize,
+                       {{"shape", out},
+                        {"mode", int64_t(mode == "linear")},
+                        {"coord", index_of(ops::kResizeCoordNames, coord,
+                                           "coordinate_transformation_mode")},
+                        {"nearest", index_of(ops::kResizeNearestNames, nearest,
+                                             "nearest_mode")}}),
+            {x}));
+}
+
+void constant(I &m) {
+  Constant c;
+  if (const auto *a = m.attr("value")) {
+    try {
+      c = decode_tensor(a->t());
+    } catch (const Error &e) {
+      m.fail(e.what());
+    }
+  } else if (const auto *f = m.attr("value_float")) {
+    c.reals = {f->f()};
+    c.ints = {static_cast<int64_t>(f->f())};
+  } else if (const auto *fs = m.attr("value_floats")) {
+    c.shape = Shape{fs->floats_size()};
+    for (float v : fs->floats()) {
+      c.reals.push_back(v);
+      c.ints.push_back(static_cast<int64_t>(v));
+    }
+  } else if (const auto *i = m.attr("value_int")) {
+    c.reals = {static_cast<double>(i->i())};
+    c.ints = {i->i()};
+  } else if (const auto *is = m.attr("value_ints")) {
+    c.shape = Shape{is->ints_size()};
+    for (int64_t v : is->ints()) {
+      c.reals.push_back(static_cast<double>(v));
+      c.ints.push_back(v);
+    }
+  } else {
+    m.fail("only value, value_float(s) and value_int(s) are supported");
+  }
+  m.set_output_const(0, std::move(c));
+}
+
+void clip(I &m) {
+  double lo = -FLT_MAX, hi = FLT_MAX;
+  if (m.opset() < 11) {
+    lo = m.attr_float("min", -FLT_MAX);
+    hi = m.attr_float("max", FLT_MAX);
+  } else {
+    if (m.has_input(1))
+      lo = m.need_const(1, "min").reals.at(0);
+    if (m.has_input(2))
+      hi = m.need_const(2, "max").reals.at(0);
+  }
+  pointwise(m, PointwiseFn::Clip, lo, hi);
+}
+
+void pad(I &m) {
+  if (m.attr_string("mode", "constant") != "constant")
+    m.fail("only constant padding is supported");
+  Ints pads;
+  double value = 0;
+  if (m.opset() < 11) {
+    pads = m.attr_ints("pads").value_or(Ints{});
+    value = m.attr_float("value", 0);
+  } else {
+    pads = m.need_const(1, "pads").ints;
+    if (m.has_input(2))
+      value = m.need_const(2, "constant_value").reals.at(0);
+  }
+  m.set_output(
+      0, m.add(OpKind::Pad,
+               make_attrs(OpKind::Pad, {{"pads", pads}, {"value", value}}),
+               {m.in(0)}));
+}
+
+void dropout(I &m) {
+  if (m.node().output_size() > 1 && !m.node().output(1).empty())
+    m.fail("the mask output is not supported (inference only)");
+  identity(m);
+}
+
+void cast(I &m) {
+  if (m.const_in(0) || m.attr_int("to", 1) == onnx::TensorProto::FLOAT)
+    return identity(m);
+  m.fail("Cast of a computed tensor to " +
+         onnx::TensorProto::DataType_Name(
+             static_cast<onnx::TensorProto::DataType>(m.attr_int("to", 0))) +
+         " is not supported; quarry graphs hold float32");
+}
+
+} // namespace
+
+const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
+  using F = PointwiseFn;
+  using B = BroadcastFn;
+  static const std::map<std::string, Handler, std::less<>> table = {
+      {"Identity", identity},
+      {"Dropout", dropout},
+      {"Cast", cast},
+      {"Constant", constant},
+      {"Relu", unary(OpKind::Relu)},
+      {"Sigmoid", unary(OpKind::Sigmoid)},
+      {"Tanh", unary(OpKind::Tanh)},
+      {"Sqrt", pointwise_fn(F::Sqrt)},
+      {"Exp", pointwise_fn(F::Exp)},
+      {"Neg", pointwise_fn(F::Neg)},
+      {"Abs", pointwise_fn(F::Abs)},
+      {"Erf", pointwise_fn(F::Erf)},
+      {"Reciprocal", pointwise_fn(F::Reciprocal)},
+      {"HardSwish", pointwise_fn(F::HardSwish)},
+      {"LeakyRelu",
+       [](I &m) { pointwise(m, F::LeakyRelu, m.attr_float("alpha", 0.01f)); }},
+      {"HardSigmoid",
+       [](I &m) {
+         pointwise(m, F::HardSigmoid, m.attr_float("alpha", 0.2f),
+                   m.attr_float("beta", 0.5f));
+       }},
+      {"Clip", clip},
+      {"Add", binary_fn(B::Add)},
+      {"Sub", binary_fn(B::Sub)},
+      {"Mul", binary_fn(B::Mul)},
+      {"Div", binary_fn(B::Div)},
+      {"Pow", binary_fn(B::Pow)},
+      {"MatMul", matmul},
+      {"Gemm", gemm},
+      {"Conv", conv},
+      {"ConvTranspose", conv_transpose},
+      {"BatchNormalization", batchnorm},
+      {"Concat", concat},
+      {"Split", split},
+      {"Slice", slice},
+      {"Transpose", transpose_op},
+      {"Reshape", reshape},
+      {"Flatten", flatten},
+      {"Squeeze", squeeze},
+      {"Unsqueeze", unsqueeze},
+      {"MaxPool", [](I &m) { pool(m, true); }},
+      {"AveragePool", [](I &m) { pool(m, false); }},
+      {"GlobalAveragePool", global_pool(OpKind::Pool2DAvg)},
+      {"GlobalMaxPool", global_pool(OpKind::Pool2DMax)},
+      {"ReduceMean", reduce_mean},
+      {"Softmax", softmax},
+      {"Resize", resize},
+      {"Pad", pad},
+  };
+  return table;
+}
+
+} // namespace quarry::onnx_io

@@ -1,0 +1,82 @@
+//===- onnx_importer.h - State of one ONNX import ---------------*- C++ -*-===//
+//
+// The importer walks the ONNX graph's nodes in order. Every ONNX value is
+// either a quarry value (a ValueRef) or a known constant (initializers,
+// Constant nodes, and what folds from them); a constant used as a tensor
+// operand becomes a weight with its value in the weight table.
+// onnx_import_ops.cc holds one handler per ONNX operator.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "onnx_tensor.h"
+#include "quarry/models/onnx.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+
+namespace quarry::onnx_io {
+
+class Importer {
+public:
+  Importer(const onnx::ModelProto &model, const std::string &file,
+           const OnnxImportOptions &opts);
+  Model run();
+
+  // --- for the operator handlers -----------------------------------------
+  const onnx::NodeProto &node() const { return *node_; }
+  int64_t opset() const { return opset_; }
+  int num_inputs() const;
+  /// Whether input `i` is present (ONNX leaves optional inputs empty).
+  bool has_input(int i) const;
+  /// Input `i` as a quarry value (a constant becomes a weight).
+  ValueRef in(int i);
+  /// Input `i` as a constant, or nullptr.
+  const Constant *const_in(int i) const;
+  /// Input `i` as a constant; an error when it is computed at run time.
+  const Constant &need_const(int i, const char *what) const;
+  const Shape &shape(ValueRef v) const { return g_.type(v)->shape; }
+
+  int64_t attr_int(const char *name, int64_t def) const;
+  float attr_float(const char *name, float def) const;
+  std::string attr_string(const char *name, const std::string &def) const;
+  std::optional<std::vector<int64_t>> attr_ints(const char *name) const;
+  const onnx::AttributeProto *attr(const char *name) const;
+
+  /// Adds a quarry operator; shape errors name the ONNX node.
+  ValueRef add(OpKind kind, Attrs attrs, std::vector<ValueRef> inputs);
+  ValueRef add(OpKind kind, std::vector<ValueRef> inputs) {
+    return add(kind, make_attrs(kind), std::move(inputs));
+  }
+  std::vector<ValueRef> add_multi(OpKind kind, Attrs attrs,
+                                  std::vector<ValueRef> inputs);
+  /// A new weight holding `value`.
+  ValueRef constant_weight(const std::string &hint, Tensor<float> value);
+  void set_output(int i, ValueRef v);
+  void set_output_const(int i, Constant c);
+
+  [[noreturn]] void fail(const std::string &message) const;
+
+private:
+  void read_inputs_and_initializers();
+  ValueRef in_const_as_value(const std::string &name);
+  std::string fresh_name(const std::string &onnx_name);
+
+  const onnx::ModelProto &model_;
+  std::string file_;
+  const OnnxImportOptions &opts_;
+  int64_t opset_ = 0;
+  const onnx::NodeProto *node_ = nullptr;
+  Graph g_;
+  WeightTable weights_;
+  std::map<std::string, ValueRef> values_;
+  std::map<std::string, Constant> constants_;
+  std::set<std::string> taken_;
+};
+
+using Handler = std::function<void(Importer &)>;
+/// The handler of each supported ONNX operator type.
+const std::map<std::string, Handler, std::less<>> &onnx_handlers();
+
+} // namespace quarry::onnx_io

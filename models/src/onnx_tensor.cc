@@ -1,0 +1,122 @@
+//===- onnx_tensor.cc - TensorProto <-> quarry tensors --------------------===//
+#include "onnx_tensor.h"
+
+#include "quarry/core/error.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace quarry::onnx_io {
+
+Tensor<float> Constant::as_float() const {
+  Tensor<float> t(shape, 0.0f);
+  for (size_t i = 0; i < reals.size(); ++i)
+    t[static_cast<int64_t>(i)] = static_cast<float>(reals[i]);
+  return t;
+}
+
+namespace {
+template <class T> std::vector<T> raw_values(const std::string &raw) {
+  std::vector<T> v(raw.size() / sizeof(T));
+  if (!v.empty())
+    std::memcpy(v.data(), raw.data(), v.size() * sizeof(T));
+  return v;
+}
+
+template <class T> void append(Constant &c, const std::vector<T> &v) {
+  for (T x : v) {
+    c.reals.push_back(static_cast<double>(x));
+    if constexpr (std::is_floating_point_v<T>) {
+      const double r = std::round(static_cast<double>(x));
+      c.ints.push_back(std::abs(r) < 9.2e18 ? static_cast<int64_t>(r)
+                                            : (r > 0 ? INT64_MAX : INT64_MIN));
+    } else {
+      c.ints.push_back(static_cast<int64_t>(x));
+    }
+  }
+}
+} // namespace
+
+Constant decode_tensor(const onnx::TensorProto &t) {
+  Constant c;
+  for (int64_t d : t.dims())
+    c.shape.dims.push_back(d);
+  if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw Error("tensor '" + t.name() +
+                "' keeps its data in an external "
+                "file, which is not supported");
+  const bool raw = t.has_raw_data();
+  using TP = onnx::TensorProto;
+  switch (t.data_type()) {
+  case TP::FLOAT:
+    append(c, raw ? raw_values<float>(t.raw_data())
+                  : std::vector<float>(t.float_data().begin(),
+                                       t.float_data().end()));
+    break;
+  case TP::DOUBLE:
+    append(c, raw ? raw_values<double>(t.raw_data())
+                  : std::vector<double>(t.double_data().begin(),
+                                        t.double_data().end()));
+    break;
+  case TP::INT64:
+    append(c, raw ? raw_values<int64_t>(t.raw_data())
+                  : std::vector<int64_t>(t.int64_data().begin(),
+                                         t.int64_data().end()));
+    break;
+  case TP::INT32:
+    append(c, raw ? raw_values<int32_t>(t.raw_data())
+                  : std::vector<int32_t>(t.int32_data().begin(),
+                                         t.int32_data().end()));
+    break;
+  case TP::INT16:
+  case TP::INT8:
+  case TP::UINT8:
+  case TP::BOOL:
+    if (raw) {
+      if (t.data_type() == TP::INT8)
+        append(c, raw_values<int8_t>(t.raw_data()));
+      else if (t.data_type() == TP::INT16)
+        append(c, raw_values<int16_t>(t.raw_data()));
+      else
+        append(c, raw_values<uint8_t>(t.raw_data()));
+    } else {
+      append(c, std::vector<int32_t>(t.int32_data().begin(),
+                                     t.int32_data().end()));
+    }
+    break;
+  default:
+    throw Error("tensor '" + t.name() + "' has unsupported element type " +
+                TP::DataType_Name(static_cast<TP::DataType>(t.data_type())));
+  }
+  if (static_cast<int64_t>(c.reals.size()) != c.shape.numel())
+    throw Error("tensor '" + t.name() + "' has " +
+                std::to_string(c.reals.size()) + " values for shape " +
+                c.shape.str() + " (truncated?)");
+  return c;
+}
+
+onnx::TensorProto encode_tensor(const std::string &name,
+                                const Tensor<float> &t) {
+  onnx::TensorProto p;
+  p.set_name(name);
+  p.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : t.shape.dims)
+    p.add_dims(d);
+  p.set_raw_data(std::string(reinterpret_cast<const char *>(t.data.data()),
+                             t.data.size() * sizeof(float)));
+  return p;
+}
+
+onnx::TensorProto encode_ints(const std::string &name,
+                              const std::vector<int64_t> &values) {
+  onnx::TensorProto p;
+  p.set_name(name);
+  p.set_data_type(onnx::TensorProto::INT64);
+  p.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values)
+    p.add_int64_data(v);
+  return p;
+}
+
+} // namespace quarry::onnx_io

@@ -1,0 +1,33 @@
+//===- onnx_tensor.h - TensorProto <-> quarry tensors -----------*- C++ -*-===//
+#pragma once
+
+#include "quarry/core/domain.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace quarry::onnx_io {
+
+/// A constant of any numeric ONNX type: values as doubles, and as integers
+/// (exact for int64 data such as shapes and slice bounds).
+struct Constant {
+  Shape shape;
+  std::vector<double> reals;
+  std::vector<int64_t> ints;
+  Tensor<float> as_float() const;
+};
+
+/// Decodes a TensorProto (float, double, int32/64, int8/16, uint8, bool;
+/// raw or typed fields); throws a message without position on failure.
+Constant decode_tensor(const onnx::TensorProto &t);
+
+/// A float32 TensorProto named `name` holding `t`.
+onnx::TensorProto encode_tensor(const std::string &name,
+                                const Tensor<float> &t);
+/// An int64 TensorProto (shapes, axes, sizes).
+onnx::TensorProto encode_ints(const std::string &name,
+                              const std::vector<int64_t> &values);
+
+} // namespace quarry::onnx_io

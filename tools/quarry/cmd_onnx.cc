@@ -1,0 +1,76 @@
+//===- cmd_onnx.cc - quarry import|export ---------------------------------===//
+#include "commands.h"
+
+#include "quarry/models/model_file.h"
+#include "quarry/models/zoo.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace quarry::cli {
+
+namespace {
+
+struct ImportOptions {
+  std::string file, out;
+  std::vector<std::string> shapes;
+};
+
+struct ExportOptions {
+  std::string file, model, out;
+  int64_t batch = 1, size = 0;
+  uint64_t seed = 1;
+};
+
+void run_import(const ImportOptions &o) {
+  OnnxImportOptions opts;
+  for (const auto &s : o.shapes)
+    opts.input_shapes.insert(parse_input_shape(s));
+  const Model m = import_onnx(o.file, opts);
+  save_model(m, o.out);
+  std::printf("%s: %d operators, %zu weights%s\n", o.out.c_str(),
+              m.graph.num_operators(), m.weights.size(),
+              m.weights.empty() ? "" : (" in " + weights_path(o.out)).c_str());
+}
+
+void run_export(const ExportOptions &o) {
+  if (o.file.empty() == o.model.empty())
+    throw Error("export: give either a graph file or --model NAME");
+  const Model m =
+      o.file.empty()
+          ? build_model(o.model,
+                        {.batch = o.batch, .size = o.size, .seed = o.seed})
+          : load_graph_any(o.file);
+  export_onnx(m, o.out, o.seed);
+  std::printf("%s: %d operators\n", o.out.c_str(), m.graph.num_operators());
+}
+
+} // namespace
+
+void register_onnx_commands(CLI::App &app) {
+  auto io = std::make_shared<ImportOptions>();
+  auto *imp = app.add_subcommand(
+      "import", "Import an ONNX model as a .qg graph and its weights file");
+  imp->add_option("model", io->file, "ONNX model")->required();
+  imp->add_option("--out", io->out, "Graph to write (.qg)")->required();
+  imp->add_option("--input-shape", io->shapes,
+                  "Fix an input's dimensions: name=1x3x224x224");
+  imp->callback([io] { run_import(*io); });
+
+  auto eo = std::make_shared<ExportOptions>();
+  auto *exp = app.add_subcommand(
+      "export", "Write a graph (.qg, .onnx) or a built-in network as ONNX");
+  exp->add_option("graph", eo->file, "Graph file (.qg with its weights)");
+  exp->add_option("--model", eo->model, "A network from `quarry models list`");
+  exp->add_option("--batch", eo->batch, "Batch size for --model")
+      ->check(CLI::PositiveNumber);
+  exp->add_option("--size", eo->size, "Input size for --model")
+      ->check(CLI::NonNegativeNumber);
+  exp->add_option(
+      "--seed", eo->seed,
+      "Seed of random weights (--model, or weights without values)");
+  exp->add_option("--out", eo->out, "ONNX file to write")->required();
+  exp->callback([eo] { run_export(*eo); });
+}
+
+} // namespace quarry::cli
