@@ -31,7 +31,8 @@ std::string cache_path(const CostOptions &o) {
 }
 
 void cost(const CostOptions &o) {
-  const Graph g = read_run_graph(o);
+  const Model m = read_run_model(o);
+  const Graph &g = m.graph;
   auto backend = runtime::make_backend(o.backend);
   runtime::CostCache cache(cache_path(o));
   for (const std::string &w : cache.warnings())
@@ -56,7 +57,7 @@ void cost(const CostOptions &o) {
     try {
       ms = runtime::cached_measure(cache, *backend, c, o.measure, &measured);
     } catch (const Error &e) {
-      throw Error(o.graph + ": " + runtime::describe_node(g, id) + ": " +
+      throw Error(run_subject(o) + ": " + runtime::describe_node(g, id) + ": " +
                   e.what());
     }
     total += ms;

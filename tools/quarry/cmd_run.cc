@@ -28,11 +28,12 @@ template <class F> auto about_file(const std::string &file, F &&f) {
 }
 
 void run(const RunOptions &o) {
-  const Graph g = read_run_graph(o);
-  const Bindings<float> values =
-      runtime::random_run_bindings(g, o.measure.seed);
+  const Model m = read_run_model(o);
+  const Graph &g = m.graph;
+  const Bindings<float> values = run_values(m, o.measure.seed);
   auto backend = runtime::make_backend(o.backend);
-  auto exe = about_file(o.graph, [&] { return backend->prepare(g, values); });
+  auto exe =
+      about_file(run_subject(o), [&] { return backend->prepare(g, values); });
   exe->set_inputs(values);
   const double ms = runtime::median_ms(*exe, o.measure);
   std::printf("%s (%s): median %.4f ms over %d runs after %d warm-up\n",
@@ -45,9 +46,9 @@ void run(const RunOptions &o) {
   const double err = runtime::max_relative_error(exe->outputs(), want);
   std::printf("max relative error vs reference: %.3g\n", err);
   if (!(err <= o.tolerance))
-    throw Error(o.graph + ": " + o.backend + " differs from the reference by " +
-                std::to_string(err) + ", more than --tolerance " +
-                std::to_string(o.tolerance));
+    throw Error(run_subject(o) + ": " + o.backend +
+                " differs from the reference by " + std::to_string(err) +
+                ", more than --tolerance " + std::to_string(o.tolerance));
 }
 
 } // namespace

@@ -1,13 +1,19 @@
 //===- run_flags.cc - Flags shared by quarry run and quarry cost ----------===//
 #include "run_flags.h"
 
-#include "quarry/core/text.h"
+#include "quarry/models/model_file.h"
+#include "quarry/models/zoo.h"
 #include "quarry/runtime/run_inputs.h"
 
 namespace quarry::cli {
 
 void add_run_flags(CLI::App &cmd, RunFlags &f) {
-  cmd.add_option("--graph", f.graph, "Graph in the text form")->required();
+  auto *graph = cmd.add_option("--graph", f.graph,
+                               "Graph file: text form (.qg) or ONNX (.onnx)");
+  auto *model = cmd.add_option("--model", f.model,
+                               "A built-in network (quarry models list)");
+  graph->excludes(model);
+  model->excludes(graph);
   cmd.add_option("--backend", f.backend, "reference, cpu or cuda")
       ->check(CLI::IsMember({"reference", "cpu", "cuda"}));
   cmd.add_option("--batch", f.batch,
@@ -22,15 +28,32 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
                  "Seed of the random inputs and weights");
 }
 
-Graph read_run_graph(const RunFlags &f) {
-  Graph g = read_graph_file(f.graph);
+Model read_run_model(const RunFlags &f) {
+  if (f.graph.empty() && f.model.empty())
+    throw Error("give --graph FILE or --model NAME");
+  Model m;
+  if (!f.model.empty()) {
+    ModelOptions opts;
+    opts.batch = f.batch > 0 ? f.batch : 1;
+    opts.seed = f.measure.seed;
+    return build_model(f.model, opts);
+  }
+  m = load_graph_any(f.graph);
   if (f.batch == 0)
-    return g;
+    return m;
   try {
-    return runtime::with_batch(g, f.batch);
+    m.graph = runtime::with_batch(m.graph, f.batch);
   } catch (const Error &e) {
     throw Error(f.graph + ": " + e.what());
   }
+  return m;
+}
+
+Bindings<float> run_values(const Model &m, uint64_t seed) {
+  Bindings<float> values = runtime::random_run_bindings(m.graph, seed);
+  for (const auto &[name, tensor] : m.weights)
+    values[name] = tensor;
+  return values;
 }
 
 } // namespace quarry::cli

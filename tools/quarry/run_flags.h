@@ -1,7 +1,7 @@
 //===- run_flags.h - Flags shared by quarry run and quarry cost -*- C++ -*-===//
 #pragma once
 
-#include "quarry/core/graph.h"
+#include "quarry/models/model.h"
 #include "quarry/runtime/measure.h"
 
 #include <CLI/CLI.hpp>
@@ -11,15 +11,25 @@
 namespace quarry::cli {
 
 struct RunFlags {
-  std::string graph, backend = "cpu";
+  std::string graph, model, backend = "cpu";
   int64_t batch = 0; ///< 0: as the graph declares
   runtime::MeasureOptions measure;
 };
 
-/// --graph, --backend, --batch, --runs, --warmup, --seed.
+/// --graph | --model, --backend, --batch, --runs, --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 
-/// The graph file, with --batch applied; errors name the file.
-Graph read_run_graph(const RunFlags &f);
+/// The graph file (.qg with its weights file, or .onnx) or the named
+/// network, with --batch applied; errors name the file.
+Model read_run_model(const RunFlags &f);
+
+/// Seeded random values for every variable, except weights the model
+/// carries values for.
+Bindings<float> run_values(const Model &m, uint64_t seed);
+
+/// What errors about the run's graph are prefixed with.
+inline const std::string &run_subject(const RunFlags &f) {
+  return f.graph.empty() ? f.model : f.graph;
+}
 
 } // namespace quarry::cli
