@@ -3,11 +3,12 @@
 # HDF5 shards: identical rule packs for 1, 2 and 3 ranks, the exact check
 # under forced fingerprint collisions, kill-and-resume, corrupt and missing
 # shards, and refusal to mix settings in one directory.
-#   pipeline_test.sh QUARRY CONFIG WORKDIR
+#   pipeline_test.sh QUARRY CONFIG WORKDIR AXIOMS
 set -euo pipefail
 Q=$1
 CFG=$2
 W=$3
+AXIOMS=$4
 rm -rf "$W"
 mkdir -p "$W"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -41,6 +42,12 @@ ls "$W/r3"/candidates-r0000{0,1,2}-of-00003.h5 >/dev/null
 [ -d "$W/r3/work" ] && fail "work directory left behind"
 rules=$(total "$W/r1" after_subgraph_pruning)
 [ "$rules" -gt 10 ] || fail "only $rules candidates"
+
+echo "== the candidates go straight into the verifier"
+"$Q" verify --axioms "$AXIOMS" --candidates "$W/r1" --out "$W/proved.pb" \
+  --report "$W/report.json" --timeout 2 --threads 2 >"$W/verify.txt"
+proved=$(sed -n 's/^[0-9]* rules: \([0-9]*\) proved.*/\1/p' "$W/verify.txt")
+[ "${proved:-0}" -gt 0 ] || fail "nothing proved: $(cat "$W/verify.txt")"
 
 echo "== without mpirun, as one rank"
 "$Q" generate --config "$CFG" --max-ops 3 --seed 5 --quiet --out "$W/plain" \

@@ -13,6 +13,7 @@
 #include "commands.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/dedupe/export.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/verify/axiom_file.h"
 #include "quarry/verify/report.h"
@@ -31,7 +32,7 @@ namespace {
 using namespace quarry::verify;
 
 struct VerifyCliOptions {
-  std::string axioms, rules, out, report;
+  std::string axioms, rules, candidates, out, report;
   std::vector<std::string> drop;
   bool resume = false;
   VerifyOptions opts;
@@ -76,9 +77,13 @@ void run(const VerifyCliOptions &o) {
   AxiomFile axioms = read_axiom_file(o.axioms);
   if (!o.drop.empty())
     axioms = without_axioms(axioms, o.drop);
-  const RulePack pack = read_rule_pack(o.rules);
-  ReportInfo info{o.axioms, axiom_files_hash(axioms), o.rules, o.opts, 0,
-                  false};
+  if (o.rules.empty() == o.candidates.empty())
+    throw Error("give --rules FILE or --candidates DIR");
+  // A generator run directory is read through its manifest and shards.
+  const std::string &source = o.rules.empty() ? o.candidates : o.rules;
+  const RulePack pack = o.rules.empty() ? export_candidates(o.candidates)
+                                        : read_rule_pack(o.rules);
+  ReportInfo info{o.axioms, axiom_files_hash(axioms), source, o.opts, 0, false};
   std::vector<std::optional<RuleResult>> results(pack.rules.size());
   if (o.resume) {
     if (o.report.empty())
@@ -130,9 +135,13 @@ void register_verify_command(CLI::App &app) {
       app.add_subcommand("verify", "Prove rules from an axiom file with Z3");
   v->add_option("--axioms", o->axioms, "Axiom file (axioms/taso.axioms)")
       ->required();
-  v->add_option("--rules", o->rules,
-                "Rule pack or TASO rule collection (graph_subst.pb)")
-      ->required();
+  auto *rules =
+      v->add_option("--rules", o->rules,
+                    "Rule pack or TASO rule collection (graph_subst.pb)");
+  auto *cands = v->add_option("--candidates", o->candidates,
+                              "Run directory of quarry generate");
+  rules->excludes(cands);
+  cands->excludes(rules);
   v->add_option("--out", o->out, "Rule pack of the proved rules")->required();
   v->add_option("--report", o->report,
                 "JSON report: every rule's outcome, time and axioms");
