@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace quarry {
 
@@ -84,14 +86,12 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
     // order is not a candidate: keep the first of each.
     std::vector<size_t> distinct;
     if (hi - lo >= 2) {
-      std::vector<std::string> seen;
+      std::unordered_set<std::string> seen;
       for (size_t i = lo; i < hi; ++i) {
-        std::string form = structural_form(cfg, records[i]);
-        if (std::find(seen.begin(), seen.end(), form) != seen.end()) {
+        if (!seen.insert(structural_form(cfg, records[i])).second) {
           ++stats.reorderings;
           continue;
         }
-        seen.push_back(std::move(form));
         distinct.push_back(i);
       }
     }
@@ -106,16 +106,24 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
         m.fp2 = hash_tensors(m.second);
       }
       // Exact classes, in record order: a member joins the first earlier
-      // member whose outputs equal its own under both evaluations.
+      // member whose outputs equal its own under both evaluations. Heads
+      // are looked up by a hash of all their values; the values decide.
       std::vector<size_t> class_heads;
+      std::unordered_multimap<uint64_t, size_t> heads_by_hash;
       for (size_t i = 0; i < members.size(); ++i) {
-        for (size_t c = 0; c < class_heads.size(); ++c) {
-          const Member &h = members[class_heads[c]];
-          if (h.first == members[i].first && h.second == members[i].second) {
-            members[i].exact_class = static_cast<int>(c);
+        const uint64_t h =
+            hash_combine(hash_tensors(members[i].first), members[i].fp2);
+        auto [b, e] = heads_by_hash.equal_range(h);
+        for (auto it = b; it != e; ++it) {
+          const Member &head = members[class_heads[it->second]];
+          if (head.first == members[i].first &&
+              head.second == members[i].second) {
+            members[i].exact_class = static_cast<int>(it->second);
             break;
           }
         }
+        if (members[i].exact_class < 0)
+          heads_by_hash.emplace(h, class_heads.size());
         if (members[i].exact_class < 0) {
           members[i].exact_class = static_cast<int>(class_heads.size());
           class_heads.push_back(i);

@@ -251,6 +251,8 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
       throw Error("--max-ops must be from 1 to " + std::to_string(kMaxGenOps));
     if (o.fingerprint_bits < 1 || o.fingerprint_bits > 64)
       throw Error("--fingerprint-bits must be from 1 to 64");
+    if (o.units_per_batch < 1 || o.exchange_batch < 1)
+      throw Error("--units-per-batch and --exchange-batch must be positive");
     config_text = read_file_bytes(o.config_path);
     cfg = parse_gen_config(config_text, o.config_path);
     config_sha = sha256_hex(config_text);
