@@ -36,6 +36,14 @@ mpirun --oversubscribe -np 2 "$quarry" generate --config configs/taso.gen \
 "$quarry" candidates export "$out/gen2" --out "$out/gen2.rules.pb"
 "$quarry" rules show "$out/gen2.rules.pb" | sed -n '1,40p'
 
+step "Prove the candidates from TASO's operator axioms with Z3"
+"$quarry" verify --axioms axioms/taso.axioms --candidates "$out/gen2" \
+  --out "$out/gen2.proved.pb" --report "$out/gen2.report.json" --timeout 5
+
+step "A benchmark network on the oneDNN backend, checked against the reference"
+"$quarry" models show nasrnn
+"$quarry" run --model nasrnn --backend cpu --check
+
 taso=../shared/data/taso_graph_subst.pb
 if [ -f "$taso" ]; then
   step "TASO's rule pack, converted to quarry's format"
