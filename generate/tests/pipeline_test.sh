@@ -1,6 +1,6 @@
 #!/bin/bash
 # End-to-end checks of `quarry generate` with real mpirun ranks and real
-# HDF5 shards: identical rule packs for 1, 2 and 3 ranks, the exact check
+# HDF5 shards: identical rule packs for 1 to 4 ranks, the exact check
 # under forced fingerprint collisions, kill-and-resume, corrupt and missing
 # shards, and refusal to mix settings in one directory.
 #   pipeline_test.sh QUARRY CONFIG WORKDIR AXIOMS
@@ -31,13 +31,14 @@ total() { # total DIR STAGE
   "$Q" candidates stats "$1" | awk -v s="$2" '$1 == s { print $2 }'
 }
 
-echo "== 1, 2 and 3 ranks give byte-identical rule packs"
-for n in 1 2 3; do
+echo "== 1, 2, 3 and 4 ranks give byte-identical rule packs"
+for n in 1 2 3 4; do
   gen "$n" "$W/r$n" >/dev/null
   pack "$W/r$n"
 done
 cmp "$W/r1.pb" "$W/r2.pb" || fail "1 and 2 ranks differ"
 cmp "$W/r1.pb" "$W/r3.pb" || fail "1 and 3 ranks differ"
+cmp "$W/r1.pb" "$W/r4.pb" || fail "1 and 4 ranks differ"
 ls "$W/r3"/candidates-r0000{0,1,2}-of-00003.h5 >/dev/null
 [ -d "$W/r3/work" ] && fail "work directory left behind"
 rules=$(total "$W/r1" after_subgraph_pruning)
