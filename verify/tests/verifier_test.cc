@@ -107,7 +107,8 @@ TEST(Verifier, RemovingTheNeededAxiomLeavesTheRuleUnproved) {
   const AxiomFile without = without_axioms(taso_axioms(), {"ewadd_comm"});
   const RuleResult r = verify_rule(without, known_true()[1], quick(2));
   EXPECT_EQ(r.outcome, Outcome::Unproved) << r.detail;
-  EXPECT_LT(r.seconds, 5.0); // within the limit (plus the refutation try)
+  // Within the limit plus the refutation try; generous for loaded machines.
+  EXPECT_LT(r.seconds, 15.0);
 }
 
 const char *kGroupedSource =
@@ -138,7 +139,7 @@ TEST(Verifier, NeverHangsWithoutTheGroupedAxiom) {
   const RuleResult r = verify_rule(
       without_axioms(taso_axioms(), {"conv_grouped_merge"}), rule, o);
   EXPECT_EQ(r.outcome, Outcome::Unproved);
-  EXPECT_LT(r.seconds, 2.5);
+  EXPECT_LT(r.seconds, 5.0); // the 0.5 s limit held: no hang
   EXPECT_NE(r.detail.find("time limit"), std::string::npos) << r.detail;
 }
 
