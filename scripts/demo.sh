@@ -49,5 +49,5 @@ if [ -f "$taso" ]; then
   step "TASO's rule pack, converted to quarry's format"
   "$quarry" rules convert --from-taso "$taso" --out "$out/taso.rules.pb"
   "$quarry" rules show "$out/taso.rules.pb" | head -n 24
-  echo "... ($("$quarry" rules show "$out/taso.rules.pb" | grep -c '^rule ') rules in $out/taso.rules.pb)"
+  echo "... ($("$quarry" rules show "$out/taso.rules.pb" | grep -c '^rule [^ ]*  \[') rules in $out/taso.rules.pb)"
 fi
