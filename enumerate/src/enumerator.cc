@@ -343,6 +343,10 @@ struct Enumerator::Impl {
         // Hashes suggest a repeat: decide on the values themselves.
         if (outs.empty())
           outs = evaluate(choice, in, *tr);
+        // Earlier outputs of this leaf may have been pushed without values.
+        for (size_t k = base; k < slots.size(); ++k)
+          if (slots[k].value.data.empty())
+            slots[k].value = outs[k - base];
         s.value = outs[o];
         if (equals_existing(s, slots.size())) {
           ++stats.pruned_equal;
