@@ -29,7 +29,7 @@ namespace {
 
 std::string batch_dir(const GenerateOptions &o, const Comm &comm) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "/work/r%05d-of-%05d", comm.rank(),
+  std::snprintf(buf, sizeof buf, "/batches/r%05d-of-%05d", comm.rank(),
                 comm.size());
   return o.out_dir + buf;
 }
@@ -163,7 +163,7 @@ std::vector<GraphRecord> exchange_records(const GenerateOptions &o,
           break;
         const std::string &f = files[file_index];
         if (fs::file_size(f) % sizeof(GraphRecord) != 0)
-          throw Error(f + ": truncated batch file (corrupt work directory)");
+          throw Error(f + ": truncated batch file (corrupt batch directory)");
         in.open(f, std::ios::binary);
       }
       GraphRecord r;
@@ -261,7 +261,7 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
   }
   const std::string manifest_path = o.out_dir + "/manifest.json";
   const std::string settings = run_settings(o, config_sha, comm.size());
-  const std::string settings_path = o.out_dir + "/work/run.json";
+  const std::string settings_path = o.out_dir + "/batches/run.json";
   std::string verdict; // rank 0: why this directory cannot be used
   Manifest previous;
   bool finished = false;
@@ -276,7 +276,7 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
           throw Error(manifest_path + ": holds a finished run with other "
                                       "settings; choose another --out");
       } else {
-        fs::create_directories(o.out_dir + "/work");
+        fs::create_directories(o.out_dir + "/batches");
         if (!fs::exists(settings_path))
           write_file_atomic(settings_path, settings);
         else if (read_file_bytes(settings_path) != settings)
@@ -373,8 +373,8 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
       m.shards.push_back(s);
     }
     write_manifest(manifest_path, m);
-    if (!o.keep_work)
-      fs::remove_all(o.out_dir + "/work");
+    if (!o.keep_batches)
+      fs::remove_all(o.out_dir + "/batches");
   }
   comm.barrier();
   progress.done("done", totals.back(), "candidate rules");

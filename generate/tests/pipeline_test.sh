@@ -40,7 +40,7 @@ cmp "$W/r1.pb" "$W/r2.pb" || fail "1 and 2 ranks differ"
 cmp "$W/r1.pb" "$W/r3.pb" || fail "1 and 3 ranks differ"
 cmp "$W/r1.pb" "$W/r4.pb" || fail "1 and 4 ranks differ"
 ls "$W/r3"/candidates-r0000{0,1,2}-of-00003.h5 >/dev/null
-[ -d "$W/r3/work" ] && fail "work directory left behind"
+[ -d "$W/r3/batches" ] && fail "batch directory left behind"
 rules=$(total "$W/r1" after_subgraph_pruning)
 [ "$rules" -gt 10 ] || fail "only $rules candidates"
 
@@ -71,7 +71,7 @@ if gen 2 "$W/k" --exit-after-batches 2 --exit-rank 1 >/dev/null 2>&1; then
   fail "the killed run reported success"
 fi
 [ -e "$W/k/manifest.json" ] && fail "a killed run wrote a manifest"
-n_done=$(ls "$W/k/work/r00001-of-00002/" | grep -c '\.rec$')
+n_done=$(ls "$W/k/batches/r00001-of-00002/" | grep -c '\.rec$')
 [ "$n_done" -eq 2 ] || fail "expected 2 finished batches, found $n_done"
 gen 2 "$W/k" >/dev/null
 pack "$W/k"

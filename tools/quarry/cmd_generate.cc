@@ -42,8 +42,8 @@ void register_generate_command(CLI::App &app) {
       ->required();
   cmd->add_option("--seed", o->seed, "Seed of the random exact inputs");
   cmd->add_flag("--quiet", o->quiet, "No progress line");
-  cmd->add_flag("--keep-work", o->keep_work,
-                "Keep DIR/work (batch files) after finishing");
+  cmd->add_flag("--keep-batches", o->keep_batches,
+                "Keep DIR/batches (batch files) after finishing");
   cmd->add_option("--exchange-batch", o->exchange_batch,
                   "Records per rank per exchange round");
   cmd->add_option("--memory-per-rank", o->memory_per_rank,

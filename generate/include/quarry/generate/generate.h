@@ -3,7 +3,7 @@
 //
 // run_generate() is `quarry generate`: every rank enumerates its work units
 // (enumerate/), streaming graph records into per-batch files under
-// DIR/work/; records are then routed to the rank that owns their
+// DIR/batches/; records are then routed to the rank that owns their
 // fingerprint in bounded MPI_Alltoallv rounds; each rank forms and checks
 // its classes and candidate pairs (dedupe/), pairs are routed again by
 // renaming key so duplicates meet, pruned, and written as one HDF5 shard per
@@ -28,8 +28,8 @@ struct GenerateOptions {
   std::string out_dir;
   int max_ops = 3;
   uint64_t seed = 1;
-  bool quiet = false;     ///< no progress line even on a terminal
-  bool keep_work = false; ///< keep DIR/work/ after a finished run
+  bool quiet = false;        ///< no progress line even on a terminal
+  bool keep_batches = false; ///< keep DIR/batches/ after a finished run
   /// Records each rank sends per exchange round (bounds memory in flight).
   uint64_t exchange_batch = uint64_t{1} << 20;
   /// Memory for graph records per rank; more records are classified in
