@@ -2,7 +2,7 @@
 #include "quarry/dedupe/candidate.h"
 
 #include "quarry/core/hash.h"
-#include "quarry/fingerprint/random_field.h"
+#include "quarry/enumerate/enumerator.h"
 #include "quarry/fingerprint/tensor_hash.h"
 
 #include <algorithm>
@@ -18,9 +18,9 @@ uint64_t second_evaluation_seed(uint64_t seed) {
 }
 
 std::vector<Tensor<Fp>> exact_outputs(const GenConfig &cfg,
-                                      const GraphRecord &r, uint64_t seed) {
-  const Graph g = decode_graph(cfg, r);
-  return evaluate(PrimeField(seed), g, random_field_bindings(g, seed));
+                                      const GraphRecord &r, uint64_t seed,
+                                      const Bindings<Fp> &inputs) {
+  return evaluate(PrimeField(seed), decode_graph(cfg, r), inputs);
 }
 
 namespace {
@@ -77,6 +77,9 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
   stats.graphs += records.size();
   const uint64_t seed1 = first_evaluation_seed(seed);
   const uint64_t seed2 = second_evaluation_seed(seed);
+  // The inputs of both evaluations, made once for every class member.
+  const Bindings<Fp> inputs1 = variable_bindings(cfg, seed1);
+  const Bindings<Fp> inputs2 = variable_bindings(cfg, seed2);
   std::vector<CandidatePair> pairs;
   for (size_t lo = 0; lo < records.size();) {
     size_t hi = lo + 1;
@@ -101,8 +104,8 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
         const size_t i = distinct[d];
         Member &m = members[d];
         m.record = &records[i];
-        m.first = exact_outputs(cfg, records[i], seed1);
-        m.second = exact_outputs(cfg, records[i], seed2);
+        m.first = exact_outputs(cfg, records[i], seed1, inputs1);
+        m.second = exact_outputs(cfg, records[i], seed2, inputs2);
         m.fp2 = hash_tensors(m.second);
       }
       // Exact classes, in record order: a member joins the first earlier

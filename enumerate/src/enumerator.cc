@@ -12,6 +12,14 @@
 
 namespace quarry {
 
+Bindings<Fp> variable_bindings(const GenConfig &cfg, uint64_t seed) {
+  Graph all;
+  for (const GenVariable &v : cfg.variables)
+    v.kind == OpKind::Weight ? all.weight(v.name, v.shape)
+                             : all.input(v.name, v.shape);
+  return random_field_bindings(all, seed);
+}
+
 uint64_t combine_output_hashes(std::span<const uint64_t> sorted_hashes) {
   uint64_t h = mix64(0x0f0f + sorted_hashes.size());
   for (uint64_t x : sorted_hashes)
@@ -98,13 +106,12 @@ struct Enumerator::Impl {
     for (const GenOp &op : cfg.ops)
       nodes.push_back(make_node(op));
     group_used.assign(cfg.groups.size(), 0);
+    Bindings<Fp> values = variable_bindings(cfg, seed);
     for (size_t v = 0; v < cfg.variables.size(); ++v) {
       const GenVariable &var = cfg.variables[v];
       Slot s;
       s.type_id = intern(TensorType(var.shape));
-      s.value = Tensor<Fp>(var.shape, Fp{});
-      for (int64_t i = 0; i < s.value.numel(); ++i)
-        s.value[i] = random_fp(random_bits(seed, var.name, i));
+      s.value = std::move(values.at(var.name));
       s.value_hash = hash_tensor(s.value);
       s.var = static_cast<int>(v);
       slots.push_back(std::move(s));
@@ -243,13 +250,11 @@ struct Enumerator::Impl {
     return false;
   }
 
-  bool equals_existing(const Slot &s, size_t limit) const {
-    for (size_t i = 0; i < limit; ++i) {
-      const Slot &o = slots[i];
+  bool equals_existing(const Slot &s) const {
+    for (const Slot &o : slots)
       if (o.value_hash == s.value_hash && o.type_id == s.type_id &&
           o.value.data == s.value.data)
         return true;
-    }
     return false;
   }
 
@@ -348,7 +353,7 @@ struct Enumerator::Impl {
           if (slots[k].value.data.empty())
             slots[k].value = outs[k - base];
         s.value = outs[o];
-        if (equals_existing(s, slots.size())) {
+        if (equals_existing(s)) {
           ++stats.pruned_equal;
           slots.resize(base);
           uses.resize(base);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/core/evaluate.h"
 #include "quarry/enumerate/graph_code.h"
 #include "quarry/fingerprint/prime_field.h"
 
@@ -45,9 +46,11 @@ struct ClassStats {
 uint64_t first_evaluation_seed(uint64_t seed);
 uint64_t second_evaluation_seed(uint64_t seed);
 
-/// The outputs of a record's graph, exactly, under the evaluation `seed`.
+/// The outputs of a record's graph, exactly, under the evaluation with
+/// `seed` whose inputs are `inputs` (variable_bindings(cfg, seed)).
 std::vector<Tensor<Fp>> exact_outputs(const GenConfig &cfg,
-                                      const GraphRecord &r, uint64_t seed);
+                                      const GraphRecord &r, uint64_t seed,
+                                      const Bindings<Fp> &inputs);
 
 /// Groups `records` (any order; sorted in place) by fingerprint, confirms
 /// each group exactly and pairs each class's smallest graph with the others.

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/core/evaluate.h"
 #include "quarry/enumerate/graph_code.h"
 #include "quarry/fingerprint/prime_field.h"
 
@@ -52,6 +53,11 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The random exact inputs of every config variable under `seed`: the
+/// values the enumerator evaluates with, and what any exact re-evaluation of
+/// a record must bind (random_field_bindings of all the variables).
+Bindings<Fp> variable_bindings(const GenConfig &cfg, uint64_t seed);
 
 /// The hash of a graph's outputs as the enumerator computes it: the output
 /// tensors' hashes (shape and values), sorted, combined. `sorted_hashes`
