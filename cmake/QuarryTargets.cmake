@@ -30,6 +30,8 @@ function(quarry_test name)
   cmake_parse_arguments(ARG "" "PREFIX" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  # quarry/testing/scratch_dir.h and other helpers shared by every test.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   quarry_warnings(${name})
   gtest_discover_tests(${name} TEST_PREFIX "${ARG_PREFIX}." DISCOVERY_TIMEOUT 60
     PROPERTIES SKIP_RETURN_CODE 77)

@@ -2,6 +2,7 @@
 #include "quarry/core/file_io.h"
 #include "quarry/dedupe/manifest.h"
 #include "quarry/dedupe/shard.h"
+#include "quarry/testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -10,12 +11,7 @@
 namespace quarry {
 namespace {
 
-std::string temp_dir() {
-  auto d = std::filesystem::temp_directory_path() /
-           ("quarry-shard-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d.string();
-}
+using quarry::testing::ScratchDir;
 
 Shard sample_shard() {
   Shard s;
@@ -38,7 +34,8 @@ Shard sample_shard() {
 }
 
 TEST(Shard, RoundTripsThroughHdf5) {
-  const std::string path = temp_dir() + "/" + shard_file_name(1, 3);
+  const ScratchDir scratch;
+  const std::string path = scratch.file(shard_file_name(1, 3));
   EXPECT_EQ(shard_file_name(1, 3), "candidates-r00001-of-00003.h5");
   const Shard s = sample_shard();
   write_shard(path, s);
@@ -55,7 +52,8 @@ TEST(Shard, RoundTripsThroughHdf5) {
 }
 
 TEST(Shard, CorruptAndMissingShardsAreNamed) {
-  const std::string dir = temp_dir();
+  const ScratchDir scratch;
+  const std::string dir = scratch.path();
   const std::string path = dir + "/" + shard_file_name(0, 1);
   write_shard(path, sample_shard());
   std::string bytes = read_file_bytes(path);
@@ -76,7 +74,8 @@ TEST(Shard, CorruptAndMissingShardsAreNamed) {
 }
 
 TEST(Manifest, RoundTripsAndRejectsGarbage) {
-  const std::string path = temp_dir() + "/manifest.json";
+  const ScratchDir scratch;
+  const std::string path = scratch.file("manifest.json");
   Manifest m;
   m.config_file = "small.gen";
   m.config_text = "input x 2x2\nop relu\n";

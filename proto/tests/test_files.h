@@ -1,35 +1,16 @@
 //===- test_files.h - Scratch files for the rules tests -------*- C++ -*-===//
 #pragma once
 
+#include "quarry/testing/scratch_dir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 namespace quarry::testing {
-
-/// A fresh directory for one test, removed with everything in it afterwards.
-class ScratchDir {
-public:
-  ScratchDir() {
-    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("quarry_rules_" + std::to_string(::getpid()) + "_" +
-             info->test_suite_name() + "_" + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path_); }
-
-  std::string file(const std::string &name) const { return path_ / name; }
-  const std::filesystem::path &path() const { return path_; }
-
-private:
-  std::filesystem::path path_;
-};
 
 inline std::string read_bytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

@@ -2,6 +2,7 @@
 #include "quarry/core/file_io.h"
 #include "quarry/runtime/cost_cache.h"
 #include "quarry/runtime/cpu_backend.h"
+#include "quarry/testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -14,14 +15,7 @@
 namespace quarry::runtime {
 namespace {
 
-std::string temp_cache(const std::string &name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("quarry_cost_cache_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::filesystem::remove(path);
-  return path.string();
-}
+using quarry::testing::ScratchDir;
 
 std::string key_of(int writer, int i) {
   return "cpu\ttest device\trelu(x[" + std::to_string(writer) + "," +
@@ -29,7 +23,8 @@ std::string key_of(int writer, int i) {
 }
 
 TEST(CostCache, SurvivesARestart) {
-  const std::string path = temp_cache("restart");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("restart");
   {
     CostCache c(path);
     c.insert(key_of(0, 1), 1.25);
@@ -45,7 +40,8 @@ TEST(CostCache, SurvivesARestart) {
 }
 
 TEST(CostCache, SkipsAndRemovesCorruptRecords) {
-  const std::string path = temp_cache("corrupt");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("corrupt");
   {
     CostCache c(path);
     c.insert(key_of(0, 1), 1.0);
@@ -79,7 +75,8 @@ TEST(CostCache, SkipsAndRemovesCorruptRecords) {
 }
 
 TEST(CostCache, AppendsWholeRecordsAfterATornOne) {
-  const std::string path = temp_cache("torn");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("torn");
   write_file_atomic(path, "q1\tcpu\tdev\trelu(x[1])\t1.0"); // no newline
   {
     CostCache c(path);
@@ -108,7 +105,8 @@ void expect_all_records(const std::string &path) {
 }
 
 TEST(CostCache, ConcurrentProcessesLoseNothing) {
-  const std::string path = temp_cache("processes");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("processes");
   std::vector<pid_t> children;
   for (int w = 0; w < kWriters; ++w) {
     const pid_t pid = ::fork();
@@ -128,7 +126,8 @@ TEST(CostCache, ConcurrentProcessesLoseNothing) {
 }
 
 TEST(CostCache, ConcurrentThreadsLoseNothing) {
-  const std::string path = temp_cache("threads");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("threads");
   std::vector<std::thread> threads;
   for (int w = 0; w < kWriters; ++w)
     threads.emplace_back(write_records, path, w);
@@ -138,7 +137,8 @@ TEST(CostCache, ConcurrentThreadsLoseNothing) {
 }
 
 TEST(CostCache, MeasuresOnceThenReads) {
-  const std::string path = temp_cache("measure");
+  const ScratchDir scratch;
+  const std::string path = scratch.file("measure");
   auto cpu = make_cpu_backend();
   const OpConfig relu{OpKind::Relu, Attrs{}, {Shape{4, 16}}, {false}};
   bool measured = false;

@@ -1,6 +1,7 @@
 //===- axiom_file_test.cc - Parsing and checking axiom files --------------===//
 #include "quarry/verify/axiom_file.h"
 
+#include "quarry/testing/scratch_dir.h"
 #include "verify_test_util.h"
 
 #include <gtest/gtest.h>
@@ -101,9 +102,8 @@ TEST(AxiomFile, RejectsBadDeclarations) {
 }
 
 TEST(AxiomFile, IncludesOtherFilesOnce) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("quarry_axioms_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const quarry::testing::ScratchDir scratch;
+  const auto &dir = scratch.path();
   std::ofstream(dir / "ops.axioms") << "op ewadd(x, y)\n";
   std::ofstream(dir / "main.axioms")
       << "include \"ops.axioms\"\ninclude \"ops.axioms\"\n"
@@ -116,7 +116,6 @@ TEST(AxiomFile, IncludesOtherFilesOnce) {
               read_axiom_file(dir / "bad.axioms");
             }).find("bad.axioms:1:9: cannot include: "),
             std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AxiomFile, DropsAxiomsByName) {
