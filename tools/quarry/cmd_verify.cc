@@ -113,6 +113,13 @@ void run(const VerifyCliOptions &o) {
   RulePack out;
   out.header = pack.header;
   out.header.settings.emplace_back("verified_with", base_name(o.axioms));
+  // The input's description says what the rules were before ("unverified"
+  // candidates, say); keep it as a setting and say what they are now.
+  if (!pack.header.description.empty())
+    out.header.settings.emplace_back("source_description",
+                                     pack.header.description);
+  out.header.description =
+      "rules proved by quarry verify from " + base_name(o.axioms);
   for (size_t i = 0; i < all.size(); ++i)
     if (all[i].outcome == Outcome::Proved ||
         all[i].outcome == Outcome::ProvedWithPrecondition)
