@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -27,6 +28,9 @@ namespace quarry::cli {
 namespace {
 
 using namespace quarry::validate_axioms;
+
+/// Counterexamples printed per failing axiom.
+constexpr int kShownPerAxiom = 3;
 
 struct ValidateCliOptions {
   ValidateOptions opts;
@@ -149,9 +153,19 @@ void print_report(const ValidationRun &run) {
     if (run.resumed_chunks)
       std::printf(", %llu resumed", (unsigned long long)run.resumed_chunks);
     std::printf(")\n");
+    // A few counterexamples per axiom; the file has up to two per chunk.
+    std::map<std::string, int> shown;
+    size_t more = 0;
     for (const auto &[id, c] : r.chunks)
-      for (const Failure &f : c.failures)
-        std::printf("  FAILED %s: %s\n", f.axiom.c_str(), f.detail.c_str());
+      for (const Failure &f : c.failures) {
+        if (shown[f.axiom]++ < kShownPerAxiom)
+          std::printf("  FAILED %s: %s\n", f.axiom.c_str(), f.detail.c_str());
+        else
+          ++more;
+      }
+    if (more)
+      std::printf("  (%zu more counterexamples in %s)\n", more,
+                  run.path.c_str());
   }
   std::printf("wrote %s\n", run.path.c_str());
   std::fflush(stdout);

@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 /// The least time a countermodel search gets after a proof attempt that
 /// used the whole budget.
-constexpr double kModelSeconds = 1.0;
+constexpr double kModelSeconds = 0.5;
 
 /// The consistency check is one query over every axiom; its proofs (two
 /// tensors made equal) take longer than single entailments.
@@ -105,10 +105,15 @@ private:
         if (z3::eq(c[k], lits_[i]))
           core.push_back(i);
     // Deletion: drop each premise whose absence keeps the goal entailed.
-    // The minimisation has a budget of its own, as large again as the
-    // proof's, and each try a fraction of it, so a premise whose removal
-    // makes the proof hard is kept rather than stalling the rest.
-    deadline_ = Clock::now() + (deadline_ - start_);
+    // The minimisation has a budget of its own (the proof's time limit, at
+    // most a few times what the proof took), and each try twice the proof's
+    // time, so a premise whose removal makes the proof hard is kept rather
+    // than stalling the rest.
+    deadline_ =
+        Clock::now() +
+        std::min<Clock::duration>(
+            deadline_ - start_, std::chrono::milliseconds(static_cast<int64_t>(
+                                    1000 * std::max(1.0, 6 * proof_s))));
     const double per_try = std::max(0.5, 2 * proof_s);
     for (size_t k = 0; k < core.size();) {
       std::vector<size_t> without;
