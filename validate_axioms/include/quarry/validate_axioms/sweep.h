@@ -47,7 +47,7 @@ struct Failure {
 /// domain and not cases.
 struct SweepCounts {
   uint64_t checked = 0, skipped = 0, failed = 0, filtered = 0;
-  double seconds = 0; ///< CPU time spent in the chunks
+  double seconds = 0; ///< CPU time of the threads that ran the chunks
   uint64_t cases() const { return checked + skipped; }
   SweepCounts &operator+=(const SweepCounts &o);
 };
