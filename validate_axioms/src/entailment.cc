@@ -138,23 +138,10 @@ private:
 
   z3::check_result check(const std::vector<size_t> &assumed,
                          double limit_s = 1e9) {
-    const double left = std::min(limit_s, remaining());
-    if (left <= 0)
-      return z3::unknown;
-    z3::params p(ctx_);
-    p.set("timeout", static_cast<unsigned>(std::max(1.0, left * 1000)));
-    solver_.set(p);
     z3::expr_vector lits(ctx_);
     for (size_t i : assumed)
       lits.push_back(lits_[i]);
-    verify::Watchdog guard(
-        ctx_, Clock::now() + std::chrono::milliseconds(
-                                 static_cast<int64_t>(left * 1000 + 500)));
-    try {
-      return solver_.check(lits);
-    } catch (const z3::exception &) {
-      return z3::unknown; // interrupted
-    }
+    return verify::check_within(solver_, lits, std::min(limit_s, remaining()));
   }
 
   std::string countermodel(const z3::expr &lhs, const z3::expr &rhs) {

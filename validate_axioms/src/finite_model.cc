@@ -4,8 +4,6 @@
 #include "quarry/verify/watchdog.h"
 #include "quarry/verify/z3_encoding.h"
 
-#include <chrono>
-
 namespace quarry::validate_axioms {
 
 namespace {
@@ -92,9 +90,6 @@ find_finite_model(const verify::AxiomFile &file,
   params.push_back(ctx.constant("#other", param));
 
   z3::solver solver(ctx);
-  z3::params p(ctx);
-  p.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_s * 1000)));
-  solver.set(p);
   for (const auto *set : {&tensors, &params}) {
     z3::expr_vector v(ctx);
     for (const z3::expr &e : *set)
@@ -111,18 +106,8 @@ find_finite_model(const verify::AxiomFile &file,
   }
   solver.add(pre);
   solver.add(lhs != rhs);
-  z3::check_result res = z3::unknown;
-  {
-    verify::Watchdog guard(
-        ctx, std::chrono::steady_clock::now() +
-                 std::chrono::milliseconds(
-                     static_cast<int64_t>(timeout_s * 1000 + 500)));
-    try {
-      res = solver.check();
-    } catch (const z3::exception &) {
-      res = z3::unknown;
-    }
-  }
+  const z3::check_result res =
+      verify::check_within(solver, z3::expr_vector(ctx), timeout_s);
   if (res != z3::sat)
     return std::nullopt;
   const z3::model m = solver.get_model();

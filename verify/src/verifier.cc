@@ -152,22 +152,10 @@ private:
   }
 
   z3::check_result check(const std::vector<size_t> &assumed, double seconds) {
-    if (seconds <= 0)
-      return z3::unknown;
-    z3::params p(ctx_);
-    p.set("timeout", static_cast<unsigned>(std::max(1.0, seconds * 1000)));
-    solver_.set(p);
     z3::expr_vector lits(ctx_);
     for (size_t i : assumed)
       lits.push_back(lits_[i].lit);
-    Watchdog guard(ctx_, Clock::now() +
-                             std::chrono::milliseconds(
-                                 static_cast<int64_t>(seconds * 1000 + 500)));
-    try {
-      return solver_.check(lits);
-    } catch (const z3::exception &) {
-      return z3::unknown; // interrupted
-    }
+    return check_within(solver_, lits, seconds);
   }
 
   std::vector<size_t> unsat_core() {
