@@ -1,5 +1,6 @@
 //===- entailment_test.cc - Lemmas, redundancy, consistency ---------------===//
 #include "quarry/validate_axioms/entailment.h"
+#include "quarry/validate_axioms/finite_model.h"
 
 #include <gtest/gtest.h>
 
@@ -68,6 +69,31 @@ TEST(Entailment, RedundancyNamesTheEntailingSetOrACountermodel) {
       << r[3].detail;
   // Consistent: a two-tensor model of all four exists.
   EXPECT_EQ(check_consistency(f, o).answer, Answer::NotEntailed);
+}
+
+} // namespace
+} // namespace quarry::validate_axioms
+
+namespace quarry::validate_axioms {
+namespace {
+
+TEST(FiniteModel, GroundingFindsTwoTensorCountermodels) {
+  const verify::AxiomFile f = verify::parse_axioms(
+      "op ewadd(x, y)\nop relu(x)\nop concat[axis](x, y)\n"
+      "axiom ewadd_comm: forall x y. ewadd(x, y) = ewadd(y, x)\n"
+      "axiom relu_concat: forall ax x y. relu(concat(ax, x, y)) = "
+      "concat(ax, relu(x), relu(y))\n"
+      "axiom relu_idem: forall x. relu(relu(x)) = relu(x)\n"
+      "axiom ewadd_comm2: forall a b. ewadd(b, a) = ewadd(a, b)\n",
+      "inline.axioms");
+  // relu_idem does not follow from the first two: a model with two tensors.
+  const auto model = find_finite_model(f, {0, 1}, &f.axioms[2], 2, 5);
+  ASSERT_TRUE(model.has_value());
+  EXPECT_NE(model->find("a model with 2 tensors"), std::string::npos);
+  // ewadd_comm2 follows from ewadd_comm: no model of any size.
+  EXPECT_FALSE(find_finite_model(f, {0, 1}, &f.axioms[3], 2, 5).has_value());
+  // Two distinct tensors are consistent with all four.
+  EXPECT_TRUE(find_finite_model(f, {0, 1, 2, 3}, nullptr, 2, 5).has_value());
 }
 
 } // namespace
