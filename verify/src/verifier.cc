@@ -3,6 +3,7 @@
 
 #include "quarry/core/hash.h"
 #include "quarry/verify/refute.h"
+#include "quarry/verify/watchdog.h"
 #include "quarry/verify/z3_encoding.h"
 
 #include <tbb/parallel_for.h>
@@ -20,32 +21,6 @@ namespace quarry::verify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/// Interrupts the context if a check outlives its deadline, so a solver
-/// that ignores its own timeout still cannot hang the run.
-class Watchdog {
-public:
-  Watchdog(z3::context &ctx, Clock::time_point deadline)
-      : thread_([this, &ctx, deadline] {
-          std::unique_lock lock(mutex_);
-          if (!cv_.wait_until(lock, deadline, [this] { return stop_; }))
-            ctx.interrupt();
-        }) {}
-  ~Watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
-private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_; // last: starts after the members it uses
-};
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -177,22 +152,10 @@ private:
   }
 
   z3::check_result check(const std::vector<size_t> &assumed, double seconds) {
-    if (seconds <= 0)
-      return z3::unknown;
-    z3::params p(ctx_);
-    p.set("timeout", static_cast<unsigned>(std::max(1.0, seconds * 1000)));
-    solver_.set(p);
     z3::expr_vector lits(ctx_);
     for (size_t i : assumed)
       lits.push_back(lits_[i].lit);
-    Watchdog guard(ctx_, Clock::now() +
-                             std::chrono::milliseconds(
-                                 static_cast<int64_t>(seconds * 1000 + 500)));
-    try {
-      return solver_.check(lits);
-    } catch (const z3::exception &) {
-      return z3::unknown; // interrupted
-    }
+    return check_within(solver_, lits, seconds);
   }
 
   std::vector<size_t> unsat_core() {

@@ -27,8 +27,11 @@ std::string param_code(const AttrSpec &spec, const AttrValue &value) {
               "' is a real and cannot be a parameter");
 }
 
-Encoder::Encoder(z3::context &ctx, const AxiomFile &axioms)
+Encoder::Encoder(z3::context &ctx, const AxiomFile &axioms, ParamSort params)
     : ctx_(ctx), file_(axioms), tensor_(ctx.uninterpreted_sort("T")),
+      param_(params == ParamSort::Int ? ctx.int_sort()
+                                      : ctx.uninterpreted_sort("P")),
+      int_params_(params == ParamSort::Int),
       dim_(ctx.function("dim", tensor_, ctx.int_sort(), ctx.int_sort())) {}
 
 z3::func_decl Encoder::function(const OpDecl &d, int output,
@@ -42,7 +45,7 @@ z3::func_decl Encoder::function(const OpDecl &d, int output,
     return it->second;
   z3::sort_vector domain(ctx_);
   for (size_t i = 0; i < d.params.size(); ++i)
-    domain.push_back(ctx_.int_sort());
+    domain.push_back(param_);
   for (int i = 0; i < d.tensor_arity; ++i)
     domain.push_back(tensor_);
   z3::func_decl f = ctx_.function(name.c_str(), domain, tensor_);
@@ -61,8 +64,32 @@ z3::expr Encoder::dim(const z3::expr &t, int i) {
 z3::expr Encoder::axiom_var(const Axiom &a, const std::string &name) {
   // '?' keeps bound variables apart from rule variables of the same name.
   const std::string sym = "?" + name;
-  return a.sorts.at(name) == VarSort::Int ? ctx_.int_const(sym.c_str())
+  return a.sorts.at(name) == VarSort::Int ? ctx_.constant(sym.c_str(), param_)
                                           : ctx_.constant(sym.c_str(), tensor_);
+}
+
+z3::expr Encoder::literal(const std::string &code) {
+  if (int_params_)
+    return ctx_.int_val(code.c_str());
+  auto it = literals_.find(code);
+  if (it == literals_.end())
+    it = literals_.emplace(code, ctx_.constant(("#" + code).c_str(), param_))
+             .first;
+  return it->second;
+}
+
+z3::expr Encoder::distinct_literals() {
+  z3::expr_vector v(ctx_);
+  for (const auto &[code, e] : literals_)
+    v.push_back(e);
+  return v.size() < 2 ? ctx_.bool_val(true) : z3::distinct(v);
+}
+
+std::vector<z3::expr> Encoder::literals() const {
+  std::vector<z3::expr> v;
+  for (const auto &[code, e] : literals_)
+    v.push_back(e);
+  return v;
 }
 
 z3::expr Encoder::term(const Axiom &a, const Term &t) {
@@ -71,9 +98,9 @@ z3::expr Encoder::term(const Axiom &a, const Term &t) {
     return axiom_var(a, t.name);
   case Term::Kind::IntLit:
   case Term::Kind::Name:
-    return ctx_.int_val(static_cast<int64_t>(t.value));
+    return literal(std::to_string(t.value));
   case Term::Kind::ListLit:
-    return ctx_.int_val(param_code({}, t.list).c_str());
+    return literal(param_code({}, t.list));
   case Term::Kind::Apply:
     break;
   }
@@ -82,6 +109,14 @@ z3::expr Encoder::term(const Axiom &a, const Term &t) {
   for (const Term &arg : t.args)
     args.push_back(term(a, arg));
   return function(d, t.output, "")(args);
+}
+
+z3::expr Encoder::axiom_precondition(const Axiom &a) {
+  z3::expr_vector pre(ctx_);
+  for (const DimAtom &p : a.preconditions)
+    pre.push_back(dim(axiom_var(a, p.var), p.dim) ==
+                  dim(axiom_var(a, p.other_var), p.other_dim));
+  return pre.empty() ? ctx_.bool_val(true) : z3::mk_and(pre);
 }
 
 z3::expr Encoder::axiom(const Axiom &a) {
@@ -103,6 +138,8 @@ z3::expr Encoder::axiom(const Axiom &a) {
 }
 
 z3::expr Encoder::value(const Graph &g, ValueRef v) {
+  if (!int_params_)
+    throw Error("graph values need integer parameters (ParamSort::Int)");
   const Node &n = g.node(v.node);
   if (n.is_variable())
     return tensor_var(n.name);

@@ -31,10 +31,17 @@ namespace quarry::verify {
 /// absent value is -1.
 std::string param_code(const AttrSpec &spec, const AttrValue &value);
 
+/// How parameters are encoded: as integers (proofs), or as an
+/// uninterpreted sort P whose literals are distinct constants (model
+/// finding: with every sort uninterpreted, Z3's model finder can look for
+/// finite models). Graph values (value()) need ParamSort::Int.
+enum class ParamSort { Int, Uninterpreted };
+
 /// Builds Z3 terms in one context. Not thread-safe (nor is the context).
 class Encoder {
 public:
-  Encoder(z3::context &ctx, const AxiomFile &axioms);
+  Encoder(z3::context &ctx, const AxiomFile &axioms,
+          ParamSort params = ParamSort::Int);
 
   /// The axiom as a closed formula: forall vars. [pre =>] lhs = rhs.
   z3::expr axiom(const Axiom &a);
@@ -42,6 +49,20 @@ public:
   /// Value `v` of graph `g`; its variables become constants of sort T named
   /// after them. Throws quarry::Error when an operator is not declared.
   z3::expr value(const Graph &g, ValueRef v);
+
+  /// A term of axiom `a` with its variables free (constants named "?v"),
+  /// for stating an axiom's negation with those constants as witnesses.
+  z3::expr axiom_term(const Axiom &a, const Term &t) { return term(a, t); }
+
+  /// The conjunction of a's `where` atoms over the same free constants
+  /// (true when there are none).
+  z3::expr axiom_precondition(const Axiom &a);
+
+  /// With ParamSort::Uninterpreted: the literals used so far are pairwise
+  /// distinct (true when fewer than two).
+  z3::expr distinct_literals();
+  /// With ParamSort::Uninterpreted: the literal constants used so far.
+  std::vector<z3::expr> literals() const;
 
   z3::expr tensor_var(const std::string &name);
   z3::expr dim(const z3::expr &t, int i);
@@ -53,10 +74,14 @@ private:
                          const std::string &suffix);
   z3::expr term(const Axiom &a, const Term &t);
   z3::expr axiom_var(const Axiom &a, const std::string &name);
+  z3::expr literal(const std::string &code);
 
   z3::context &ctx_;
   const AxiomFile &file_;
   z3::sort tensor_;
+  z3::sort param_;
+  bool int_params_;
+  std::map<std::string, z3::expr> literals_;
   z3::func_decl dim_;
   std::map<std::string, z3::func_decl> functions_;
 };

@@ -1,0 +1,69 @@
+//===- entailment.h - Lemmas, redundancy and consistency ------*- C++ -*-===//
+//
+// Three questions about an axiom file, each asked of Z3 over the encoding
+// the prover uses (verify/z3_encoding.h: tensors an uninterpreted sort,
+// parameters integers, operators uninterpreted functions):
+//
+//   lemmas       each lemma follows from the axioms;
+//   redundancy   for each axiom, whether the other axioms entail it (a
+//                redundant axiom often points at a mistake);
+//   consistency  the axioms and lemmas do not entail that two fresh tensors
+//                are equal (a wrong axiom can make every tensor equal).
+//
+// Every premise is guarded by a literal, so an entailment names an entailing
+// set (the unsat core, minimised by deletion). When no proof is found, a
+// countermodel with two tensors is looked for (finite_model.h); it shows
+// the two differing sides. Parameters are encoded as an uninterpreted sort
+// (verify::ParamSort::Uninterpreted), which changes no answer: the formulas
+// compare parameters only through literals. Each check has a time limit and
+// a watchdog (verify/watchdog.h).
+//
+// A file whose axioms make concat injective (split undoes it) has no finite
+// model with two or more tensors, so for such files a non-entailment is
+// reported as unknown rather than shown.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/verify/axiom_file.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quarry::validate_axioms {
+
+enum class Answer { Entailed, NotEntailed, Unknown };
+
+/// "entailed", "not-entailed", "unknown".
+std::string_view answer_name(Answer a);
+Answer answer_from_name(std::string_view name);
+
+struct EntailmentResult {
+  std::string name; ///< the goal (axiom or lemma), or "consistency"
+  Answer answer = Answer::Unknown;
+  std::vector<std::string> by; ///< a minimal entailing set, when entailed
+  std::string detail;          ///< the countermodel, or why unknown
+  double seconds = 0;
+};
+
+struct EntailmentOptions {
+  double timeout_s = 2; ///< per goal: the proof; as much again to minimise
+  int threads = 1;
+};
+
+/// Whether the axioms and the lemmas before it entail each lemma.
+std::vector<EntailmentResult> check_lemmas(const verify::AxiomFile &file,
+                                           const EntailmentOptions &opts);
+
+/// For each axiom, whether the other axioms entail it.
+std::vector<EntailmentResult> check_redundancy(const verify::AxiomFile &file,
+                                               const EntailmentOptions &opts);
+
+/// Whether axioms and lemmas together entail x = y for fresh tensors x, y
+/// (answer Entailed means the file is inconsistent). The one query gets
+/// three times opts.timeout_s.
+EntailmentResult check_consistency(const verify::AxiomFile &file,
+                                   const EntailmentOptions &opts);
+
+} // namespace quarry::validate_axioms

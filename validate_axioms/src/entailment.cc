@@ -1,0 +1,246 @@
+//===- entailment.cc - Lemmas, redundancy and consistency -----------------===//
+#include "quarry/validate_axioms/entailment.h"
+
+#include "quarry/validate_axioms/finite_model.h"
+#include "quarry/verify/watchdog.h"
+#include "quarry/verify/z3_encoding.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace quarry::validate_axioms {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The least time a countermodel search gets after a proof attempt that
+/// used the whole budget.
+constexpr double kModelSeconds = 0.5;
+
+/// The consistency check is one query over every axiom; its proofs (two
+/// tensors made equal) take longer than single entailments.
+constexpr double kConsistencyFactor = 3;
+using verify::Axiom;
+using verify::AxiomFile;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// One question: premises (guarded) and a negated goal in a fresh context.
+class Query {
+public:
+  Query(const AxiomFile &file, const std::vector<size_t> &premises,
+        const Axiom *goal, double timeout_s)
+      : file_(file), premises_(premises), goal_(goal), start_(Clock::now()),
+        deadline_(start_ + std::chrono::milliseconds(
+                               static_cast<int64_t>(timeout_s * 1000))),
+        enc_(ctx_, file, verify::ParamSort::Uninterpreted), solver_(ctx_) {}
+
+  EntailmentResult run(std::string name) {
+    EntailmentResult r;
+    r.name = std::move(name);
+    try {
+      ask(r);
+    } catch (const z3::exception &e) {
+      r.answer = Answer::Unknown;
+      r.detail = std::string("z3: ") + e.msg();
+    }
+    r.seconds = seconds_since(start_);
+    return r;
+  }
+
+private:
+  void ask(EntailmentResult &r) {
+    for (size_t i : premises_) {
+      z3::expr lit =
+          ctx_.bool_const(("lit" + std::to_string(lits_.size())).c_str());
+      solver_.add(z3::implies(lit, enc_.axiom(file_.axioms[i])));
+      lits_.push_back(lit);
+    }
+    z3::expr lhs(ctx_), rhs(ctx_);
+    if (goal_) {
+      lhs = enc_.axiom_term(*goal_, goal_->lhs);
+      rhs = enc_.axiom_term(*goal_, goal_->rhs);
+      solver_.add(enc_.axiom_precondition(*goal_));
+    } else {
+      lhs = enc_.tensor_var("fresh x");
+      rhs = enc_.tensor_var("fresh y");
+    }
+    solver_.add(lhs != rhs);
+    solver_.add(enc_.distinct_literals());
+    std::vector<size_t> all(lits_.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = i;
+    const z3::check_result res = check(all);
+    if (res == z3::sat) {
+      r.answer = Answer::NotEntailed;
+      r.detail = countermodel(lhs, rhs);
+      return;
+    }
+    if (res == z3::unknown) {
+      const std::string why = solver_.reason_unknown();
+      const double left = remaining();
+      if (auto model = find_finite_model(file_, premises_, goal_, 2,
+                                         std::max(left, kModelSeconds))) {
+        r.answer = Answer::NotEntailed;
+        r.detail = *model;
+        return;
+      }
+      r.answer = Answer::Unknown;
+      r.detail = "no proof within the time limit (Z3: " + why +
+                 ") and no countermodel with two tensors";
+      return;
+    }
+    r.answer = Answer::Entailed;
+    const double proof_s = seconds_since(start_);
+    std::vector<size_t> core;
+    const z3::expr_vector c = solver_.unsat_core();
+    for (unsigned k = 0; k < c.size(); ++k)
+      for (size_t i = 0; i < lits_.size(); ++i)
+        if (z3::eq(c[k], lits_[i]))
+          core.push_back(i);
+    // Deletion: drop each premise whose absence keeps the goal entailed.
+    // The minimisation has a budget of its own (the proof's time limit, at
+    // most a few times what the proof took), and each try twice the proof's
+    // time, so a premise whose removal makes the proof hard is kept rather
+    // than stalling the rest.
+    deadline_ =
+        Clock::now() +
+        std::min<Clock::duration>(
+            deadline_ - start_, std::chrono::milliseconds(static_cast<int64_t>(
+                                    1000 * std::max(1.0, 6 * proof_s))));
+    const double per_try = std::max(0.5, 2 * proof_s);
+    for (size_t k = 0; k < core.size();) {
+      std::vector<size_t> without;
+      for (size_t j = 0; j < core.size(); ++j)
+        if (j != k)
+          without.push_back(core[j]);
+      if (check(without, per_try) == z3::unsat)
+        core = without;
+      else
+        ++k;
+    }
+    if (remaining() <= 0)
+      r.detail = "the entailing set may not be minimal (time limit)";
+    for (size_t i : core)
+      r.by.push_back(file_.axioms[premises_[i]].name);
+    std::sort(r.by.begin(), r.by.end());
+  }
+
+  double remaining() const {
+    return std::chrono::duration<double>(deadline_ - Clock::now()).count();
+  }
+
+  z3::check_result check(const std::vector<size_t> &assumed,
+                         double limit_s = 1e9) {
+    z3::expr_vector lits(ctx_);
+    for (size_t i : assumed)
+      lits.push_back(lits_[i]);
+    return verify::check_within(solver_, lits, std::min(limit_s, remaining()));
+  }
+
+  std::string countermodel(const z3::expr &lhs, const z3::expr &rhs) {
+    const z3::model m = solver_.get_model();
+    std::string size = "?";
+    const Z3_sort t = lhs.get_sort();
+    for (unsigned i = 0; i < Z3_model_get_num_sorts(ctx_, m); ++i)
+      if (Z3_is_eq_sort(ctx_, Z3_model_get_sort(ctx_, m, i), t)) {
+        const z3::expr_vector u(ctx_, Z3_model_get_sort_universe(ctx_, m, t));
+        size = std::to_string(u.size());
+      }
+    return "a model with " + size + " tensors where the left side is " +
+           m.eval(lhs, true).to_string() + " and the right side " +
+           m.eval(rhs, true).to_string();
+  }
+
+  const AxiomFile &file_;
+  std::vector<size_t> premises_;
+  const Axiom *goal_;
+  Clock::time_point start_, deadline_;
+  z3::context ctx_;
+  verify::Encoder enc_;
+  z3::solver solver_;
+  std::vector<z3::expr> lits_;
+};
+
+std::vector<EntailmentResult>
+run_all(const EntailmentOptions &opts, size_t n,
+        const std::function<EntailmentResult(size_t)> &one) {
+  std::vector<EntailmentResult> out(n);
+  tbb::task_arena arena(std::max(1, opts.threads));
+  arena.execute([&] {
+    tbb::parallel_for(size_t(0), n, [&](size_t i) { out[i] = one(i); });
+  });
+  return out;
+}
+
+std::vector<size_t> axioms_only(const AxiomFile &file, size_t except) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < file.axioms.size(); ++i)
+    if (!file.axioms[i].is_lemma && i != except)
+      out.push_back(i);
+  return out;
+}
+
+} // namespace
+
+std::string_view answer_name(Answer a) {
+  switch (a) {
+  case Answer::Entailed:
+    return "entailed";
+  case Answer::NotEntailed:
+    return "not-entailed";
+  case Answer::Unknown:
+    break;
+  }
+  return "unknown";
+}
+
+Answer answer_from_name(std::string_view name) {
+  for (Answer a : {Answer::Entailed, Answer::NotEntailed, Answer::Unknown})
+    if (answer_name(a) == name)
+      return a;
+  throw Error("unknown answer '" + std::string(name) + "'");
+}
+
+std::vector<EntailmentResult> check_lemmas(const AxiomFile &file,
+                                           const EntailmentOptions &opts) {
+  std::vector<size_t> lemmas;
+  for (size_t i = 0; i < file.axioms.size(); ++i)
+    if (file.axioms[i].is_lemma)
+      lemmas.push_back(i);
+  return run_all(opts, lemmas.size(), [&](size_t k) {
+    // A lemma follows from the axioms and the lemmas before it.
+    std::vector<size_t> premises = axioms_only(file, SIZE_MAX);
+    for (size_t j = 0; j < k; ++j)
+      premises.push_back(lemmas[j]);
+    const Axiom &goal = file.axioms[lemmas[k]];
+    return Query(file, premises, &goal, opts.timeout_s).run(goal.name);
+  });
+}
+
+std::vector<EntailmentResult> check_redundancy(const AxiomFile &file,
+                                               const EntailmentOptions &opts) {
+  const std::vector<size_t> axioms = axioms_only(file, SIZE_MAX);
+  return run_all(opts, axioms.size(), [&](size_t k) {
+    const Axiom &goal = file.axioms[axioms[k]];
+    return Query(file, axioms_only(file, axioms[k]), &goal, opts.timeout_s)
+        .run(goal.name);
+  });
+}
+
+EntailmentResult check_consistency(const AxiomFile &file,
+                                   const EntailmentOptions &opts) {
+  std::vector<size_t> all(file.axioms.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  return Query(file, all, nullptr, kConsistencyFactor * opts.timeout_s)
+      .run("consistency");
+}
+
+} // namespace quarry::validate_axioms

@@ -1,0 +1,167 @@
+//===- validation.cc - A validation run and the merge of shards -----------===//
+#include "quarry/validate_axioms/validation.h"
+
+#include "quarry/core/file_io.h"
+#include "quarry/verify/report.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <regex>
+
+namespace quarry::validate_axioms {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool has(const std::vector<std::string> &checks, const std::string &c) {
+  return std::count(checks.begin(), checks.end(), c) != 0;
+}
+
+/// Whether an earlier file of this shard can be resumed from.
+bool same_settings(const ValidationReport &a, const ValidationReport &b) {
+  return a.axioms_hash == b.axioms_hash && a.sizes == b.sizes &&
+         a.shard == b.shard && a.shards == b.shards &&
+         a.chunk_size == b.chunk_size;
+}
+
+} // namespace
+
+const std::vector<std::string> &all_checks() {
+  static const std::vector<std::string> checks = {"lemmas", "redundancy",
+                                                  "consistency", "sweep"};
+  return checks;
+}
+
+ValidationRun run_validation(const ValidateOptions &opts) {
+  for (const std::string &c : opts.checks)
+    if (!has(all_checks(), c))
+      throw Error("unknown check '" + c +
+                  "' (lemmas, redundancy, consistency, sweep)");
+  const verify::AxiomFile file = verify::read_axiom_file(opts.axioms_path);
+  const SweepOptions &so = opts.sweep;
+  const std::vector<Chunk> plan =
+      has(opts.checks, "sweep") ? plan_chunks(file, so) : std::vector<Chunk>{};
+  std::filesystem::create_directories(opts.out_dir);
+
+  ValidationRun run;
+  ValidationReport &r = run.report;
+  r.axioms_file = opts.axioms_path;
+  r.axioms_hash = verify::axiom_files_hash(file);
+  r.sizes = so.sizes;
+  r.shard = so.shard;
+  r.shards = so.shards;
+  r.chunk_size = so.chunk_size;
+  r.checks = opts.checks;
+  r.planned_chunks = plan.size();
+  run.path = shard_file(opts.out_dir, so.shard, so.shards);
+
+  // Resume from an earlier file of the same shard and settings.
+  if (std::filesystem::exists(run.path)) {
+    const ValidationReport old = read_report(run.path);
+    if (same_settings(old, r)) {
+      if (has(opts.checks, "lemmas"))
+        r.lemmas = old.lemmas;
+      if (has(opts.checks, "redundancy"))
+        r.redundancy = old.redundancy;
+      if (has(opts.checks, "consistency"))
+        r.consistency = old.consistency;
+      if (has(opts.checks, "sweep"))
+        r.chunks = old.chunks;
+      run.resumed_chunks = r.chunks.size();
+    }
+  }
+
+  const auto start = Clock::now();
+  auto save = [&] {
+    r.wall_seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    write_file_atomic(run.path, report_json(file, r));
+  };
+  if (so.shard == 0) {
+    if (has(opts.checks, "lemmas") && !r.lemmas)
+      r.lemmas = check_lemmas(file, opts.entailment);
+    if (has(opts.checks, "consistency") && !r.consistency)
+      r.consistency = check_consistency(file, opts.entailment);
+    if (has(opts.checks, "redundancy") && !r.redundancy)
+      r.redundancy = check_redundancy(file, opts.entailment);
+  }
+  save();
+  if (has(opts.checks, "sweep")) {
+    auto last_save = Clock::now();
+    SweepCounts so_far;
+    for (const auto &[id, c] : r.chunks)
+      so_far += c.counts;
+    sweep(file, so, r.chunks, [&](const ChunkResult &c) {
+      r.chunks[c.id] = c;
+      so_far += c.counts;
+      if (opts.progress)
+        opts.progress(r.chunks.size(), plan.size(), so_far);
+      if (Clock::now() - last_save > std::chrono::seconds(1)) {
+        save();
+        last_save = Clock::now();
+      }
+    });
+  }
+  r.complete = true;
+  save();
+  return run;
+}
+
+ValidationRun merge_shards(const std::string &dir) {
+  static const std::regex name(R"(shard-(\d+)-of-(\d+)\.json)");
+  std::map<int, std::string> files;
+  int shards = 0;
+  if (!std::filesystem::is_directory(dir))
+    throw Error(dir + ": not a directory");
+  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+    std::smatch m;
+    const std::string base = entry.path().filename().string();
+    if (!std::regex_match(base, m, name))
+      continue;
+    const int n = std::stoi(m[2]);
+    if (shards && n != shards)
+      throw Error(dir + ": shard files of " + std::to_string(shards) +
+                  " and of " + std::to_string(n) + " shards are mixed");
+    shards = n;
+    files[std::stoi(m[1])] = entry.path().string();
+  }
+  if (!shards)
+    throw Error(dir + ": no shard-I-of-N.json files");
+  ValidationRun run;
+  ValidationReport &m = run.report;
+  for (int i = 0; i < shards; ++i) {
+    if (!files.count(i))
+      throw Error(shard_file(dir, i, shards) + ": missing");
+    const ValidationReport r = read_report(files[i]);
+    if (!r.complete)
+      throw Error(files[i] + ": the shard has not finished (rerun it)");
+    if (i == 0) {
+      m = r;
+      m.chunks.clear();
+      m.planned_chunks = 0;
+      m.wall_seconds = 0;
+    } else if (r.axioms_hash != m.axioms_hash || r.sizes != m.sizes ||
+               r.chunk_size != m.chunk_size || r.checks != m.checks) {
+      throw Error(files[i] + ": made with other axioms or settings than " +
+                  files[0]);
+    }
+    for (const auto &[id, c] : r.chunks)
+      if (!m.chunks.emplace(id, c).second)
+        throw Error(files[i] + ": chunk " + std::to_string(id) +
+                    " is also in another shard");
+    m.planned_chunks += r.planned_chunks;
+    m.wall_seconds = std::max(m.wall_seconds, r.wall_seconds);
+  }
+  m.shard = -1;
+  m.complete = true;
+  const verify::AxiomFile file = verify::read_axiom_file(m.axioms_file);
+  if (verify::axiom_files_hash(file) != m.axioms_hash)
+    throw Error(m.axioms_file + ": changed since the shards ran");
+  run.path = dir + "/merged.json";
+  write_file_atomic(run.path, report_json(file, m));
+  return run;
+}
+
+} // namespace quarry::validate_axioms

@@ -1,0 +1,187 @@
+//===- sweep_test.cc - Case spaces, instances, the sweep, shards ----------===//
+#include "quarry/validate_axioms/case_space.h"
+#include "quarry/validate_axioms/instance_check.h"
+#include "quarry/validate_axioms/sweep.h"
+#include "quarry/validate_axioms/validation.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace quarry::validate_axioms {
+namespace {
+
+const std::string kAxioms = QUARRY_AXIOMS_DIR "/taso.axioms";
+const std::string kFixtures = QUARRY_FIXTURES_DIR "/fixtures";
+
+std::string temp_dir(const std::string &name) {
+  const auto d = std::filesystem::temp_directory_path() /
+                 ("quarry_validate_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  return d.string();
+}
+
+const verify::Axiom &axiom(const verify::AxiomFile &f, const char *name) {
+  const verify::Axiom *a = f.find_axiom(name);
+  EXPECT_NE(a, nullptr) << name;
+  return *a;
+}
+
+TEST(CaseSpace, DimensionsRangeOverSizesParametersOverTheirValues) {
+  const verify::AxiomFile f = verify::read_axiom_file(kAxioms);
+  // relu_conv: s (2 values), p (2) are parameters; n c h v co kh kw are
+  // dimensions: 4 * 5^7 cases with five sizes.
+  const CaseSpace space(axiom(f, "relu_conv"), {1, 2, 3, 4, 5});
+  EXPECT_EQ(space.size(), 4u * 78125u);
+  EXPECT_EQ(space.dimension_vars().size(), 7u);
+  const verify::Assignment last = space.at(space.size() - 1);
+  EXPECT_EQ(last.at("kw"), verify::DomainValue{5});
+  EXPECT_EQ(last.at("s"), (verify::DomainValue{2, 2}));
+  // enlarge_conv's k is a parameter even though its shapes mention k.0.
+  const CaseSpace enlarge(axiom(f, "enlarge_conv"), {1, 2});
+  for (const std::string &d : enlarge.dimension_vars())
+    EXPECT_NE(d, "k");
+}
+
+TEST(InstanceCheck, TrueAxiomsPassAndWrongOnesShowAnElement) {
+  const verify::AxiomFile f = verify::parse_axioms(
+      "op relu(x)\nop ewadd(x, y)\nop pool2d_max[k, s, pad](x)\n"
+      "axiom relu_add_wrong: forall x y. relu(ewadd(x, y)) = "
+      "ewadd(relu(x), relu(y))\n"
+      "  shapes x: [a, b], y: [a, b]\n  values a b in 1..2\n"
+      "axiom relu_maxpool: forall x. relu(pool2d_max([2,2], [1,1], valid, "
+      "x)) = pool2d_max([2,2], [1,1], valid, relu(x))\n"
+      "  shapes x: [1, 1, h, v]\n  values h v in 1..3\n"
+      "axiom maxpool_add_wrong: forall x y. pool2d_max([2,2], [1,1], valid, "
+      "ewadd(x, y)) = ewadd(pool2d_max([2,2], [1,1], valid, x), "
+      "pool2d_max([2,2], [1,1], valid, y))\n"
+      "  shapes x: [1, 1, 2, 2], y: [1, 1, 2, 2]\n",
+      "inline.axioms");
+  const CaseResult wrong =
+      check_case(f, axiom(f, "relu_add_wrong"), {{"a", {1}}, {"b", {2}}}, 5);
+  EXPECT_EQ(wrong.outcome, CaseOutcome::Failed);
+  EXPECT_NE(wrong.detail.find("x:[1,2] y:[1,2] with a=1 b=2: element [0,0] "
+                              "differs: left relu(x[0,0] + y[0,0])"),
+            std::string::npos)
+      << wrong.detail;
+  // Normal forms differ (relu(max(..)) vs max(relu(..), ..)) but Z3 shows
+  // the two sides equal: relu is monotone.
+  EXPECT_EQ(check_case(f, axiom(f, "relu_maxpool"), {{"h", {2}}, {"v", {3}}}, 5)
+                .outcome,
+            CaseOutcome::Passed);
+  // A window smaller than the kernel is rejected by pool2d_max: skipped.
+  EXPECT_EQ(check_case(f, axiom(f, "relu_maxpool"), {{"h", {1}}, {"v", {3}}}, 5)
+                .outcome,
+            CaseOutcome::Skipped);
+  const CaseResult max_wrong =
+      check_case(f, axiom(f, "maxpool_add_wrong"), {}, 5);
+  EXPECT_EQ(max_wrong.outcome, CaseOutcome::Failed);
+  EXPECT_NE(max_wrong.detail.find("max("), std::string::npos);
+}
+
+TEST(Sweep, TasoAxiomsHoldOnSmallSizes) {
+  const verify::AxiomFile f = verify::read_axiom_file(kAxioms);
+  SweepOptions o;
+  o.sizes = {1, 2};
+  o.threads = 2;
+  const SweepResult r = sweep(f, o);
+  EXPECT_GT(r.total.checked, 5000u);
+  EXPECT_EQ(r.total.failed, 0u)
+      << (r.failures.empty() ? "" : r.failures[0].detail);
+  EXPECT_EQ(r.axioms.size(), f.axioms.size());
+}
+
+TEST(Sweep, CatchesTasosWrongGroupedConvolutionWithSizesOneAndThree) {
+  const verify::AxiomFile f =
+      verify::read_axiom_file(kFixtures + "/grouped_conv_wrong.axioms");
+  SweepOptions o;
+  o.sizes = {1, 3};
+  const SweepResult r = sweep(f, o);
+  EXPECT_GT(r.total.failed, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  const std::string &d = r.failures[0].detail;
+  EXPECT_EQ(r.failures[0].axiom, "grouped_conv_wrong");
+  // Shapes, parameters and a differing element.
+  EXPECT_NE(d.find("x:[1,1,1,1] y:[1,1,1,1] z:[1,1,1,1] w:[3,1,1,1] with a=0"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("element [0,1,0,0] differs"), std::string::npos) << d;
+}
+
+/// Per-axiom counts without times (which differ run to run).
+std::vector<std::array<uint64_t, 4>> counts(const verify::AxiomFile &f,
+                                            const ValidationReport &r) {
+  std::vector<ChunkResult> chunks;
+  for (const auto &[id, c] : r.chunks)
+    chunks.push_back(c);
+  std::vector<std::array<uint64_t, 4>> out;
+  for (const AxiomSweep &a : summarize(f, chunks).axioms)
+    out.push_back({a.counts.checked, a.counts.skipped, a.counts.failed,
+                   a.counts.filtered});
+  return out;
+}
+
+std::vector<std::string> failures(const ValidationReport &r) {
+  std::vector<std::string> out;
+  for (const auto &[id, c] : r.chunks)
+    for (const Failure &f : c.failures)
+      out.push_back(f.axiom + "#" + std::to_string(f.case_index) + " " +
+                    f.detail);
+  return out;
+}
+
+TEST(Shards, TheUnionOfThreeShardsEqualsTheUnshardedRun) {
+  const std::string path = kFixtures + "/grouped_conv_wrong.axioms";
+  const verify::AxiomFile f = verify::read_axiom_file(path);
+  ValidateOptions o;
+  o.axioms_path = path;
+  o.checks = {"sweep"};
+  o.sweep.sizes = {1, 3};
+  o.sweep.chunk_size = 16;
+  o.out_dir = temp_dir("whole");
+  const ValidationRun whole = run_validation(o);
+  o.out_dir = temp_dir("sharded");
+  o.sweep.shards = 3;
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 3; ++i) {
+    o.sweep.shard = i;
+    const ValidationRun part = run_validation(o);
+    for (const auto &[id, c] : part.report.chunks) {
+      EXPECT_EQ(id % 3, static_cast<uint64_t>(i));
+      EXPECT_TRUE(seen.insert(id).second);
+    }
+  }
+  const ValidationRun merged = merge_shards(o.out_dir);
+  EXPECT_EQ(merged.path, o.out_dir + "/merged.json");
+  EXPECT_EQ(merged.report.chunks.size(), whole.report.chunks.size());
+  EXPECT_EQ(counts(f, merged.report), counts(f, whole.report));
+  EXPECT_EQ(failures(merged.report), failures(whole.report));
+  EXPECT_FALSE(failures(whole.report).empty());
+  // The merged file reads back the same.
+  EXPECT_EQ(counts(f, read_report(merged.path)), counts(f, whole.report));
+
+  // A missing shard is refused.
+  std::filesystem::remove(shard_file(o.out_dir, 1, 3));
+  EXPECT_THROW(merge_shards(o.out_dir), Error);
+  std::filesystem::remove_all(o.out_dir);
+  std::filesystem::remove_all(whole.path);
+}
+
+TEST(Shards, ARerunReusesFinishedChunks) {
+  ValidateOptions o;
+  o.axioms_path = kFixtures + "/grouped_conv_wrong.axioms";
+  o.checks = {"sweep"};
+  o.sweep.sizes = {1, 2};
+  o.out_dir = temp_dir("rerun");
+  const ValidationRun first = run_validation(o);
+  EXPECT_EQ(first.resumed_chunks, 0u);
+  const ValidationRun second = run_validation(o);
+  EXPECT_EQ(second.resumed_chunks, first.report.chunks.size());
+  // Other sizes are another run: nothing is reused.
+  o.sweep.sizes = {1, 3};
+  EXPECT_EQ(run_validation(o).resumed_chunks, 0u);
+  std::filesystem::remove_all(o.out_dir);
+}
+
+} // namespace
+} // namespace quarry::validate_axioms

@@ -1,0 +1,73 @@
+//===- watchdog.h - Interrupt a Z3 context past its deadline --*- C++ -*-===//
+//
+// Z3's own timeout is not always honoured (quantifier instantiation can run
+// past it), so every check that must end is also guarded by a watchdog
+// thread that interrupts the context at the deadline; check_within puts
+// the two together.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <z3++.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace quarry::verify {
+
+/// Interrupts the context if a check outlives its deadline, so a solver
+/// that ignores its own timeout still cannot hang the run.
+class Watchdog {
+public:
+  using Clock = std::chrono::steady_clock;
+
+  Watchdog(z3::context &ctx, Clock::time_point deadline)
+      : thread_([this, &ctx, deadline] {
+          std::unique_lock lock(mutex_);
+          if (!cv_.wait_until(lock, deadline, [this] { return stop_; }))
+            ctx.interrupt();
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Watchdog(const Watchdog &) = delete;
+  Watchdog &operator=(const Watchdog &) = delete;
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_; // last: starts after the members it uses
+};
+
+/// solver.check(assumptions) bounded by `seconds`: Z3's timeout, and a
+/// watchdog half a second later. Unknown when interrupted, or at once when
+/// no time is left.
+inline z3::check_result check_within(z3::solver &solver,
+                                     const z3::expr_vector &assumptions,
+                                     double seconds) {
+  if (seconds <= 0)
+    return z3::unknown;
+  z3::params p(solver.ctx());
+  p.set("timeout", static_cast<unsigned>(std::max(1.0, seconds * 1000)));
+  solver.set(p);
+  Watchdog guard(solver.ctx(),
+                 Watchdog::Clock::now() +
+                     std::chrono::milliseconds(
+                         static_cast<int64_t>(seconds * 1000 + 500)));
+  try {
+    return solver.check(assumptions);
+  } catch (const z3::exception &) {
+    return z3::unknown; // interrupted
+  }
+}
+
+} // namespace quarry::verify
