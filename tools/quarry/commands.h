@@ -20,5 +20,6 @@ void register_run_command(CLI::App &app);
 void register_cost_command(CLI::App &app);
 void register_models_command(CLI::App &app);
 void register_onnx_commands(CLI::App &app);
+void register_optimize_command(CLI::App &app);
 
 } // namespace quarry::cli

@@ -1,0 +1,63 @@
+//===- cost_model.h - A graph's cost: its operators' measured costs -*- C++
+//-*-===//
+//
+// As in TASO, the cost of a graph is the sum of the measured costs of its
+// operators that run per inference: operators computed from weights and
+// constants only are folded before the graph runs (runtime/plan.h) and cost
+// nothing, and nodes that reach no output do not run. Each operator
+// configuration is measured once per machine on the chosen backend and kept
+// in the runtime's cost cache file; within a process costs are also kept in
+// memory. An operator the backend cannot run is costed on the reference
+// backend instead (counted in fallbacks()). Not thread-safe: the search costs
+// candidates one after another.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/graph.h"
+#include "quarry/runtime/backend.h"
+#include "quarry/runtime/cost_cache.h"
+#include "quarry/runtime/measure.h"
+#include "quarry/runtime/op_config.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quarry::opt {
+
+class CostModel {
+public:
+  CostModel(runtime::Backend &backend, runtime::CostCache &cache,
+            runtime::MeasureOptions measure = {});
+
+  /// The configurations of the operators that run per inference, in node
+  /// order (pure: safe to call from several threads).
+  static std::vector<runtime::OpConfig> running_ops(const Graph &g);
+
+  /// Milliseconds of one configuration: from memory, the cache, or measured.
+  double op_cost(const runtime::OpConfig &c);
+  /// Sum of op_cost over running_ops(g).
+  double graph_cost(const Graph &g);
+  double cost_of(const std::vector<runtime::OpConfig> &ops);
+
+  /// Configurations measured (not found in the cache) so far.
+  int measured() const { return measured_; }
+  /// Configurations the backend could not run, costed on the reference
+  /// backend instead.
+  int fallbacks() const { return fallbacks_; }
+  const runtime::Backend &backend() const { return backend_; }
+
+private:
+  runtime::Backend &backend_;
+  runtime::CostCache &cache_;
+  runtime::MeasureOptions measure_;
+  std::string device_;
+  std::map<std::string, double, std::less<>> memo_;
+  std::unique_ptr<runtime::Backend> reference_;
+  int measured_ = 0;
+  int fallbacks_ = 0;
+};
+
+} // namespace quarry::opt
