@@ -8,8 +8,9 @@ namespace quarry::opt {
 
 CostModel::CostModel(runtime::Backend &backend, runtime::CostCache &cache,
                      runtime::MeasureOptions measure)
-    : backend_(backend), cache_(cache), measure_(measure),
-      device_(backend.device_name()) {}
+    : backend_(&backend), cache_(&cache), measure_(measure) {}
+
+CostModel::CostModel(CostFn cost) : cost_fn_(std::move(cost)) {}
 
 std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
   const std::vector<bool> live = g.live_nodes();
@@ -34,23 +35,30 @@ std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
 }
 
 double CostModel::op_cost(const runtime::OpConfig &c) {
-  const std::string key = runtime::CostCache::key(backend_.name(), device_, c);
+  // Within one model the backend and device are fixed: the configuration
+  // alone keys the costs kept in memory.
+  const std::string key = c.key();
   if (auto it = memo_.find(key); it != memo_.end())
     return it->second;
+  const double ms = cost_fn_ ? cost_fn_(c) : measure(c);
+  memo_.emplace(key, ms);
+  return ms;
+}
+
+double CostModel::measure(const runtime::OpConfig &c) {
   bool measured = false;
   double ms = 0;
   try {
-    ms = runtime::cached_measure(cache_, backend_, c, measure_, &measured);
+    ms = runtime::cached_measure(*cache_, *backend_, c, measure_, &measured);
   } catch (const Error &) {
     // An operator this backend cannot run (softmax on cpu, say): the
     // reference backend's cost stands in, so such graphs still compare.
     if (!reference_)
       reference_ = runtime::make_backend("reference");
-    ms = runtime::cached_measure(cache_, *reference_, c, measure_, &measured);
+    ms = runtime::cached_measure(*cache_, *reference_, c, measure_, &measured);
     ++fallbacks_;
   }
   measured_ += measured ? 1 : 0;
-  memo_.emplace(key, ms);
   return ms;
 }
 

@@ -9,7 +9,7 @@ namespace quarry::opt::test {
 namespace {
 
 TEST(Output, OptimizedModelRoundTripsThroughOnnxAndText) {
-  CpuCosts costs;
+  CostModel cost(launch_cost);
   const Model m{
       parse_graph("input x: [1,8,8,8]\nweight a: [8,8,3,3]\n"
                   "weight b: [8,8,3,3]\n"
@@ -19,7 +19,7 @@ TEST(Output, OptimizedModelRoundTripsThroughOnnxAndText) {
   SearchOptions o;
   o.budget = 10;
   const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), costs.model, o, 5);
+      optimize(m, make_transformations(RulePack{}), cost, o, 5);
   ASSERT_FALSE(r.search.steps.empty());
   const Model onnx = import_onnx_bytes(export_onnx_bytes(r.model), "opt.onnx");
   EXPECT_LT(output_error(m, onnx, 5), kTolerance);
