@@ -43,3 +43,23 @@ if(QUARRY_ENABLE_CUDA)
   endif()
 endif()
 message(STATUS "quarry: CUDA parts ${QUARRY_HAVE_CUDA}")
+
+# Optional and not a Debian package: ONNX Runtime, only for bench/ort_bench
+# (quarry's optimized ONNX next to the original, run by ONNX Runtime). Give
+# -DQUARRY_ONNXRUNTIME_DIR=<folder of the npm package
+# com.github.asus4.onnxruntime, installed with npm install --ignore-scripts>.
+set(QUARRY_ONNXRUNTIME_DIR "" CACHE PATH "ONNX Runtime package folder (optional)")
+if(QUARRY_ONNXRUNTIME_DIR)
+  find_library(QUARRY_ONNXRUNTIME_LIBRARY onnxruntime
+    HINTS ${QUARRY_ONNXRUNTIME_DIR}/Plugins/Linux/x64 NO_DEFAULT_PATH)
+  file(GLOB_RECURSE _quarry_ort_headers
+    ${QUARRY_ONNXRUNTIME_DIR}/*/onnxruntime_cxx_api.h)
+  if(_quarry_ort_headers)
+    list(GET _quarry_ort_headers 0 _quarry_ort_header)
+    get_filename_component(QUARRY_ONNXRUNTIME_INCLUDE ${_quarry_ort_header}
+      DIRECTORY)
+  endif()
+endif()
+if(QUARRY_ONNXRUNTIME_LIBRARY AND QUARRY_ONNXRUNTIME_INCLUDE)
+  message(STATUS "quarry: ONNX Runtime for bench/ort_bench: ${QUARRY_ONNXRUNTIME_LIBRARY}")
+endif()

@@ -7,7 +7,6 @@
 #include "quarry/runtime/plan.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 namespace quarry::cli {
@@ -18,23 +17,11 @@ struct CostOptions : RunFlags {
   std::string cache;
 };
 
-/// --cache, else $QUARRY_COST_CACHE, else ~/.cache/quarry/op_costs.tsv.
-std::string cache_path(const CostOptions &o) {
-  if (!o.cache.empty())
-    return o.cache;
-  if (const char *env = std::getenv("QUARRY_COST_CACHE"); env && *env)
-    return env;
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/quarry/op_costs.tsv";
-  throw Error("cost: no --cache given and neither QUARRY_COST_CACHE nor HOME "
-              "is set");
-}
-
 void cost(const CostOptions &o) {
   const Model m = read_run_model(o);
   const Graph &g = m.graph;
   auto backend = runtime::make_backend(o.backend);
-  runtime::CostCache cache(cache_path(o));
+  runtime::CostCache cache(cost_cache_path(o.cache));
   for (const std::string &w : cache.warnings())
     std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
 

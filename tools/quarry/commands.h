@@ -21,5 +21,6 @@ void register_cost_command(CLI::App &app);
 void register_models_command(CLI::App &app);
 void register_onnx_commands(CLI::App &app);
 void register_validate_axioms_command(CLI::App &app);
+void register_optimize_command(CLI::App &app);
 
 } // namespace quarry::cli

@@ -5,6 +5,8 @@
 #include "quarry/models/zoo.h"
 #include "quarry/runtime/run_inputs.h"
 
+#include <cstdlib>
+
 namespace quarry::cli {
 
 void add_run_flags(CLI::App &cmd, RunFlags &f) {
@@ -47,6 +49,17 @@ Model read_run_model(const RunFlags &f) {
     throw Error(f.graph + ": " + e.what());
   }
   return m;
+}
+
+std::string cost_cache_path(const std::string &flag) {
+  if (!flag.empty())
+    return flag;
+  if (const char *env = std::getenv("QUARRY_COST_CACHE"); env && *env)
+    return env;
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/quarry/op_costs.tsv";
+  throw Error("cost: no cost cache given and neither QUARRY_COST_CACHE nor "
+              "HOME is set");
 }
 
 Bindings<float> run_values(const Model &m, uint64_t seed) {

@@ -27,6 +27,10 @@ Model read_run_model(const RunFlags &f);
 /// carries values for.
 Bindings<float> run_values(const Model &m, uint64_t seed);
 
+/// `flag` when given, else $QUARRY_COST_CACHE, else
+/// ~/.cache/quarry/op_costs.tsv.
+std::string cost_cache_path(const std::string &flag);
+
 /// What errors about the run's graph are prefixed with.
 inline const std::string &run_subject(const RunFlags &f) {
   return f.graph.empty() ? f.model : f.graph;

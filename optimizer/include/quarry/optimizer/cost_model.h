@@ -1,0 +1,71 @@
+//===- cost_model.h - A graph's cost: its operators' measured costs -*- C++
+//-*-===//
+//
+// As in TASO, the cost of a graph is the sum of the measured costs of its
+// operators that run per inference: operators computed from weights and
+// constants only are folded before the graph runs (runtime/plan.h) and cost
+// nothing, and nodes that reach no output do not run. Each operator
+// configuration is measured once per machine on the chosen backend and kept
+// in the runtime's cost cache file; within a process costs are also kept in
+// memory. An operator the backend cannot run is costed on the reference
+// backend instead (counted in fallbacks()). Not thread-safe: the search costs
+// candidates one after another.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/graph.h"
+#include "quarry/runtime/backend.h"
+#include "quarry/runtime/cost_cache.h"
+#include "quarry/runtime/measure.h"
+#include "quarry/runtime/op_config.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quarry::opt {
+
+class CostModel {
+public:
+  using CostFn = std::function<double(const runtime::OpConfig &)>;
+
+  CostModel(runtime::Backend &backend, runtime::CostCache &cache,
+            runtime::MeasureOptions measure = {});
+  /// Costs given by a function of the configuration, measuring nothing:
+  /// for tests that must not depend on timings (a search whose outcome is
+  /// asserted), and for costs computed rather than measured.
+  explicit CostModel(CostFn cost);
+
+  /// The configurations of the operators that run per inference, in node
+  /// order (pure: safe to call from several threads).
+  static std::vector<runtime::OpConfig> running_ops(const Graph &g);
+
+  /// Milliseconds of one configuration: from memory, the cache, or measured.
+  double op_cost(const runtime::OpConfig &c);
+  /// Sum of op_cost over running_ops(g).
+  double graph_cost(const Graph &g);
+  double cost_of(const std::vector<runtime::OpConfig> &ops);
+
+  /// Configurations measured (not found in the cache) so far.
+  int measured() const { return measured_; }
+  /// Configurations the backend could not run, costed on the reference
+  /// backend instead.
+  int fallbacks() const { return fallbacks_; }
+
+private:
+  double measure(const runtime::OpConfig &c);
+
+  runtime::Backend *backend_ = nullptr;
+  runtime::CostCache *cache_ = nullptr;
+  runtime::MeasureOptions measure_;
+  CostFn cost_fn_;
+  std::map<std::string, double, std::less<>> memo_;
+  std::unique_ptr<runtime::Backend> reference_;
+  int measured_ = 0;
+  int fallbacks_ = 0;
+};
+
+} // namespace quarry::opt

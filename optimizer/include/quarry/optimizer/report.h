@@ -1,0 +1,48 @@
+//===- report.h - What an optimization did, as JSON ------------*- C++ -*-===//
+//
+// {
+//   "model", "rules", "backend", "alpha", "budget",
+//   "cost_ms": {"before", "after"},            // the cost model's estimate
+//   "search": {"expanded", "candidates", "distinct", "seconds",
+//              "measured_configs"},
+//   "operators": {"before", "after"},
+//   "applied": [{"name", "kind": "rule"|"fusion", "origin", "source_file",
+//                "source_index", "status", "axioms"}...],  // in order
+//   "check": {"latency_ms_before", "latency_ms_after", "speedup",
+//             "max_relative_error", "tolerance"}           // with --check
+// }
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/optimizer/optimize.h"
+
+#include <optional>
+#include <string>
+
+namespace quarry::opt {
+
+struct CheckResult {
+  double latency_before_ms = 0;
+  double latency_after_ms = 0;
+  double max_relative_error = 0;
+  double tolerance = 0;
+};
+
+struct ReportInput {
+  std::string model, rules, backend;
+  SearchOptions options;
+  const Model *original = nullptr;
+  const OptimizeResult *result = nullptr;
+  const std::vector<Transformation> *transformations = nullptr;
+  int measured_configs = 0;
+  std::optional<CheckResult> check;
+};
+
+/// The report, pretty-printed, ending in a newline.
+std::string report_json(const ReportInput &in);
+
+/// "name (origin, status)" of each applied step, for printing.
+std::vector<std::string> applied_names(const ReportInput &in);
+
+} // namespace quarry::opt

@@ -1,0 +1,43 @@
+//===- splice.h - Replacing values of a graph by a new subgraph -*- C++ -*-===//
+//
+// Every rewrite the optimizer makes (a rule, a fusion, constant folding) is
+// one splice: a pattern graph is instantiated inside a host graph, its
+// variables bound to host values, and host values are replaced by the
+// pattern's outputs. The result is rebuilt from the host's outputs, so
+// nodes nobody uses any more disappear, while nodes still used elsewhere
+// (another consumer of a matched intermediate tensor) stay. Shapes are
+// inferred again on the way, which checks the rewrite's shape conditions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/graph.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace quarry::opt {
+
+struct Splice {
+  /// Variables bound by name; the pattern's other variables become new
+  /// variables of the host with the shape given in `new_variables`.
+  const Graph *pattern = nullptr;
+  std::map<std::string, ValueRef, std::less<>> bindings;
+  std::map<std::string, Shape, std::less<>> new_variables;
+  /// Host values replaced by pattern.outputs()[i], in order.
+  std::vector<ValueRef> replaced;
+};
+
+/// The host with the splice made, or nullopt when the result would have a
+/// cycle (a bound value depends on a replaced one), a shape error, a
+/// replacement whose shape differs from the value it replaces, or a
+/// constant whose shape cannot be told from its use. Every `input` variable
+/// of the host is kept, in order, even when unused. `pattern_ids`, when
+/// given, receives the result's node id of each pattern node (-1 where
+/// none was made).
+std::optional<Graph> splice(const Graph &host, const Splice &s,
+                            std::vector<int32_t> *pattern_ids = nullptr);
+
+} // namespace quarry::opt

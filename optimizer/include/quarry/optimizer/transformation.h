@@ -1,0 +1,42 @@
+//===- transformation.h - What the search may do to a graph ----*- C++ -*-===//
+//
+// A Transformation is one rule of a rule pack or one hand-written fusion
+// (fusions.h). Given a graph it yields every rewritten graph it can make,
+// in a fixed order, so the search is the same whatever the thread count.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/optimizer/pattern_match.h"
+#include "quarry/rules/rule_pack.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace quarry::opt {
+
+/// A fusion: every rewrite it finds in the host, in a fixed order.
+using FusionFn = std::function<std::vector<Graph>(const HostInfo &)>;
+
+struct Transformation {
+  std::string name;
+  /// Exactly one of the two is set.
+  const Rule *rule = nullptr;
+  FusionFn fusion;
+
+  /// Every graph one application makes from the host (at most `limit`).
+  std::vector<Graph> apply(const HostInfo &host, size_t limit) const;
+};
+
+/// The rule applied at `m`, or nullopt when a precondition fails, the
+/// target does not type-check on the matched shapes, its outputs' shapes
+/// differ from the source's, or the result would have a cycle.
+std::optional<Graph> apply_rule(const HostInfo &host, const Rule &rule,
+                                const Match &m);
+
+/// One transformation per rule of `pack`, then the fusions.
+std::vector<Transformation> make_transformations(const RulePack &pack,
+                                                 bool with_fusions = true);
+
+} // namespace quarry::opt

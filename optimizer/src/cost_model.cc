@@ -1,0 +1,74 @@
+//===- cost_model.cc - A graph's cost: its operators' measured costs ------===//
+#include "quarry/optimizer/cost_model.h"
+
+#include "quarry/runtime/backends.h"
+#include "quarry/runtime/plan.h"
+
+namespace quarry::opt {
+
+CostModel::CostModel(runtime::Backend &backend, runtime::CostCache &cache,
+                     runtime::MeasureOptions measure)
+    : backend_(&backend), cache_(&cache), measure_(measure) {}
+
+CostModel::CostModel(CostFn cost) : cost_fn_(std::move(cost)) {}
+
+std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
+  const std::vector<bool> live = g.live_nodes();
+  const std::vector<bool> fixed = runtime::static_nodes(g);
+  std::vector<runtime::OpConfig> ops;
+  for (int32_t id = 0; id < g.num_nodes(); ++id) {
+    const Node &n = g.node(id);
+    if (!live[id] || fixed[id] || n.is_variable())
+      continue;
+    ops.push_back(runtime::op_config(g, id));
+    // A split at a concat boundary is measured alone, where its operand
+    // records no boundary: give the sizes its results have.
+    if (n.kind == OpKind::Split && !n.attrs.has(ops::Split::kSizes)) {
+      std::vector<int64_t> sizes;
+      const int axis = static_cast<int>(n.attrs.i(ops::Split::kAxis));
+      for (const TensorType &t : n.types)
+        sizes.push_back(t.shape[axis]);
+      ops.back().attrs.set(ops::Split::kSizes, std::move(sizes));
+    }
+  }
+  return ops;
+}
+
+double CostModel::op_cost(const runtime::OpConfig &c) {
+  // Within one model the backend and device are fixed: the configuration
+  // alone keys the costs kept in memory.
+  const std::string key = c.key();
+  if (auto it = memo_.find(key); it != memo_.end())
+    return it->second;
+  const double ms = cost_fn_ ? cost_fn_(c) : measure(c);
+  memo_.emplace(key, ms);
+  return ms;
+}
+
+double CostModel::measure(const runtime::OpConfig &c) {
+  bool measured = false;
+  double ms = 0;
+  try {
+    ms = runtime::cached_measure(*cache_, *backend_, c, measure_, &measured);
+  } catch (const Error &) {
+    // An operator this backend cannot run (softmax on cpu, say): the
+    // reference backend's cost stands in, so such graphs still compare.
+    if (!reference_)
+      reference_ = runtime::make_backend("reference");
+    ms = runtime::cached_measure(*cache_, *reference_, c, measure_, &measured);
+    ++fallbacks_;
+  }
+  measured_ += measured ? 1 : 0;
+  return ms;
+}
+
+double CostModel::cost_of(const std::vector<runtime::OpConfig> &ops) {
+  double total = 0;
+  for (const auto &c : ops)
+    total += op_cost(c);
+  return total;
+}
+
+double CostModel::graph_cost(const Graph &g) { return cost_of(running_ops(g)); }
+
+} // namespace quarry::opt

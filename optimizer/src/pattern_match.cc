@@ -1,0 +1,173 @@
+//===- pattern_match.cc - Finding a rule's source in a graph --------------===//
+//
+// Backtracking over the pattern's operators from the last (the outputs) to
+// the first: an operator whose user is already matched is forced to the
+// user's operand; one that no matched operator uses is tried against every
+// host node of its kind.
+//
+//===----------------------------------------------------------------------===//
+#include "quarry/optimizer/pattern_match.h"
+
+#include "quarry/runtime/plan.h"
+
+#include <algorithm>
+
+namespace quarry::opt {
+
+HostInfo::HostInfo(const Graph &g)
+    : graph(&g), is_static(runtime::static_nodes(g)), by_kind(kNumOps) {
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (!g.node(id).is_variable())
+      by_kind[static_cast<size_t>(g.node(id).kind)].push_back(id);
+}
+
+namespace {
+
+struct State {
+  std::vector<int32_t> nodes;
+  std::map<std::string, ValueRef, std::less<>> bindings;
+};
+
+/// A split without sizes cuts at the boundary its operand records.
+bool split_at_boundary(const Graph &g, const Node &h) {
+  if (h.num_outputs != 2 || h.types.size() != 2)
+    return false;
+  const int axis = static_cast<int>(h.attrs.i(ops::Split::kAxis));
+  const TensorType *x = g.type(h.inputs[0]);
+  if (!x || !x->split(axis))
+    return false;
+  return x->split(axis)->left == h.types[0].shape[axis];
+}
+
+bool params_agree(const Graph &g, const Node &p, const Node &h) {
+  if (p.num_outputs != h.num_outputs || p.inputs.size() != h.inputs.size())
+    return false;
+  for (size_t i = 0; i < p.attrs.size(); ++i) {
+    if (!p.attrs.has(i))
+      continue; // left open by the pattern
+    if (p.attrs.value(i) != h.attrs.value(i))
+      return false;
+  }
+  if (p.kind == OpKind::Split && !p.attrs.has(ops::Split::kSizes))
+    return split_at_boundary(g, h);
+  return true;
+}
+
+class Matcher {
+public:
+  Matcher(const HostInfo &host, const Graph &pattern, size_t limit)
+      : host_(host), g_(*host.graph), p_(pattern), limit_(limit) {
+    for (int32_t id = pattern.num_nodes() - 1; id >= 0; --id)
+      if (!pattern.node(id).is_variable())
+        order_.push_back(id);
+  }
+
+  std::vector<Match> run() {
+    State s;
+    s.nodes.assign(p_.num_nodes(), -1);
+    step(0, s);
+    return std::move(found_);
+  }
+
+private:
+  void step(size_t k, State &s) {
+    if (found_.size() >= limit_)
+      return;
+    if (k == order_.size()) {
+      record(s);
+      return;
+    }
+    const int32_t pid = order_[k];
+    const Node &p = p_.node(pid);
+    if (s.nodes[pid] >= 0) {
+      try_node(k, s, pid, s.nodes[pid]);
+      return;
+    }
+    for (int32_t hid : host_.by_kind[static_cast<size_t>(p.kind)]) {
+      if (used(s, hid))
+        continue;
+      State next = s;
+      next.nodes[pid] = hid;
+      try_node(k, next, pid, hid);
+    }
+  }
+
+  static bool used(const State &s, int32_t hid) {
+    return std::find(s.nodes.begin(), s.nodes.end(), hid) != s.nodes.end();
+  }
+
+  void try_node(size_t k, const State &s, int32_t pid, int32_t hid) {
+    const Node &p = p_.node(pid);
+    const Node &h = g_.node(hid);
+    if (p.kind != h.kind || !params_agree(g_, p, h))
+      return;
+    const bool swap =
+        op_info(p.kind).traits.commutative && p.inputs.size() == 2;
+    for (int order = 0; order < (swap ? 2 : 1); ++order) {
+      State next = s;
+      bool ok = true;
+      for (size_t i = 0; ok && i < p.inputs.size(); ++i) {
+        const size_t hi = order == 0 ? i : 1 - i;
+        ok = bind(next, p.inputs[i], h.inputs[hi]);
+      }
+      if (ok)
+        step(k + 1, next);
+      if (found_.size() >= limit_)
+        return;
+    }
+  }
+
+  bool bind(State &s, ValueRef pv, ValueRef hv) {
+    const Node &pn = p_.node(pv.node);
+    if (pn.is_variable()) {
+      auto it = s.bindings.find(pn.name);
+      if (it != s.bindings.end())
+        return it->second == hv;
+      if (pn.kind == OpKind::Weight && !host_.is_static[hv.node])
+        return false;
+      s.bindings.emplace(pn.name, hv);
+      return true;
+    }
+    if (pv.output != hv.output || g_.node(hv.node).kind != pn.kind)
+      return false;
+    if (s.nodes[pv.node] >= 0)
+      return s.nodes[pv.node] == hv.node;
+    if (used(s, hv.node))
+      return false;
+    s.nodes[pv.node] = hv.node;
+    return true;
+  }
+
+  void record(const State &s) {
+    Match m;
+    m.nodes = s.nodes;
+    m.bindings = s.bindings;
+    for (ValueRef v : p_.outputs()) {
+      if (p_.node(v.node).is_variable()) {
+        auto it = s.bindings.find(p_.node(v.node).name);
+        if (it == s.bindings.end())
+          return;
+        m.outputs.push_back(it->second);
+      } else {
+        m.outputs.push_back({s.nodes[v.node], v.output});
+      }
+    }
+    found_.push_back(std::move(m));
+  }
+
+  const HostInfo &host_;
+  const Graph &g_;
+  const Graph &p_;
+  size_t limit_;
+  std::vector<int32_t> order_;
+  std::vector<Match> found_;
+};
+
+} // namespace
+
+std::vector<Match> find_matches(const HostInfo &host, const Graph &pattern,
+                                size_t limit) {
+  return Matcher(host, pattern, limit).run();
+}
+
+} // namespace quarry::opt

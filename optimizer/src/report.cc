@@ -1,0 +1,80 @@
+//===- report.cc - What an optimization did, as JSON ----------------------===//
+#include "quarry/optimizer/report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace quarry::opt {
+
+namespace {
+
+nlohmann::json step_json(const Transformation &t) {
+  nlohmann::json j;
+  j["name"] = t.name;
+  if (!t.rule) {
+    j["kind"] = "fusion";
+    return j;
+  }
+  const Provenance &p = t.rule->provenance;
+  j["kind"] = "rule";
+  j["origin"] = p.origin;
+  j["source_file"] = p.source_file;
+  if (p.source_index)
+    j["source_index"] = *p.source_index;
+  j["status"] = std::string(proof_status_name(p.status));
+  j["axioms"] = p.axioms;
+  if (!t.rule->preconditions.empty()) {
+    std::vector<std::string> pre;
+    for (const auto &c : t.rule->preconditions)
+      pre.push_back(c.str());
+    j["preconditions"] = pre;
+  }
+  return j;
+}
+
+} // namespace
+
+std::string report_json(const ReportInput &in) {
+  const OptimizeResult &r = *in.result;
+  nlohmann::json j;
+  j["model"] = in.model;
+  j["rules"] = in.rules;
+  j["backend"] = in.backend;
+  j["alpha"] = in.options.alpha;
+  j["budget"] = in.options.budget;
+  j["cost_ms"] = {{"before", r.search.initial_cost}, {"after", r.final_cost}};
+  j["search"] = {{"expanded", r.search.expanded},
+                 {"candidates", r.search.candidates},
+                 {"distinct", r.search.distinct},
+                 {"seconds", r.search.seconds},
+                 {"measured_configs", in.measured_configs}};
+  j["operators"] = {{"before", in.original->graph.num_operators()},
+                    {"after", r.model.graph.num_operators()}};
+  nlohmann::json applied = nlohmann::json::array();
+  for (int s : r.search.steps)
+    applied.push_back(step_json((*in.transformations)[s]));
+  j["applied"] = applied;
+  if (in.check) {
+    const CheckResult &c = *in.check;
+    j["check"] = {{"latency_ms_before", c.latency_before_ms},
+                  {"latency_ms_after", c.latency_after_ms},
+                  {"speedup", c.latency_before_ms / c.latency_after_ms},
+                  {"max_relative_error", c.max_relative_error},
+                  {"tolerance", c.tolerance}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::vector<std::string> applied_names(const ReportInput &in) {
+  std::vector<std::string> out;
+  for (int s : in.result->search.steps) {
+    const Transformation &t = (*in.transformations)[s];
+    out.push_back(
+        t.rule ? t.name + " (" + t.rule->provenance.origin + ", " +
+                     std::string(proof_status_name(t.rule->provenance.status)) +
+                     ")"
+               : t.name + " (fusion)");
+  }
+  return out;
+}
+
+} // namespace quarry::opt

@@ -1,0 +1,163 @@
+//===- rewrite_test.cc - Matching and applying rules on small graphs ------===//
+#include "test_util.h"
+
+#include "quarry/optimizer/splice.h"
+#include "quarry/optimizer/transformation.h"
+
+namespace quarry::opt::test {
+namespace {
+
+std::vector<Graph> apply_all(const Rule &r, const Graph &g) {
+  Transformation t{r.name, &r, {}};
+  return t.apply(HostInfo(g), 100);
+}
+
+const char *kTwoConvs = "input x\ninput w1\ninput w2\n"
+                        "a = conv2d[act=relu](x, w1)\n"
+                        "b = conv2d[act=relu](x, w2)\noutput a, b\n";
+const char *kMergedConv = "input x\ninput w1\ninput w2\n"
+                          "a, b = split[axis=1](conv2d[act=relu](x, "
+                          "concat[axis=0](w1, w2)))\noutput a, b\n";
+
+TEST(Rewrite, MergesTwoConvolutionsAndKeepsOutputs) {
+  const Rule r = make_rule("merge", kTwoConvs, kMergedConv);
+  const Graph g = parse_graph("input x: [1,4,6,6]\nweight p: [3,4,3,3]\n"
+                              "weight q: [3,4,3,3]\n"
+                              "y = ewadd(conv2d[act=relu](x, p), "
+                              "conv2d[act=relu](x, q))\noutput y\n");
+  const auto out = apply_all(r, g);
+  ASSERT_FALSE(out.empty());
+  for (const Graph &h : out) {
+    EXPECT_LT(error_between(g, h), kTolerance);
+    EXPECT_EQ(h.num_operators(), 4); // concat, conv2d, split, ewadd
+  }
+}
+
+TEST(Rewrite, ParametersMustAgree) {
+  const Rule r = make_rule("merge", kTwoConvs, kMergedConv);
+  // Different strides, and a missing activation: no match.
+  const Graph g = parse_graph("input x: [1,4,6,6]\nweight p: [3,4,3,3]\n"
+                              "weight q: [3,4,3,3]\n"
+                              "a = conv2d[s=2,2 act=relu](x, p)\n"
+                              "b = conv2d[act=relu](x, q)\n"
+                              "c = conv2d(x, q)\noutput a, b, c\n");
+  EXPECT_TRUE(apply_all(r, g).empty());
+}
+
+TEST(Rewrite, ShapeConditionsOfTheTargetAreChecked) {
+  const Rule r = make_rule("merge", kTwoConvs, kMergedConv);
+  // Kernels of different sizes cannot be concatenated.
+  const Graph g = parse_graph("input x: [1,4,6,6]\nweight p: [3,4,3,3]\n"
+                              "weight q: [3,4,1,1]\n"
+                              "a = conv2d[act=relu](x, p)\n"
+                              "b = conv2d[act=relu](x, q)\noutput a, b\n");
+  EXPECT_TRUE(apply_all(r, g).empty());
+}
+
+TEST(Rewrite, SplitWithoutSizesMatchesOnlyAtTheConcatBoundary) {
+  const Rule r = make_rule("split_concat",
+                           "input a\ninput b\n"
+                           "p, q = split[axis=1](concat[axis=1](a, b))\n"
+                           "output p, q\n",
+                           "input a\ninput b\noutput a, b\n");
+  const char *host = "input x: [2,3]\ninput y: [2,5]\n"
+                     "p, q = split[axis=1 sizes=%s](concat[axis=1](x, y))\n"
+                     "output p, q\n";
+  char text[256];
+  std::snprintf(text, sizeof text, host, "3,5");
+  const Graph at = parse_graph(text);
+  const auto out = apply_all(r, at);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].num_operators(), 0);
+  EXPECT_LT(error_between(at, out[0]), kTolerance);
+  std::snprintf(text, sizeof text, host, "4,4");
+  EXPECT_TRUE(apply_all(r, parse_graph(text)).empty());
+}
+
+TEST(Rewrite, WeightVariablesBindOnlyStaticValues) {
+  const Rule r = make_rule(
+      "enlarge", "input x\nweight w\ny = conv2d[act=none](x, w)\noutput y\n",
+      "input x\nweight w\ny = conv2d[act=none](x, enlarge[k=5,5](w))\n"
+      "output y\n");
+  const Graph weights = parse_graph("input x: [1,2,6,6]\nweight w: [2,2,3,3]\n"
+                                    "y = conv2d(x, w)\noutput y\n");
+  const auto out = apply_all(r, weights);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_LT(error_between(weights, out[0]), kTolerance);
+  const Graph activations = parse_graph(
+      "input x: [1,2,6,6]\ninput w: [2,2,3,3]\ny = conv2d(x, w)\noutput y\n");
+  EXPECT_TRUE(apply_all(r, activations).empty());
+}
+
+TEST(Rewrite, OtherConsumersOfAMatchedTensorKeepIt) {
+  const Rule r = make_rule("distribute",
+                           "input a\ninput b\ninput c\n"
+                           "y = ewadd(ewmul(a, b), ewmul(a, c))\noutput y\n",
+                           "input a\ninput b\ninput c\n"
+                           "y = ewmul(a, ewadd(b, c))\noutput y\n");
+  const Graph g = parse_graph("input a: [4,4]\ninput b: [4,4]\n"
+                              "input c: [4,4]\nm = ewmul(a, b)\n"
+                              "y = ewadd(m, ewmul(a, c))\nz = relu(m)\n"
+                              "output y, z\n");
+  const auto out = apply_all(r, g);
+  ASSERT_FALSE(out.empty()); // ewadd's operands either way round
+  for (const Graph &h : out) {
+    // ewmul(a, b) stays for relu; the other ewmul and the ewadd go.
+    EXPECT_EQ(h.num_operators(), 4);
+    EXPECT_LT(error_between(g, h), kTolerance);
+  }
+}
+
+TEST(Rewrite, CommutativeOperandsMatchEitherWay) {
+  const Rule r = make_rule("distribute",
+                           "input a\ninput b\ninput c\n"
+                           "y = ewadd(ewmul(a, b), ewmul(a, c))\noutput y\n",
+                           "input a\ninput b\ninput c\n"
+                           "y = ewmul(a, ewadd(b, c))\noutput y\n");
+  const Graph g =
+      parse_graph("input a: [4,4]\ninput b: [4,4]\n"
+                  "input c: [4,4]\n"
+                  "y = ewadd(ewmul(b, a), ewmul(c, a))\noutput y\n");
+  const auto out = apply_all(r, g);
+  ASSERT_FALSE(out.empty());
+  for (const Graph &h : out)
+    EXPECT_LT(error_between(g, h), kTolerance);
+}
+
+TEST(Rewrite, CyclesAreRefused) {
+  // Replacing a by relu(b) where b is computed from a would be a cycle.
+  Splice s;
+  const Graph pattern = parse_graph("input v\ny = relu(v)\noutput y\n");
+  const Graph g = parse_graph("input x: [4]\na = tanh(x)\nb = sigmoid(a)\n"
+                              "output b\n");
+  s.pattern = &pattern;
+  s.bindings.emplace("v", ValueRef{2, 0});
+  s.replaced = {ValueRef{1, 0}};
+  EXPECT_FALSE(splice(g, s).has_value());
+}
+
+TEST(Rewrite, PreconditionsMustHold) {
+  Rule r = make_rule("same", "input a\ninput b\ny = ewadd(a, b)\noutput y\n",
+                     "input a\ninput b\ny = ewadd(b, a)\noutput y\n");
+  r.preconditions = {{"a", 0, "b", 1}};
+  const Graph square = parse_graph(
+      "input x: [3,3]\ninput z: [3,3]\ny = ewadd(x, z)\noutput y\n");
+  EXPECT_FALSE(apply_all(r, square).empty());
+  const Graph wide = parse_graph(
+      "input x: [3,4]\ninput z: [3,4]\ny = ewadd(x, z)\noutput y\n");
+  EXPECT_TRUE(apply_all(r, wide).empty());
+}
+
+TEST(Rewrite, TargetConstantsTakeTheirShapeFromTheirUse) {
+  const Rule r = make_rule(
+      "identity", "input a\ninput b\ny = matmul(a, b)\noutput y\n",
+      "input a\ninput b\ny = matmul(matmul(a, const_imm()), b)\noutput y\n");
+  const Graph g = parse_graph("input x: [3,5]\nweight w: [5,2]\n"
+                              "y = matmul(x, w)\noutput y\n");
+  const auto out = apply_all(r, g);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_LT(error_between(g, out[0]), kTolerance);
+}
+
+} // namespace
+} // namespace quarry::opt::test

@@ -1,0 +1,101 @@
+//===- search_test.cc - The cost-based search on small graphs -------------===//
+#include "cost_fixture.h"
+#include "test_util.h"
+
+#include "quarry/optimizer/rule_policy.h"
+#include "quarry/optimizer/transformation.h"
+
+namespace quarry::opt::test {
+namespace {
+
+// Three convolutions of one input followed by separate activations: the
+// fusions can merge them and fold the activations.
+const char *kBranches = "input x: [1,8,8,8]\nweight a: [8,8,3,3]\n"
+                        "weight b: [8,8,3,3]\nweight c: [8,8,3,3]\n"
+                        "y = ewadd(relu(conv2d(x, a)), relu(conv2d(x, b)))\n"
+                        "z = ewadd(y, relu(conv2d(x, c)))\noutput z\n";
+
+TEST(Search, NeverWorseAndOutputsEqualOnMeasuredCosts) {
+  CpuCosts costs;
+  const Graph g = parse_graph(kBranches);
+  const auto ts = make_transformations(RulePack{}, true);
+  SearchOptions o;
+  o.budget = 20;
+  const SearchResult r = search(g, ts, costs.model, o);
+  EXPECT_LE(r.best_cost, r.initial_cost);
+  EXPECT_GE(r.expanded, 1);
+  EXPECT_LT(error_between(g, r.best), kTolerance);
+}
+
+TEST(Search, FusionsPayWhereLaunchesCost) {
+  CostModel cost(launch_cost);
+  const Graph g = parse_graph(kBranches);
+  SearchOptions o;
+  o.budget = 20;
+  const SearchResult r =
+      search(g, make_transformations(RulePack{}, true), cost, o);
+  EXPECT_LT(r.best_cost, r.initial_cost);
+  ASSERT_FALSE(r.steps.empty());
+  // Three convolutions with relu became one merged convolution with relu.
+  EXPECT_LT(r.best.num_operators(), g.num_operators());
+  EXPECT_LT(error_between(g, r.best), kTolerance);
+}
+
+TEST(Search, SameResultWhateverTheThreadCount) {
+  CostModel cost(launch_cost);
+  const Graph g = parse_graph(kBranches);
+  const auto ts = make_transformations(RulePack{}, true);
+  SearchOptions o;
+  o.budget = 15;
+  o.threads = 1;
+  const SearchResult one = search(g, ts, cost, o);
+  o.threads = 2;
+  const SearchResult two = search(g, ts, cost, o);
+  EXPECT_EQ(one.best.hash(), two.best.hash());
+  EXPECT_EQ(one.steps, two.steps);
+  EXPECT_EQ(one.distinct, two.distinct);
+}
+
+TEST(Search, ZeroBudgetKeepsTheGraph) {
+  CostModel cost(launch_cost);
+  const Graph g = parse_graph(kBranches);
+  SearchOptions o;
+  o.budget = 0;
+  const SearchResult r = search(g, make_transformations(RulePack{}), cost, o);
+  EXPECT_TRUE(structurally_equal(r.best, g));
+  EXPECT_EQ(r.best_cost, r.initial_cost);
+  EXPECT_TRUE(r.steps.empty());
+}
+
+TEST(Search, OptimizeFoldsWeightsAfterwards) {
+  CpuCosts costs;
+  const Model m{parse_graph(kBranches), {}};
+  SearchOptions o;
+  o.budget = 20;
+  const OptimizeResult r =
+      optimize(m, make_transformations(RulePack{}), costs.model, o, 7);
+  EXPECT_LE(r.final_cost, r.search.initial_cost);
+  EXPECT_LT(output_error(m, r.model, 7), kTolerance);
+}
+
+TEST(RulePolicy, UnprovedRulesAreRefusedUnlessAllowed) {
+  RulePack pack;
+  pack.rules.push_back(make_rule("ok", "input a\ny = relu(a)\noutput y\n",
+                                 "input a\ny = relu(a)\noutput y\n"));
+  EXPECT_NO_THROW(require_proved(pack, "p.pb", false));
+  pack.rules.push_back(pack.rules[0]);
+  pack.rules[1].name = "maybe";
+  pack.rules[1].provenance.status = ProofStatus::Unknown;
+  try {
+    require_proved(pack, "p.pb", false);
+    FAIL() << "an unknown rule was accepted";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "p.pb: rule 1 'maybe' is unknown, not proved (1 of "
+                           "2 rules); prove the pack with quarry verify or "
+                           "pass --allow-unverified");
+  }
+  EXPECT_NO_THROW(require_proved(pack, "p.pb", true));
+}
+
+} // namespace
+} // namespace quarry::opt::test

@@ -1,0 +1,159 @@
+//===- cmd_optimize.cc - quarry optimize: cost-based graph search ---------===//
+#include "commands.h"
+#include "run_flags.h"
+
+#include "quarry/core/file_io.h"
+#include "quarry/core/text.h"
+#include "quarry/models/model_file.h"
+#include "quarry/models/onnx.h"
+#include "quarry/models/zoo.h"
+#include "quarry/optimizer/report.h"
+#include "quarry/optimizer/rule_policy.h"
+#include "quarry/rules/rule_pack_io.h"
+#include "quarry/runtime/backends.h"
+
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+
+namespace quarry::cli {
+
+namespace {
+
+struct OptimizeOptions : RunFlags {
+  std::string onnx, rules, out, text, report, cache;
+  int64_t size = 0;
+  bool allow_unverified = false, no_fusions = false, check = false;
+  double tolerance = 1e-4;
+  opt::SearchOptions search;
+};
+
+Model read_model(OptimizeOptions &o) {
+  if (!o.onnx.empty())
+    o.graph = o.onnx;
+  if (o.model.empty() || o.size == 0)
+    return read_run_model(o);
+  ModelOptions mo;
+  mo.batch = o.batch > 0 ? o.batch : 1;
+  mo.size = o.size;
+  mo.seed = o.measure.seed;
+  return build_model(o.model, mo);
+}
+
+/// Writes the optimized model: ONNX for a .onnx path, else a .qg and its
+/// weights file.
+void write_model(const Model &m, const std::string &path, uint64_t seed) {
+  if (path.size() > 5 && path.ends_with(".onnx"))
+    export_onnx(m, path, seed);
+  else
+    save_model(m, path);
+}
+
+void optimize(OptimizeOptions &o) {
+  const RulePack pack = read_rule_pack(o.rules);
+  opt::require_proved(pack, o.rules, o.allow_unverified);
+  const Model original = read_model(o);
+  auto backend = runtime::make_backend(o.backend);
+  runtime::CostCache cache(cost_cache_path(o.cache));
+  for (const std::string &w : cache.warnings())
+    std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
+  opt::CostModel cost(*backend, cache, o.measure);
+  const auto ts = opt::make_transformations(pack, !o.no_fusions);
+
+  const bool tty = isatty(fileno(stderr));
+  auto progress = [&](const opt::SearchProgress &p) {
+    if (tty)
+      std::fprintf(stderr,
+                   "\rexpanded %d/%d  queue %zu  seen %zu  best %.4f ms   ",
+                   p.expanded, o.search.budget, p.queue, p.seen, p.best_cost);
+  };
+  const opt::OptimizeResult r =
+      opt::optimize(original, ts, cost, o.search, o.measure.seed, progress);
+  if (tty)
+    std::fprintf(stderr, "\n");
+
+  opt::ReportInput in{run_subject(o), o.rules, o.backend, o.search,
+                      &original,      &r,      &ts,       cost.measured(),
+                      std::nullopt};
+  if (o.check) {
+    opt::CheckResult c;
+    c.tolerance = o.tolerance;
+    c.max_relative_error = opt::output_error(original, r.model, o.measure.seed);
+    c.latency_before_ms = opt::measure_latency(original, *backend, o.measure);
+    c.latency_after_ms = opt::measure_latency(r.model, *backend, o.measure);
+    in.check = c;
+  }
+  // Outputs are written only once everything has succeeded.
+  if (in.check && !(in.check->max_relative_error <= o.tolerance))
+    throw Error(run_subject(o) +
+                ": the optimized graph differs from the "
+                "original by " +
+                std::to_string(in.check->max_relative_error) +
+                ", more than --tolerance " + std::to_string(o.tolerance));
+  if (!o.out.empty())
+    write_model(r.model, o.out, o.measure.seed);
+  if (!o.text.empty())
+    write_file_atomic(o.text, print_graph(r.model.graph));
+  if (!o.report.empty())
+    write_file_atomic(o.report, opt::report_json(in));
+
+  std::printf("cost %.4f ms -> %.4f ms on %s (%s); %d expanded, %zu "
+              "distinct graphs, %.2f s\n",
+              r.search.initial_cost, r.final_cost, o.backend.c_str(),
+              backend->device_name().c_str(), r.search.expanded,
+              r.search.distinct, r.search.seconds);
+  const auto names = opt::applied_names(in);
+  std::printf("applied %zu:\n", names.size());
+  for (const auto &n : names)
+    std::printf("  %s\n", n.c_str());
+  if (in.check)
+    std::printf("measured %.4f ms -> %.4f ms (%.2fx); max relative error "
+                "%.3g\n",
+                in.check->latency_before_ms, in.check->latency_after_ms,
+                in.check->latency_before_ms / in.check->latency_after_ms,
+                in.check->max_relative_error);
+}
+
+} // namespace
+
+void register_optimize_command(CLI::App &app) {
+  auto o = std::make_shared<OptimizeOptions>();
+  CLI::App *cmd = app.add_subcommand(
+      "optimize", "Rewrite a network with a rule pack by cost-based search");
+  add_run_flags(*cmd, *o);
+  auto *onnx = cmd->add_option("--onnx", o->onnx, "An ONNX model to optimize");
+  onnx->excludes("--graph")->excludes("--model");
+  cmd->add_option("--size", o->size,
+                  "With --model: image size, sequence length or steps")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--rules", o->rules,
+                  "Rule pack (quarry verify --out) or TASO graph_subst.pb")
+      ->required();
+  cmd->add_flag("--allow-unverified", o->allow_unverified,
+                "Apply rules that are not proved (e.g. TASO's imported pack)");
+  cmd->add_option("--alpha", o->search.alpha,
+                  "Keep exploring graphs up to this factor above the best")
+      ->check(CLI::Range(1.0, 10.0));
+  cmd->add_option("--budget", o->search.budget, "Graphs expanded at most")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", o->search.threads,
+                  "Threads generating candidates (0: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-fusions", o->no_fusions,
+                "Only the pack's rules, no hand-written fusions");
+  cmd->add_option("--cost-cache", o->cache,
+                  "Operator cost file (default $QUARRY_COST_CACHE or "
+                  "~/.cache/quarry/op_costs.tsv)");
+  cmd->add_option("--out", o->out,
+                  "Optimized model: .onnx, or .qg with its weights file");
+  cmd->add_option("--text", o->text, "Optimized graph in the text form");
+  cmd->add_option("--report", o->report, "JSON report");
+  cmd->add_flag("--check", o->check,
+                "Measure latency before/after and compare outputs on the "
+                "reference backend");
+  cmd->add_option("--tolerance", o->tolerance,
+                  "With --check: fail when the outputs differ more");
+  cmd->callback([o] { optimize(*o); });
+}
+
+} // namespace quarry::cli
