@@ -4,6 +4,8 @@
 #include "quarry/validate_axioms/sweep.h"
 #include "quarry/validate_axioms/validation.h"
 
+#include "quarry/testing/scratch_dir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,13 +15,6 @@ namespace {
 
 const std::string kAxioms = QUARRY_AXIOMS_DIR "/taso.axioms";
 const std::string kFixtures = QUARRY_FIXTURES_DIR "/fixtures";
-
-std::string temp_dir(const std::string &name) {
-  const auto d = std::filesystem::temp_directory_path() /
-                 ("quarry_validate_" + name + "_" + std::to_string(getpid()));
-  std::filesystem::remove_all(d);
-  return d.string();
-}
 
 const verify::Axiom &axiom(const verify::AxiomFile &f, const char *name) {
   const verify::Axiom *a = f.find_axiom(name);
@@ -131,6 +126,7 @@ std::vector<std::string> failures(const ValidationReport &r) {
 }
 
 TEST(Shards, TheUnionOfThreeShardsEqualsTheUnshardedRun) {
+  const quarry::testing::ScratchDir scratch;
   const std::string path = kFixtures + "/grouped_conv_wrong.axioms";
   const verify::AxiomFile f = verify::read_axiom_file(path);
   ValidateOptions o;
@@ -138,9 +134,9 @@ TEST(Shards, TheUnionOfThreeShardsEqualsTheUnshardedRun) {
   o.checks = {"sweep"};
   o.sweep.sizes = {1, 3};
   o.sweep.chunk_size = 16;
-  o.out_dir = temp_dir("whole");
+  o.out_dir = scratch.file("whole");
   const ValidationRun whole = run_validation(o);
-  o.out_dir = temp_dir("sharded");
+  o.out_dir = scratch.file("sharded");
   o.sweep.shards = 3;
   std::set<uint64_t> seen;
   for (int i = 0; i < 3; ++i) {
@@ -163,16 +159,15 @@ TEST(Shards, TheUnionOfThreeShardsEqualsTheUnshardedRun) {
   // A missing shard is refused.
   std::filesystem::remove(shard_file(o.out_dir, 1, 3));
   EXPECT_THROW(merge_shards(o.out_dir), Error);
-  std::filesystem::remove_all(o.out_dir);
-  std::filesystem::remove_all(whole.path);
 }
 
 TEST(Shards, ARerunReusesFinishedChunks) {
+  const quarry::testing::ScratchDir scratch;
   ValidateOptions o;
   o.axioms_path = kFixtures + "/grouped_conv_wrong.axioms";
   o.checks = {"sweep"};
   o.sweep.sizes = {1, 2};
-  o.out_dir = temp_dir("rerun");
+  o.out_dir = scratch.file("rerun");
   const ValidationRun first = run_validation(o);
   EXPECT_EQ(first.resumed_chunks, 0u);
   const ValidationRun second = run_validation(o);
@@ -180,7 +175,6 @@ TEST(Shards, ARerunReusesFinishedChunks) {
   // Other sizes are another run: nothing is reused.
   o.sweep.sizes = {1, 3};
   EXPECT_EQ(run_validation(o).resumed_chunks, 0u);
-  std::filesystem::remove_all(o.out_dir);
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -23,6 +24,8 @@ public:
     std::string name = "quarry_" + std::to_string(::getpid());
     if (info)
       name += std::string("_") + info->test_suite_name() + "_" + info->name();
+    // Parameterized tests are named "Prefix/Suite.Name/0": one level only.
+    std::replace(name.begin(), name.end(), '/', '_');
     path_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
