@@ -2,6 +2,7 @@
 #include "quarry/validate_axioms/entailment.h"
 
 #include "quarry/validate_axioms/finite_model.h"
+#include "quarry/validate_axioms/injectivity.h"
 #include "quarry/verify/watchdog.h"
 #include "quarry/verify/z3_encoding.h"
 
@@ -17,9 +18,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The least time a countermodel search gets after a proof attempt that
-/// used the whole budget.
-constexpr double kModelSeconds = 0.5;
+/// The tensor counts tried, in order, by the finite countermodel search.
+constexpr int kModelSizes[] = {2, 3};
 
 /// The consistency check is one query over every axiom; its proofs (two
 /// tensors made equal) take longer than single entailments.
@@ -39,7 +39,8 @@ public:
       : file_(file), premises_(premises), goal_(goal), start_(Clock::now()),
         deadline_(start_ + std::chrono::milliseconds(
                                static_cast<int64_t>(timeout_s * 1000))),
-        enc_(ctx_, file, verify::ParamSort::Uninterpreted), solver_(ctx_) {}
+        model_s_(timeout_s), enc_(ctx_, file, verify::ParamSort::Uninterpreted),
+        solver_(ctx_) {}
 
   EntailmentResult run(std::string name) {
     EntailmentResult r;
@@ -83,17 +84,29 @@ private:
       return;
     }
     if (res == z3::unknown) {
-      const std::string why = solver_.reason_unknown();
-      const double left = remaining();
-      if (auto model = find_finite_model(file_, premises_, goal_, 2,
-                                         std::max(left, kModelSeconds))) {
-        r.answer = Answer::NotEntailed;
-        r.detail = *model;
+      const std::string why =
+          "no proof within the time limit (Z3: " + solver_.reason_unknown() +
+          ")";
+      // A finite search cannot succeed when the premises force infinite
+      // models; saying so is more useful than spending time on it.
+      if (const auto inj = injective_operator(file_, premises_)) {
+        r.answer = Answer::Unknown;
+        r.detail =
+            why + ", and no finite countermodel exists: " + describe(*inj);
         return;
       }
+      // The search gets as much time again as the proof, shared between
+      // the sizes: a small model, when there is one, is found quickly.
+      const double per_size = model_s_ / std::size(kModelSizes);
+      for (int size : kModelSizes)
+        if (auto model =
+                find_finite_model(file_, premises_, goal_, size, per_size)) {
+          r.answer = Answer::NotEntailed;
+          r.detail = *model;
+          return;
+        }
       r.answer = Answer::Unknown;
-      r.detail = "no proof within the time limit (Z3: " + why +
-                 ") and no countermodel with two tensors";
+      r.detail = why + " and no countermodel with 2 or 3 tensors";
       return;
     }
     r.answer = Answer::Entailed;
@@ -162,6 +175,7 @@ private:
   std::vector<size_t> premises_;
   const Axiom *goal_;
   Clock::time_point start_, deadline_;
+  double model_s_; ///< the finite countermodel search's budget
   z3::context ctx_;
   verify::Encoder enc_;
   z3::solver solver_;

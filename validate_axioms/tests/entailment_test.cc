@@ -71,6 +71,37 @@ TEST(Entailment, RedundancyNamesTheEntailingSetOrACountermodel) {
   EXPECT_EQ(check_consistency(f, o).answer, Answer::NotEntailed);
 }
 
+TEST(Entailment, SplitUndoingConcatRulesOutFiniteCountermodels) {
+  // split undoes concat as in taso.axioms. Without split0_concat a finite
+  // countermodel exists (concat keeping its second operand, split.0
+  // constant); with both split axioms among the premises concat is
+  // injective, every countermodel is infinite, and the answer says so.
+  const verify::AxiomFile f = verify::parse_axioms(
+      "op concat[axis](x, y)\nop split[axis](x) -> 2\nop relu(x)\n"
+      "axiom split0_concat: forall ax x y. split.0(ax, concat(ax, x, y)) = "
+      "x\n"
+      "axiom split1_concat: forall ax x y. split.1(ax, concat(ax, x, y)) = "
+      "y\n"
+      "axiom relu_concat: forall ax x y. relu(concat(ax, x, y)) = "
+      "concat(ax, relu(x), relu(y))\n"
+      "axiom relu_idem: forall x. relu(relu(x)) = relu(x)\n",
+      "inline.axioms");
+  EntailmentOptions o;
+  o.timeout_s = 1;
+  const auto r = check_redundancy(f, o);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].name, "split0_concat");
+  EXPECT_EQ(r[0].answer, Answer::NotEntailed) << r[0].detail;
+  EXPECT_NE(r[0].detail.find("a model with 2 tensors"), std::string::npos)
+      << r[0].detail;
+  EXPECT_EQ(r[3].name, "relu_idem");
+  EXPECT_EQ(r[3].answer, Answer::Unknown) << r[3].detail;
+  EXPECT_NE(r[3].detail.find("no finite countermodel exists: split0_concat "
+                             "and split1_concat make concat injective"),
+            std::string::npos)
+      << r[3].detail;
+}
+
 } // namespace
 } // namespace quarry::validate_axioms
 

@@ -12,15 +12,18 @@
 //
 // Every premise is guarded by a literal, so an entailment names an entailing
 // set (the unsat core, minimised by deletion). When no proof is found, a
-// countermodel with two tensors is looked for (finite_model.h); it shows
-// the two differing sides. Parameters are encoded as an uninterpreted sort
-// (verify::ParamSort::Uninterpreted), which changes no answer: the formulas
-// compare parameters only through literals. Each check has a time limit and
-// a watchdog (verify/watchdog.h).
+// countermodel with two, then three tensors is looked for (finite_model.h);
+// it shows the two differing sides. Parameters are encoded as an uninterpreted
+// sort (verify::ParamSort::Uninterpreted), which changes no answer: the
+// formulas compare parameters only through literals. Each check has a time
+// limit and a watchdog (verify/watchdog.h).
 //
-// A file whose axioms make concat injective (split undoes it) has no finite
-// model with two or more tensors, so for such files a non-entailment is
-// reported as unknown rather than shown.
+// Premises that make an operator injective (split undoes concat, found by
+// injectivity.h) have no finite model with two or more tensors: then the
+// finite search is skipped and the answer is unknown, naming the two
+// premises. A non-entailment is shown only by a finite countermodel, so on
+// taso.axioms it can be shown at most for split0_concat and split1_concat
+// (the only goals with one split axiom left among the premises).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

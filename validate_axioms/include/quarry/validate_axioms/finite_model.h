@@ -12,6 +12,9 @@
 // except through literals, so the extra parameter element can be copied to
 // stand for each remaining integer.
 //
+// Premises that make an operator injective on two tensor operands have no
+// such model with two or more tensors; callers check injectivity.h first.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
