@@ -2,7 +2,10 @@
 # Sets up and builds (scripts/bootstrap.sh), then runs the pipeline on a
 # small default: read a graph, print it with its shapes, evaluate it in
 # float and exactly in GF(2^61-1), and check it against a rewritten graph;
-# then read TASO's rule pack (when present beside the project) and convert it.
+# generate candidates on 2 MPI ranks and prove them, validate the axioms on
+# small shapes, optimize a network with the proved rules, run a network on
+# the cpu backend; then read TASO's rule pack (when present beside the
+# project) and convert it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -39,6 +42,16 @@ mpirun --oversubscribe -np 2 "$quarry" generate --config configs/taso.gen \
 step "Prove the candidates from TASO's operator axioms with Z3"
 "$quarry" verify --axioms axioms/taso.axioms --candidates "$out/gen2" \
   --out "$out/gen2.proved.pb" --report "$out/gen2.report.json" --timeout 5
+
+step "Check the axioms: lemmas follow, and every small shape (sizes 1,2) holds"
+"$quarry" validate-axioms --axioms axioms/taso.axioms --sizes 1,2 \
+  --checks lemmas,sweep --out "$out/validate"
+
+step "Optimize ResNeXt-50 (small input) with quarry's proved rules"
+"$quarry" optimize --model resnext50 --size 32 \
+  --rules rules/quarry-k3.verified.pb --budget 20 --backend cpu \
+  --cost-cache "$out/costs.tsv" --out "$out/resnext50.opt.onnx" \
+  --report "$out/resnext50.opt.json" --check
 
 step "A benchmark network on the oneDNN backend, checked against the reference"
 "$quarry" models show nasrnn
