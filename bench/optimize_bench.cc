@@ -19,6 +19,7 @@
 // (slow at full size: the reference is plain loops).
 //
 //===----------------------------------------------------------------------===//
+#include "quarry/core/split_list.h"
 #include "quarry/models/zoo.h"
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
@@ -50,14 +51,6 @@ struct Args {
   runtime::MeasureOptions cost_measure{1, 3, 1};
   std::vector<std::string> models;
 };
-
-std::vector<std::string> split_list(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    out.push_back(item);
-  return out;
-}
 
 Args parse(int argc, char **argv) {
   Args a;

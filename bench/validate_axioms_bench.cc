@@ -9,6 +9,7 @@
 // the full sweep and the projection is the measurement.
 //
 //===----------------------------------------------------------------------===//
+#include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/case_space.h"
 #include "quarry/validate_axioms/sweep.h"
 #include "quarry/verify/axiom_file.h"
@@ -27,18 +28,6 @@
 using namespace quarry;
 using namespace quarry::validate_axioms;
 
-namespace {
-
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    out.push_back(item);
-  return out;
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
   std::string axioms_path = QUARRY_SOURCE_DIR "/axioms/taso.axioms";
   SweepOptions opts;
@@ -50,12 +39,12 @@ int main(int argc, char **argv) {
       axioms_path = value;
     else if (flag == "--sizes") {
       opts.sizes.clear();
-      for (const std::string &s : split(value))
+      for (const std::string &s : quarry::split_list(value))
         opts.sizes.push_back(std::stoll(s));
     } else if (flag == "--threads")
       opts.threads = std::stoi(value);
     else if (flag == "--only")
-      for (const std::string &s : split(value))
+      for (const std::string &s : quarry::split_list(value))
         only.insert(s);
     else if (flag == "--sample")
       sample = std::stoull(value);

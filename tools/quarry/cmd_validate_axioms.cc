@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
+#include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/validation.h"
 
 #include <unistd.h>
@@ -37,14 +38,6 @@ struct ValidateCliOptions {
   std::string sizes = "1,2,3,4", checks = "lemmas,redundancy,consistency,sweep",
               shard = "0/1", merge_dir;
 };
-
-std::vector<std::string> split_list(const std::string &s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    out.push_back(item);
-  return out;
-}
 
 int64_t parse_int(const std::string &s, const std::string &flag) {
   size_t used = 0;
