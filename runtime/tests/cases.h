@@ -100,6 +100,11 @@ inline std::vector<Case> operator_cases() {
                   "input a: [2,3,4]\ninput b: [2,3,4]\ninput c: [2,3,4]\n"
                   "y = concat[axis=" +
                       std::to_string(axis) + "](a, b, c)\noutput y\n"});
+  for (int axis : {-1, 0, 1})
+    cs.push_back({axis < 0 ? std::string("softmax_last_axis")
+                           : "softmax_axis" + std::to_string(axis),
+                  "input x: [2,5,3]\ny = softmax[axis=" + std::to_string(axis) +
+                      "](x)\noutput y\n"});
   cs.push_back({"split_sizes", "input x: [2,7,3]\n"
                                "a, b, c = split[axis=1 sizes=2,4,1](x)\n"
                                "output a, b, c\n"});

@@ -44,6 +44,7 @@ QUARRY_CPU_KERNEL(ops::EwMul)
 QUARRY_CPU_KERNEL(ops::BatchNorm)
 QUARRY_CPU_KERNEL(ops::Concat)
 QUARRY_CPU_KERNEL(ops::Transpose)
+QUARRY_CPU_KERNEL(ops::Softmax)
 // Direct loops over memory (kernels_loops.cc).
 QUARRY_CPU_KERNEL(ops::Split)
 QUARRY_CPU_KERNEL(ops::Reshape)

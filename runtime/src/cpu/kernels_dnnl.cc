@@ -217,4 +217,18 @@ Step CpuKernel<ops::Transpose>::make(Context &c, const Node &n, Operands in,
                {DNNL_ARG_TO, wrap(c, dst, out[0])}});
 }
 
+Step CpuKernel<ops::Softmax>::make(Context &c, const Node &n, Operands in,
+                                   Operands out) {
+  const Shape &x = in[0].shape();
+  const int axis = ops::normalize_axis(
+      ops::Softmax::name, n.attrs.i(ops::Softmax::kAxis), x.rank());
+  const auto md = plain_md(x);
+  const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md,
+                                      axis);
+  const dnnl::softmax_forward::primitive_desc pd(d, c.engine);
+  return step(c, dnnl::softmax_forward(pd),
+              {{DNNL_ARG_SRC, wrap(c, md, in[0])},
+               {DNNL_ARG_DST, wrap(c, md, out[0])}});
+}
+
 } // namespace quarry::runtime::cpu
