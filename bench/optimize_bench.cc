@@ -7,8 +7,8 @@
 // named by --rules (quarry's verified pack by default; TASO's collection
 // needs --allow-unverified). --size picks the input size (0: each network's
 // own) and --budget the search budget. A network the backend cannot run
-// whole (BERT's softmax on cpu) gets its search and output check but a
-// `latency_error` instead of latencies.
+// whole (an operator without a kernel there) gets its search and output
+// check but a `latency_error` instead of latencies.
 //
 //   build/bin/optimize_bench [--rules FILE] [--allow-unverified]
 //       [--budget N] [--alpha A] [--size S] [--runs N] [--warmup N]
