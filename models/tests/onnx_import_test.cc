@@ -12,6 +12,7 @@
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
 #include "quarry/models/model_file.h"
+#include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
 
@@ -388,15 +389,6 @@ TEST_P(OnnxCase, ImportsEvaluatesAndRoundTrips) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, OnnxCase, ::testing::ValuesIn(cases()),
                          [](const auto &info) { return info.param.name; });
-
-std::string error_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(OnnxImport, UnknownOperatorNamesTheNode) {
   OnnxModel m;

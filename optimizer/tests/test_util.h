@@ -11,16 +11,12 @@
 
 namespace quarry::opt::test {
 
-/// A rule from the text of its two patterns.
+/// A proved rule from the text of its two patterns.
 inline Rule make_rule(const std::string &name, const std::string &source,
                       const std::string &target) {
-  Rule r;
-  r.name = name;
-  r.source = parse_graph(source, name + ".source");
-  r.target = parse_graph(target, name + ".target");
+  Rule r = parse_rule(name, source, target);
   r.provenance.status = ProofStatus::Proved;
   r.provenance.origin = "test";
-  check_rule(r);
   return r;
 }
 

@@ -2,6 +2,7 @@
 #include "quarry/rules/rule_pack.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/text.h"
 
 namespace quarry {
 
@@ -66,6 +67,16 @@ std::vector<std::string> operators_used(const std::vector<Rule> &rules) {
     if (used[k])
       names.emplace_back(op_name(static_cast<OpKind>(k)));
   return names;
+}
+
+Rule parse_rule(const std::string &name, std::string_view source,
+                std::string_view target) {
+  Rule r;
+  r.name = name;
+  r.source = parse_graph(source, name + ".source");
+  r.target = parse_graph(target, name + ".target");
+  check_rule(r);
+  return r;
 }
 
 } // namespace quarry

@@ -15,11 +15,6 @@ using testing::read_bytes;
 using testing::ScratchDir;
 using testing::write_bytes;
 
-Rule make_rule(const std::string &name, const char *source,
-               const char *target) {
-  return {name, parse_graph(source), parse_graph(target), {}};
-}
-
 /// Rules touching every kind of attribute value, with full provenance.
 RulePack sample_pack() {
   RulePack pack;
@@ -27,7 +22,7 @@ RulePack sample_pack() {
   pack.header.settings = {{"max_ops", "3"}, {"domain", "gf61"}};
   pack.header.seed = 0x123456789abcdefULL;
   pack.header.description = "sample rules";
-  pack.rules.push_back(make_rule(
+  pack.rules.push_back(parse_rule(
       "distribute",
       "input a\ninput b\ninput c\n"
       "y = ewadd(matmul(a, b), matmul(a, c))\noutput y\n",
@@ -39,16 +34,16 @@ RulePack sample_pack() {
   p.prove_seconds = 0.25;
   p.prover = "z3";
   p.prover_details = "4.8.12";
-  pack.rules.push_back(
-      make_rule("split_concat",
-                "input x\ninput y\np, q = split[axis=1](concat[axis=1](x, y))\n"
-                "output q, p\n",
-                "input x\ninput y\noutput y, x\n"));
+  pack.rules.push_back(parse_rule(
+      "split_concat",
+      "input x\ninput y\np, q = split[axis=1](concat[axis=1](x, y))\n"
+      "output q, p\n",
+      "input x\ninput y\noutput y, x\n"));
   Provenance &q = pack.rules.back().provenance;
   q.origin = "taso-import";
   q.source_file = "graph_subst.pb";
   q.source_index = 7;
-  pack.rules.push_back(make_rule(
+  pack.rules.push_back(parse_rule(
       "shapes_and_reals",
       "input x: [1,2,3,3]\nweight s: [2]\nweight b: [2]\nweight m: [2]\n"
       "weight v: [2]\ny = batchnorm[eps=0.001](x, s, b, m, v)\n"
@@ -59,9 +54,9 @@ RulePack sample_pack() {
       "output z\n"));
   pack.rules.back().provenance.status = ProofStatus::Refuted;
   pack.rules.push_back(
-      make_rule("split_sizes",
-                "input x\na, b, c = split[axis=0 sizes=1,2,3](x)\noutput a\n",
-                "input x\na, b = split[axis=0 sizes=1,5](x)\noutput a\n"));
+      parse_rule("split_sizes",
+                 "input x\na, b, c = split[axis=0 sizes=1,2,3](x)\noutput a\n",
+                 "input x\na, b = split[axis=0 sizes=1,5](x)\noutput a\n"));
   pack.header.operators = operators_used(pack.rules);
   return pack;
 }

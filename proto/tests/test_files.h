@@ -1,6 +1,7 @@
 //===- test_files.h - Scratch files for the rules tests -------*- C++ -*-===//
 #pragma once
 
+#include "quarry/testing/error_of.h"
 #include "quarry/testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
@@ -21,16 +22,6 @@ inline std::string read_bytes(const std::string &path) {
 
 inline void write_bytes(const std::string &path, const std::string &bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
-}
-
-/// what() of the quarry::Error `f` throws, or "no error".
-template <class F> std::string error_of(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 } // namespace quarry::testing

@@ -2,21 +2,14 @@
 #include "quarry/core/text.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/run_inputs.h"
+#include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
 
 namespace quarry::runtime {
 namespace {
 
-/// The message of the quarry::Error that `f` throws.
-template <class F> std::string error_of(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using quarry::testing::error_of;
 
 const char *kConv = "input x: [1,2,5,5]\nweight w: [3,2,3,3]\n"
                     "y = conv2d(x, w)\noutput y\n";

@@ -9,7 +9,6 @@ namespace quarry::verify {
 namespace {
 
 using testing::taso_axioms;
-using testing::text_rule;
 
 VerifyOptions quick(double timeout = 5) {
   VerifyOptions o;
@@ -19,55 +18,56 @@ VerifyOptions quick(double timeout = 5) {
 
 std::vector<Rule> known_true() {
   return {
-      text_rule("conv_merge_weights",
-                "input x\nweight w1\nweight w2\n"
-                "y = concat[axis=1](conv2d[act=relu](x, w1), "
-                "conv2d[act=relu](x, w2))\noutput y\n",
-                "input x\nweight w1\nweight w2\n"
-                "y = conv2d[act=relu](x, concat[axis=0](w1, w2))\noutput y\n"),
-      text_rule("ewadd_reorder",
-                "input x\ninput y\ninput z\n"
-                "o = ewadd(ewadd(x, y), z)\noutput o\n",
-                "input x\ninput y\ninput z\n"
-                "o = ewadd(x, ewadd(z, y))\noutput o\n"),
-      text_rule("relu_fused",
-                "input x\nweight w1\nweight w2\n"
-                "o = relu(concat[axis=1](conv2d(x, w1), conv2d(x, w2)))\n"
-                "output o\n",
-                "input x\nweight w1\nweight w2\n"
-                "o = conv2d[act=relu](x, concat[axis=0](w1, w2))\noutput o\n"),
-      text_rule("matmul_identity",
-                "input x\ninput y\no = matmul(x, matmul(y, const_imm()))\n"
-                "output o\n",
-                "input x\ninput y\no = matmul(x, y)\noutput o\n"),
-      text_rule("split_undoes_concat",
-                "input x\ninput y\na, b = split[axis=1](concat[axis=1](x, y))\n"
-                "output a, b\n",
-                "input x\ninput y\noutput x, y\n"),
-      text_rule("transpose_scale",
-                "input x\ninput c\n"
-                "o = transpose(scalar_mul(transpose[shuffle=1](x), c))\n"
-                "output o\n",
-                "input x\ninput c\no = scalar_mul(x, c)\noutput o\n"),
+      parse_rule("conv_merge_weights",
+                 "input x\nweight w1\nweight w2\n"
+                 "y = concat[axis=1](conv2d[act=relu](x, w1), "
+                 "conv2d[act=relu](x, w2))\noutput y\n",
+                 "input x\nweight w1\nweight w2\n"
+                 "y = conv2d[act=relu](x, concat[axis=0](w1, w2))\noutput y\n"),
+      parse_rule("ewadd_reorder",
+                 "input x\ninput y\ninput z\n"
+                 "o = ewadd(ewadd(x, y), z)\noutput o\n",
+                 "input x\ninput y\ninput z\n"
+                 "o = ewadd(x, ewadd(z, y))\noutput o\n"),
+      parse_rule("relu_fused",
+                 "input x\nweight w1\nweight w2\n"
+                 "o = relu(concat[axis=1](conv2d(x, w1), conv2d(x, w2)))\n"
+                 "output o\n",
+                 "input x\nweight w1\nweight w2\n"
+                 "o = conv2d[act=relu](x, concat[axis=0](w1, w2))\noutput o\n"),
+      parse_rule("matmul_identity",
+                 "input x\ninput y\no = matmul(x, matmul(y, const_imm()))\n"
+                 "output o\n",
+                 "input x\ninput y\no = matmul(x, y)\noutput o\n"),
+      parse_rule(
+          "split_undoes_concat",
+          "input x\ninput y\na, b = split[axis=1](concat[axis=1](x, y))\n"
+          "output a, b\n",
+          "input x\ninput y\noutput x, y\n"),
+      parse_rule("transpose_scale",
+                 "input x\ninput c\n"
+                 "o = transpose(scalar_mul(transpose[shuffle=1](x), c))\n"
+                 "output o\n",
+                 "input x\ninput c\no = scalar_mul(x, c)\noutput o\n"),
   };
 }
 
 std::vector<Rule> known_false() {
   return {
-      text_rule("matmul_commutes",
-                "input x\ninput y\no = matmul(x, y)\noutput o\n",
-                "input x\ninput y\no = matmul(y, x)\noutput o\n"),
-      text_rule("concat_commutes",
-                "input x\ninput y\no = concat[axis=0](x, y)\noutput o\n",
-                "input x\ninput y\no = concat[axis=0](y, x)\noutput o\n"),
-      text_rule("weights_swapped",
-                "input x\nweight w1\nweight w2\n"
-                "y = concat[axis=1](conv2d(x, w1), conv2d(x, w2))\noutput y\n",
-                "input x\nweight w1\nweight w2\n"
-                "y = conv2d(x, concat[axis=0](w2, w1))\noutput y\n"),
-      text_rule("relu_additive",
-                "input x\ninput y\no = relu(ewadd(x, y))\noutput o\n",
-                "input x\ninput y\no = ewadd(relu(x), relu(y))\noutput o\n"),
+      parse_rule("matmul_commutes",
+                 "input x\ninput y\no = matmul(x, y)\noutput o\n",
+                 "input x\ninput y\no = matmul(y, x)\noutput o\n"),
+      parse_rule("concat_commutes",
+                 "input x\ninput y\no = concat[axis=0](x, y)\noutput o\n",
+                 "input x\ninput y\no = concat[axis=0](y, x)\noutput o\n"),
+      parse_rule("weights_swapped",
+                 "input x\nweight w1\nweight w2\n"
+                 "y = concat[axis=1](conv2d(x, w1), conv2d(x, w2))\noutput y\n",
+                 "input x\nweight w1\nweight w2\n"
+                 "y = conv2d(x, concat[axis=0](w2, w1))\noutput y\n"),
+      parse_rule("relu_additive",
+                 "input x\ninput y\no = relu(ewadd(x, y))\noutput o\n",
+                 "input x\ninput y\no = ewadd(relu(x), relu(y))\noutput o\n"),
   };
 }
 
@@ -119,7 +119,7 @@ const char *kGroupedTarget =
     "y = conv2d(concat[axis=1](x1, x2), concat[axis=0](w1, w2))\noutput y\n";
 
 TEST(Verifier, ProvesGroupedConvolutionUnderItsPrecondition) {
-  const Rule rule = text_rule("grouped", kGroupedSource, kGroupedTarget);
+  const Rule rule = parse_rule("grouped", kGroupedSource, kGroupedTarget);
   const RuleResult r = verify_rule(taso_axioms(), rule, quick());
   ASSERT_EQ(r.outcome, Outcome::ProvedWithPrecondition) << r.detail;
   ASSERT_EQ(r.preconditions.size(), 2u);
@@ -133,7 +133,7 @@ TEST(Verifier, ProvesGroupedConvolutionUnderItsPrecondition) {
 
 TEST(Verifier, NeverHangsWithoutTheGroupedAxiom) {
   // The rule Z3 loops on when no axiom states it (TASO issue #62).
-  const Rule rule = text_rule("grouped", kGroupedSource, kGroupedTarget);
+  const Rule rule = parse_rule("grouped", kGroupedSource, kGroupedTarget);
   VerifyOptions o = quick(0.5);
   o.refute = false;
   const RuleResult r = verify_rule(
@@ -147,8 +147,8 @@ TEST(Verifier, UndeclaredOperatorsLeaveRulesUnproved) {
   const AxiomFile f = parse_axioms("op ewadd(x, y)\n", "small.axioms");
   const RuleResult r =
       verify_rule(f,
-                  text_rule("t", "input x\no = relu(x)\noutput o\n",
-                            "input x\no = relu(x)\noutput o\n"),
+                  parse_rule("t", "input x\no = relu(x)\noutput o\n",
+                             "input x\no = relu(x)\noutput o\n"),
                   quick());
   EXPECT_EQ(r.outcome, Outcome::Unproved);
   EXPECT_EQ(r.detail, "operator 'relu' is not declared in the axioms");
@@ -158,7 +158,7 @@ TEST(Verifier, ParallelAndSingleThreadedRunsAgree) {
   std::vector<Rule> rules = known_true();
   for (Rule &r : known_false())
     rules.push_back(std::move(r));
-  rules.push_back(text_rule("grouped", kGroupedSource, kGroupedTarget));
+  rules.push_back(parse_rule("grouped", kGroupedSource, kGroupedTarget));
   VerifyOptions one = quick(2), two = quick(2);
   two.threads = 2;
   const auto a = verify_rules(taso_axioms(), rules, one);

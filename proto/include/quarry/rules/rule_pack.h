@@ -76,6 +76,12 @@ struct Rule {
 /// same name and kind. Throws quarry::Error (without the rule's name).
 void check_rule(const Rule &rule);
 
+/// A rule from the text form (docs/TEXT_FORMAT.md) of its two patterns,
+/// checked with check_rule; parse errors name "NAME.source" or
+/// "NAME.target". Provenance is left empty for the caller.
+Rule parse_rule(const std::string &name, std::string_view source,
+                std::string_view target);
+
 struct RulePackHeader {
   std::string tool_version;           ///< the quarry version that made the pack
   std::vector<std::string> operators; ///< operator names the rules may use
