@@ -68,7 +68,7 @@ void register_cost_command(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand(
       "cost", "Measure (or look up) every operator's cost on a backend");
   add_run_flags(*cmd, *o);
-  cmd->add_option("--cache", o->cache,
+  cmd->add_option("--cost-cache,--cache", o->cache,
                   "Cost cache file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");
   cmd->callback([o] { cost(*o); });
