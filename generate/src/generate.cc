@@ -79,9 +79,9 @@ uint64_t batch_bytes(const std::string &dir) {
 }
 
 /// Phase 1: this rank's units, into batch files; finished batches are kept
-/// from an earlier attempt and skipped.
-void enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
-                       const Comm &comm, Progress &progress) {
+/// from an earlier attempt and skipped. Returns how many were kept.
+uint64_t enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
+                           const Comm &comm, Progress &progress) {
   const std::string dir = batch_dir(o, comm);
   fs::create_directories(dir);
   Enumerator e(cfg, o.max_ops, o.seed);
@@ -94,7 +94,7 @@ void enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
   std::FILE *out = nullptr;
   std::string out_tmp;
   int batches_written = 0;
-  uint64_t graphs = 0;
+  uint64_t graphs = 0, kept = 0;
   auto close_batch = [&] {
     if (!out)
       return;
@@ -117,6 +117,7 @@ void enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
       close_batch();
       open_batch = batch;
       skipping = fs::exists(batch_file(dir, batch));
+      kept += skipping;
       if (!skipping) {
         out_tmp = batch_file(dir, batch) + ".tmp";
         out = std::fopen(out_tmp.c_str(), "wb");
@@ -137,6 +138,7 @@ void enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
   e.run(mine, emit);
   close_batch();
   progress.done("enumerate", graphs, "graphs");
+  return kept;
 }
 
 /// Phase 2: route every record of this rank's batches to the owner of its
@@ -301,7 +303,8 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
   }
 
   Progress progress(comm.rank() == 0 && !o.quiet);
-  enumerate_batches(o, cfg, comm, progress);
+  const uint64_t kept_batches =
+      comm.sum({enumerate_batches(o, cfg, comm, progress)})[0];
   // Each pass holds about total/ranks/passes records per rank.
   const uint64_t largest = comm.max(batch_bytes(batch_dir(o, comm)));
   const uint64_t budget = std::max<uint64_t>(o.memory_per_rank, 1 << 20);
@@ -378,7 +381,7 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
   }
   comm.barrier();
   progress.done("done", totals.back(), "candidate rules");
-  return {m, false};
+  return {m, false, kept_batches};
 }
 
 } // namespace quarry

@@ -73,7 +73,8 @@ fi
 [ -e "$W/k/manifest.json" ] && fail "a killed run wrote a manifest"
 n_done=$(ls "$W/k/batches/r00001-of-00002/" | grep -c '\.rec$')
 [ "$n_done" -eq 2 ] || fail "expected 2 finished batches, found $n_done"
-gen 2 "$W/k" >/dev/null
+gen 2 "$W/k" | grep -q "resumed: [1-9][0-9]* batches kept" ||
+  fail "the finished batches were not kept"
 pack "$W/k"
 cmp "$W/r1.pb" "$W/k.pb" || fail "the resumed run differs"
 gen 2 "$W/k" | grep -q "already complete" || fail "finished run redone"

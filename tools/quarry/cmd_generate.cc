@@ -22,6 +22,9 @@ void print_summary(const GenerateOutcome &r) {
   std::cout << (r.already_complete ? "already complete: " : "") << "ranks "
             << m.ranks << ", max-ops " << m.max_ops << ", seed " << m.seed
             << "\n";
+  if (r.resumed_batches > 0)
+    std::cout << "  resumed: " << r.resumed_batches
+              << " batches kept from an interrupted attempt\n";
   for (const auto &[stage, count] : m.totals)
     std::cout << "  " << stage << ": " << count << "\n";
   std::cout << "  seconds: " << m.seconds << "\n";

@@ -56,6 +56,9 @@ public:
 struct GenerateOutcome {
   Manifest manifest;
   bool already_complete = false; ///< DIR held this finished run already
+  /// Batch files an interrupted attempt had finished, kept, not redone
+  /// (all ranks together).
+  uint64_t resumed_batches = 0;
 };
 
 /// Runs (or resumes, or recognises as finished) a generator run. Collective:
