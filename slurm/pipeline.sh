@@ -1,0 +1,110 @@
+#!/bin/bash
+# Submits a whole quarry run as SLURM jobs, chained by dependencies:
+#
+#   generate (srun, QUARRY_RANKS tasks) -> verify -+-> optimize -> report
+#   validate (array, one task per shard) -> merge -+
+#
+# The optimizer uses the rules only after the axioms they were proved from
+# passed validation; the report job runs after all the others, however they
+# ended, so a failed run still gets its page.
+#
+#   slurm/pipeline.sh --config configs/demo.pipeline --out RUN [sbatch options]
+#
+# Options after --out are given to every sbatch (--partition=..., --account=...,
+# --time=...). Environment:
+#   QUARRY                  the quarry program (default: build/bin/quarry of
+#                           this checkout when built, else quarry on PATH)
+#   QUARRY_CPUS_PER_TASK    CPUs of verify, each validation task and optimize
+#                           (default: the scripts' own, 4)
+#
+# Prints one line per job ("stage job-id") and writes them to RUN/jobs.tsv;
+# job logs go to RUN/logs/. Submitting again with the same settings and run
+# directory resumes: finished steps are skipped, the others resume. The run
+# directory's layout is in docs/PIPELINE.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+  echo "usage: $0 --config FILE --out RUN [sbatch options...]" >&2
+  exit 2
+}
+config="" out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --config) [ $# -ge 2 ] || usage; config=$2; shift 2 ;;
+  --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+  -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+  *) break ;;
+  esac
+done
+[ -n "$config" ] && [ -n "$out" ] || usage
+extra=("$@")
+
+if [ -z "${QUARRY:-}" ]; then
+  if [ -x "$here/../build/bin/quarry" ]; then
+    QUARRY=$(cd "$here/../build/bin" && pwd)/quarry
+  else
+    QUARRY=$(command -v quarry) || {
+      echo "pipeline.sh: quarry not found; build it or set QUARRY" >&2
+      exit 1
+    }
+  fi
+fi
+export QUARRY
+
+# The settings are checked and the run directory laid out before anything
+# is queued; pipeline.env says what the submissions need.
+env_file=$("$QUARRY" pipeline prepare --config "$config" --out "$out")
+# shellcheck disable=SC1090
+. "$env_file"
+export QUARRY_RUN
+logs=$QUARRY_RUN/logs
+
+common=(--parsable --kill-on-invalid-dep=yes "${extra[@]}")
+cpus=()
+if [ -n "${QUARRY_CPUS_PER_TASK:-}" ]; then
+  cpus=(--cpus-per-task="$QUARRY_CPUS_PER_TASK")
+fi
+has() { [[ ",$QUARRY_STAGES," == *",$1,"* ]]; }
+submit() { # submit NAME [sbatch options...] SCRIPT: prints the job id
+  local name=$1
+  shift
+  local id
+  id=$(sbatch "${common[@]}" "$@")
+  id=${id%%;*} # --parsable prints "id;cluster" on multi-cluster setups
+  printf '%s\t%s\n' "$name" "$id" >>"$QUARRY_RUN/jobs.tsv"
+  echo "$id"
+}
+after() { # after TYPE ID...: a --dependency option, or nothing
+  local type=$1 ids=""
+  shift
+  for id in "$@"; do
+    [ -n "$id" ] && ids+=":$id"
+  done
+  [ -n "$ids" ] && echo "--dependency=$type$ids"
+  return 0
+}
+
+: >"$QUARRY_RUN/jobs.tsv"
+gen="" ver="" val="" merge="" opt=""
+if has generate; then
+  gen=$(submit generate --ntasks="$QUARRY_RANKS" \
+    --output="$logs/generate-%j.out" "$here/generate.sbatch")
+fi
+if has verify; then
+  ver=$(submit verify $(after afterok "$gen") "${cpus[@]}" \
+    --output="$logs/verify-%j.out" "$here/verify.sbatch")
+fi
+if has validate; then
+  val=$(submit validate --array=0-$((QUARRY_VALIDATE_SHARDS - 1)) "${cpus[@]}" \
+    --output="$logs/validate-%A_%a.out" "$here/validate_axioms.sbatch")
+  merge=$(submit validate-merge $(after afterok "$val") --cpus-per-task=1 \
+    --output="$logs/validate-merge-%j.out" "$here/validate_axioms.sbatch")
+fi
+if has optimize; then
+  opt=$(submit optimize $(after afterok "$ver" "$merge") "${cpus[@]}" \
+    --output="$logs/optimize-%j.out" "$here/optimize.sbatch")
+fi
+submit report $(after afterany "$gen" "$ver" "$val" "$merge" "$opt") \
+  --output="$logs/report-%j.out" "$here/report.sbatch" >/dev/null
+column -t "$QUARRY_RUN/jobs.tsv" 2>/dev/null || cat "$QUARRY_RUN/jobs.tsv"
