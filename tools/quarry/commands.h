@@ -22,5 +22,6 @@ void register_models_command(CLI::App &app);
 void register_onnx_commands(CLI::App &app);
 void register_validate_axioms_command(CLI::App &app);
 void register_optimize_command(CLI::App &app);
+void register_report_command(CLI::App &app);
 
 } // namespace quarry::cli
