@@ -23,5 +23,6 @@ void register_onnx_commands(CLI::App &app);
 void register_validate_axioms_command(CLI::App &app);
 void register_optimize_command(CLI::App &app);
 void register_pipeline_command(CLI::App &app);
+void register_report_command(CLI::App &app);
 
 } // namespace quarry::cli

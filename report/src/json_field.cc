@@ -1,0 +1,109 @@
+//===- json_field.cc - Reading JSON result files with clear errors --------===//
+#include "json_field.h"
+
+#include "quarry/core/error.h"
+#include "quarry/core/file_io.h"
+
+namespace quarry::report {
+
+namespace {
+
+// nlohmann reports a byte offset (one past the offending character); people
+// want a line and a column.
+SourcePos position_of(const std::string &file, const std::string &text,
+                      size_t byte) {
+  SourcePos pos{file, 1, 1};
+  const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else {
+      ++pos.column;
+    }
+  }
+  return pos;
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax
+// error while parsing value - invalid literal; last read: 'x'" -> the part
+// after the position, which is all that is not said already.
+std::string parse_message(const std::string &what) {
+  const size_t colon = what.find(": ");
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+} // namespace
+
+nlohmann::json JsonField::parse_file(const std::string &path) {
+  const std::string text = read_file_bytes(path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error &e) {
+    throw Error(position_of(path, text, e.byte),
+                "not valid JSON: " + parse_message(e.what()));
+  }
+  if (!j.is_object())
+    throw Error(path + ": expected a JSON object");
+  return j;
+}
+
+JsonField JsonField::operator[](std::string_view key) const {
+  if (!value_->is_object())
+    fail("expected an object");
+  const auto it = value_->find(key);
+  const std::string where =
+      where_.empty() ? std::string(key) : where_ + "." + std::string(key);
+  if (it == value_->end())
+    JsonField(*value_, *file_, where).fail("missing");
+  return JsonField(*it, *file_, where);
+}
+
+bool JsonField::has(std::string_view key) const {
+  return value_->is_object() && value_->contains(key);
+}
+
+int64_t JsonField::integer() const {
+  if (!value_->is_number_integer())
+    fail("expected an integer");
+  return value_->get<int64_t>();
+}
+
+double JsonField::number() const {
+  if (!value_->is_number())
+    fail("expected a number");
+  return value_->get<double>();
+}
+
+bool JsonField::boolean() const {
+  if (!value_->is_boolean())
+    fail("expected true or false");
+  return value_->get<bool>();
+}
+
+std::string JsonField::text() const {
+  if (!value_->is_string())
+    fail("expected a string");
+  return value_->get<std::string>();
+}
+
+void JsonField::for_each(
+    const std::function<void(const JsonField &)> &f) const {
+  if (!value_->is_array())
+    fail("expected an array");
+  for (size_t i = 0; i < value_->size(); ++i)
+    f(JsonField((*value_)[i], *file_, where_ + "[" + std::to_string(i) + "]"));
+}
+
+void JsonField::expect_format(std::string_view format) const {
+  if (!has("format") || !(*value_)["format"].is_string() ||
+      (*value_)["format"].get<std::string>() != format)
+    throw Error(*file_ + ": not a " + std::string(format) + " file");
+}
+
+void JsonField::fail(const std::string &message) const {
+  throw Error(*file_ + ": " + (where_.empty() ? "" : where_ + ": ") + message);
+}
+
+} // namespace quarry::report
