@@ -85,6 +85,20 @@ after() { # after TYPE ID...: a --dependency option, or nothing
   return 0
 }
 
+# Two submissions working in one run directory would write the same files.
+if [ -s "$QUARRY_RUN/jobs.tsv" ]; then
+  active=""
+  while read -r _ id; do
+    if squeue -h -j "$id" -o %i 2>/dev/null | grep -q .; then
+      active+=" $id"
+    fi
+  done <"$QUARRY_RUN/jobs.tsv"
+  if [ -n "$active" ]; then
+    echo "pipeline.sh: $QUARRY_RUN: jobs$active of an earlier submission are" \
+      "still queued or running; wait for them or scancel them" >&2
+    exit 1
+  fi
+fi
 : >"$QUARRY_RUN/jobs.tsv"
 gen="" ver="" val="" merge="" opt=""
 if has generate; then

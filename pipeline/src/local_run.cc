@@ -3,6 +3,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/pipeline/process.h"
+#include "quarry/pipeline/run_dir.h"
 #include "quarry/pipeline/steps.h"
 
 #include <cstdio>
@@ -62,6 +63,7 @@ void run_locally(const PipelineConfig &c, const RunLayout &run,
         std::printf("\n== %s: skipped, %s\n", step_name(s), done->c_str());
         continue;
       }
+      make_step_dir(run, s);
       if (s == Step::Generate) {
         run_step(under_mpirun(o, c.ranks, one(s)), mpirun_env(), step_name(s));
       } else if (s == Step::ValidateShard) {

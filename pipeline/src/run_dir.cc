@@ -32,6 +32,13 @@ std::string first_difference(const std::string &a, const std::string &b) {
   }
 }
 
+void make_dir(const std::string &dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw Error(dir + ": cannot create the directory: " + ec.message());
+}
+
 } // namespace
 
 void prepare_run(const PipelineConfig &c, const RunLayout &run) {
@@ -43,16 +50,27 @@ void prepare_run(const PipelineConfig &c, const RunLayout &run) {
                   first_difference(before, settings) +
                   "); give a new run directory");
   }
-  std::error_code ec;
-  for (const std::string &dir :
-       {run.root(), run.verify_dir(), run.validate_dir(), run.optimize_dir(),
-        run.logs_dir()}) {
-    fs::create_directories(dir, ec);
-    if (ec)
-      throw Error(dir + ": cannot create the directory: " + ec.message());
-  }
+  make_dir(run.root());
+  make_dir(run.logs_dir());
   write_file_atomic(run.config(), settings);
   write_file_atomic(run.env(), run_env(c, run));
+}
+
+void make_step_dir(const RunLayout &run, Step s) {
+  switch (s) {
+  case Step::Verify:
+    make_dir(run.verify_dir());
+    break;
+  case Step::ValidateShard:
+  case Step::ValidateMerge:
+    make_dir(run.validate_dir());
+    break;
+  case Step::Optimize:
+    make_dir(run.optimize_dir());
+    break;
+  default: // generate makes its own; the others write into RUN
+    break;
+  }
 }
 
 PipelineConfig read_run_config(const RunLayout &run) {

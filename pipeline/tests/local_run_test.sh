@@ -50,12 +50,15 @@ setsid "$Q" pipeline --config "$DATA/kill.pipeline" --out "$K" \
 leader=$!
 n=0
 for _ in $(seq 1 600); do
-  n=$(find "$K/generate/batches" -name '*.rec' 2>/dev/null | wc -l)
+  n=$(find "$K/generate/batches" -name '*.rec' 2>/dev/null | wc -l || true)
   [ "$n" -ge 4 ] && break
   sleep 0.1
 done
 [ "$n" -ge 4 ] || fail "generation wrote no batches"
-kill -KILL -- "-$leader" # the pipeline, mpirun and every rank
+out=$("$Q" pipeline --config "$DATA/kill.pipeline" --out "$K" 2>&1) &&
+  fail "a second run worked in the same directory"
+echo "$out" | grep -q "another run is working in this directory" || fail "$out"
+pkill -KILL -s "$leader" # the session: the pipeline, mpirun, every rank
 wait "$leader" 2>/dev/null && fail "the killed run succeeded"
 [ -e "$K/generate/manifest.json" ] && fail "generation finished before the kill"
 "$Q" pipeline --config "$DATA/kill.pipeline" --out "$K" >"$W/resumed.log" 2>&1 ||

@@ -27,9 +27,11 @@ TEST(PipelineRunDir, PreparedOnceAndAgainWithTheSameSettings) {
   quarry::testing::ScratchDir dir;
   const RunLayout run(dir.file("r"));
   prepare_run(config(2), run);
-  for (const std::string &d : {run.verify_dir(), run.validate_dir(),
-                               run.optimize_dir(), run.logs_dir()})
-    EXPECT_TRUE(std::filesystem::is_directory(d)) << d;
+  EXPECT_TRUE(std::filesystem::is_directory(run.logs_dir()));
+  // A stage's folder appears when the stage starts.
+  EXPECT_FALSE(std::filesystem::exists(run.verify_dir()));
+  make_step_dir(run, Step::Verify);
+  EXPECT_TRUE(std::filesystem::is_directory(run.verify_dir()));
   EXPECT_EQ(read_file_bytes(run.config()), format_pipeline_config(config(2)));
   EXPECT_EQ(format_pipeline_config(read_run_config(run)),
             format_pipeline_config(config(2)));

@@ -130,9 +130,12 @@ echo "== a generation job killed midway resumes when resubmitted"
 K=$W/kill-run
 submit "$data/kill.pipeline" "$K" >"$W/jobs3"
 gen=$(job "$W/jobs3" generate)
+out=$(submit "$data/kill.pipeline" "$K" 2>&1) && fail "submitted twice at once"
+echo "$out" | grep -q "still queued or running; wait for them or scancel" ||
+  fail "$out"
 n=0
 for _ in $(seq 1 600); do
-  n=$(find "$K/generate/batches" -name '*.rec' 2>/dev/null | wc -l)
+  n=$(find "$K/generate/batches" -name '*.rec' 2>/dev/null | wc -l || true)
   [ "$n" -ge 4 ] && break
   sleep 0.1
 done

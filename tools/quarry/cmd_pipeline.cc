@@ -18,6 +18,7 @@
 #include "quarry/pipeline/local_run.h"
 #include "quarry/pipeline/process.h"
 #include "quarry/pipeline/run_dir.h"
+#include "quarry/pipeline/run_lock.h"
 #include "quarry/pipeline/steps.h"
 
 #include <cstdio>
@@ -68,6 +69,7 @@ void run_step(const PipelineCliOptions &o) {
       std::printf("%s: skipped, %s\n", o.step.c_str(), done->c_str());
     return;
   }
+  make_step_dir(run, s);
   const std::vector<std::string> argv =
       step_command(c, run, {s, o.shard, o.local.threads}, self_executable());
   if (first_rank()) {
@@ -117,6 +119,7 @@ void register_pipeline_command(CLI::App &app) {
       return;
     PipelineConfig c;
     const RunLayout run = prepared(*o, c);
+    const RunLock lock(run);
     o->local.quarry = self_executable();
     run_locally(c, run, o->local);
   });

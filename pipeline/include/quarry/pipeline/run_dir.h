@@ -3,6 +3,7 @@
 
 #include "quarry/pipeline/config.h"
 #include "quarry/pipeline/run_layout.h"
+#include "quarry/pipeline/steps.h"
 
 #include <string>
 
@@ -14,6 +15,10 @@ namespace quarry::pipeline {
 /// RUN/pipeline.env. Throws quarry::Error naming pipeline.conf when the
 /// settings differ.
 void prepare_run(const PipelineConfig &c, const RunLayout &run);
+
+/// Creates the folder the step writes into. Folders appear only as their
+/// stages start, so a report can tell a stage not run from one under way.
+void make_step_dir(const RunLayout &run, Step s);
 
 /// The settings a prepared run directory was started with.
 PipelineConfig read_run_config(const RunLayout &run);
