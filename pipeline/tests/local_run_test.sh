@@ -11,6 +11,8 @@ W=$3
 rm -rf "$W"
 mkdir -p "$W"
 export OMP_NUM_THREADS=1 # measured costs, not waiting, on a busy machine
+# shellcheck source=../../tests/support/generation_batches.sh
+. "$(dirname "$0")/../../tests/support/generation_batches.sh"
 
 fail() {
   echo "FAIL: $*" >&2
@@ -48,13 +50,7 @@ K=$W/killed
 setsid "$Q" pipeline --config "$DATA/kill.pipeline" --out "$K" \
   >"$W/killed.log" 2>&1 &
 leader=$!
-n=0
-for _ in $(seq 1 600); do
-  n=$(find "$K/generate/batches" -name '*.rec' 2>/dev/null | wc -l || true)
-  [ "$n" -ge 4 ] && break
-  sleep 0.1
-done
-[ "$n" -ge 4 ] || fail "generation wrote no batches"
+batches_written "$K" 4
 out=$("$Q" pipeline --config "$DATA/kill.pipeline" --out "$K" 2>&1) &&
   fail "a second run worked in the same directory"
 echo "$out" | grep -q "another run is working in this directory" || fail "$out"

@@ -24,6 +24,8 @@ fail() {
 
 # shellcheck source=cluster.sh
 . "$here/cluster.sh"
+# shellcheck source=../../tests/support/generation_batches.sh
+. "$repo/tests/support/generation_batches.sh"
 # Short: munge's socket path must fit a sockaddr_un.
 cdir=$(mktemp -d /tmp/quarry-slurm.XXXXXX)
 trap 'cluster_stop; rm -rf "$cdir"' EXIT
@@ -133,13 +135,7 @@ gen=$(job "$W/jobs3" generate)
 out=$(submit "$data/kill.pipeline" "$K" 2>&1) && fail "submitted twice at once"
 echo "$out" | grep -q "still queued or running; wait for them or scancel" ||
   fail "$out"
-n=0
-for _ in $(seq 1 600); do
-  n=$(find "$K/generate/batches" -name '*.rec' 2>/dev/null | wc -l || true)
-  [ "$n" -ge 4 ] && break
-  sleep 0.1
-done
-[ "$n" -ge 4 ] || fail "generation wrote no batches"
+batches_written "$K" 4
 scancel --signal=KILL --full "$gen"
 wait_jobs "$W/jobs3"
 [ "$(state "$gen")" != COMPLETED ] || fail "generation finished before the kill"
