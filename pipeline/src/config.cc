@@ -222,13 +222,6 @@ void check_complete(const PipelineConfig &c, const std::string &name) {
        "rules they prove");
 }
 
-template <typename T> std::string joined(const std::vector<T> &items) {
-  std::ostringstream out;
-  for (size_t i = 0; i < items.size(); ++i)
-    out << (i ? "," : "") << items[i];
-  return out.str();
-}
-
 } // namespace
 
 PipelineConfig parse_pipeline_config(const std::string &text,
@@ -251,8 +244,7 @@ PipelineConfig parse_pipeline_config(const std::string &text,
     const auto it = setters().find(key);
     if (it == setters().end())
       throw Error(pos, "unknown key '" + key +
-                           "' (docs/PIPELINE.md lists "
-                           "the keys)");
+                           "' (docs/PIPELINE.md lists the keys)");
     if (!seen.insert(key).second)
       throw Error(pos, "'" + key + "' is set twice");
     it->second(c, ValueReader(pos, key, trim(body.substr(eq + 1)), base_dir));
@@ -275,7 +267,7 @@ std::string format_pipeline_config(const PipelineConfig &c) {
   auto key = [&](const char *k, const auto &v) {
     out << k << " = " << v << "\n";
   };
-  key("stages", joined(stages));
+  key("stages", join_list(stages));
   if (!c.generator.empty())
     key("generator", c.generator);
   key("max_ops", c.max_ops);
@@ -284,8 +276,8 @@ std::string format_pipeline_config(const PipelineConfig &c) {
   if (!c.axioms.empty())
     key("axioms", c.axioms);
   key("verify_timeout", c.verify_timeout);
-  key("validate_sizes", joined(c.validate_sizes));
-  key("validate_checks", joined(c.validate_checks));
+  key("validate_sizes", join_list(c.validate_sizes));
+  key("validate_checks", join_list(c.validate_checks));
   key("validate_shards", c.validate_shards);
   if (!c.model.empty())
     key("model", c.model);

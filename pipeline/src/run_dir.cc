@@ -3,6 +3,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/file_io.h"
+#include "quarry/core/split_list.h"
 #include "quarry/pipeline/process.h"
 
 #include <filesystem>
@@ -86,14 +87,11 @@ std::string run_env(const PipelineConfig &c, const RunLayout &run) {
   std::vector<std::string> stages;
   for (Stage s : c.stages)
     stages.push_back(stage_name(s));
-  std::string stage_list;
-  for (const std::string &s : stages)
-    stage_list += (stage_list.empty() ? "" : ",") + s;
   std::ostringstream out;
   out << "# written by quarry pipeline prepare; read by slurm/pipeline.sh\n"
       << "QUARRY_RUN=" << command_line({fs::absolute(run.root()).string()})
       << "\n"
-      << "QUARRY_STAGES=" << stage_list << "\n"
+      << "QUARRY_STAGES=" << join_list(stages) << "\n"
       << "QUARRY_RANKS=" << c.ranks << "\n"
       << "QUARRY_VALIDATE_SHARDS=" << c.validate_shards << "\n";
   return out.str();

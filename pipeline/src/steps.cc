@@ -2,6 +2,7 @@
 #include "quarry/pipeline/steps.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/split_list.h"
 
 #include <filesystem>
 #include <sstream>
@@ -26,13 +27,6 @@ constexpr StepInfo kSteps[] = {
     {Step::Optimize, "optimize"},
     {Step::Report, "report"},
 };
-
-template <typename T> std::string joined(const std::vector<T> &items) {
-  std::ostringstream out;
-  for (size_t i = 0; i < items.size(); ++i)
-    out << (i ? "," : "") << items[i];
-  return out.str();
-}
 
 std::string number(double v) {
   std::ostringstream out;
@@ -108,8 +102,8 @@ std::vector<std::string> step_command(const PipelineConfig &c,
                   std::to_string(c.validate_shards - 1));
     a.insert(a.end(),
              {"validate-axioms", "--axioms", c.axioms, "--sizes",
-              joined(c.validate_sizes), "--checks", joined(c.validate_checks),
-              "--shard",
+              join_list(c.validate_sizes), "--checks",
+              join_list(c.validate_checks), "--shard",
               std::to_string(r.shard) + "/" + std::to_string(c.validate_shards),
               "--out", run.validate_dir()});
     threads();
