@@ -31,6 +31,10 @@ struct Case {
   std::string reference; ///< quarry text over the same input/weight names
 };
 
+// Test names then show the case, not the object's bytes (which hold
+// addresses and so differ from run to run).
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
 std::vector<Tensor<float>> run(const Graph &g, const Bindings<float> &b) {
   Bindings<float> mine;
   for (const Node &n : g.nodes())
