@@ -22,6 +22,7 @@
 # directory resumes: finished steps are skipped, the others resume. The run
 # directory's layout is in docs/PIPELINE.md.
 set -euo pipefail
+shopt -s inherit_errexit # a failing sbatch inside $(...) stops the script
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
@@ -70,7 +71,7 @@ submit() { # submit NAME [sbatch options...] SCRIPT: prints the job id
   local name=$1
   shift
   local id
-  id=$(sbatch "${common[@]}" "$@")
+  id=$(sbatch "${common[@]}" "$@") || return 1
   id=${id%%;*} # --parsable prints "id;cluster" on multi-cluster setups
   printf '%s\t%s\n' "$name" "$id" >>"$QUARRY_RUN/jobs.tsv"
   echo "$id"
@@ -100,6 +101,20 @@ if [ -s "$QUARRY_RUN/jobs.tsv" ]; then
   fi
 fi
 : >"$QUARRY_RUN/jobs.tsv"
+# All or nothing: when a submission fails (a partition without enough CPUs,
+# say), the jobs already queued are cancelled rather than left half-chained.
+cancel_partial() {
+  local rc=$? ids
+  if [ "$rc" -ne 0 ]; then
+    ids=$(awk '{ print $2 }' "$QUARRY_RUN/jobs.tsv" | paste -sd' ')
+    if [ -n "$ids" ]; then
+      # shellcheck disable=SC2086
+      scancel $ids 2>/dev/null || true
+      echo "pipeline.sh: a submission failed; cancelled jobs $ids" >&2
+    fi
+  fi
+}
+trap cancel_partial EXIT
 gen="" ver="" val="" merge="" opt=""
 if has generate; then
   gen=$(submit generate --ntasks="$QUARRY_RANKS" \

@@ -74,6 +74,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
+EnforcePartLimits=ALL
 MinJobAge=3600
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none

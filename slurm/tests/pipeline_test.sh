@@ -158,6 +158,17 @@ out=$(submit "$data/bad.pipeline" "$W/bad-run" 2>&1) && fail "bad settings ran"
 echo "$out" | grep -q "bad.pipeline:3:1: unknown key 'rnaks'" || fail "$out"
 [ "$(squeue -h | wc -l)" = "$before" ] || fail "jobs were queued"
 [ -e "$W/bad-run" ] && fail "a run directory was made for bad settings"
+# A job the partition cannot hold fails its submission (the test cluster
+# enforces partition limits, as many sites do): what was queued before it
+# is cancelled, not left waiting for a chain that will never come.
+out=$(QUARRY_CPUS_PER_TASK=4096 submit "$data/small.pipeline" "$W/big-run" 2>&1) &&
+  fail "submitted jobs the node cannot hold"
+echo "$out" | grep -q "a submission failed; cancelled jobs" || fail "$out"
+for _ in $(seq 1 50); do
+  [ "$(squeue -h | wc -l)" = "$before" ] && break
+  sleep 0.1
+done
+[ "$(squeue -h | wc -l)" = "$before" ] || fail "a partial chain was left queued"
 out=$(submit "$data/kill.pipeline" "$R" 2>&1) && fail "mixed two runs"
 echo "$out" | grep -q "pipeline.conf: the run was started with other settings" ||
   fail "$out"
