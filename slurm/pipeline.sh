@@ -1,7 +1,7 @@
 #!/bin/bash
 # Submits a whole quarry run as SLURM jobs, chained by dependencies:
 #
-#   generate (srun, QUARRY_RANKS tasks) -> verify -+-> optimize -> report
+#   generate (srun, one task per rank) --> verify -+-> optimize -> report
 #   validate (array, one task per shard) -> merge -+
 #
 # The optimizer uses the rules only after the axioms they were proved from
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
   --config) [ $# -ge 2 ] || usage; config=$2; shift 2 ;;
   --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
-  -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+  -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
   *) break ;;
   esac
 done
