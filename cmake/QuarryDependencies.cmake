@@ -20,6 +20,9 @@ find_package(HDF5 REQUIRED COMPONENTS C)
 find_package(OpenSSL REQUIRED) # SHA-256 checksums of shards
 pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)
 find_package(dnnl CONFIG REQUIRED)
+# oneDNN runs on OpenMP (Debian builds it so); the cpu backend sets its
+# thread count through it.
+find_package(OpenMP REQUIRED)
 find_package(ONNX CONFIG REQUIRED)
 
 # CUDA: on when nvcc is found (the toolkit's standard location is searched too).
@@ -44,16 +47,26 @@ if(QUARRY_ENABLE_CUDA)
 endif()
 message(STATUS "quarry: CUDA parts ${QUARRY_HAVE_CUDA}")
 
-# Optional and not a Debian package: ONNX Runtime, only for bench/ort_bench
-# (quarry's optimized ONNX next to the original, run by ONNX Runtime). Give
-# -DQUARRY_ONNXRUNTIME_DIR=<folder of the npm package
-# com.github.asus4.onnxruntime, installed with npm install --ignore-scripts>.
+# Optional and not a Debian package: ONNX Runtime, only for the comparison
+# benchmarks (bench/ort_bench, bench/ort_vs_quarry). bench/fetch_onnxruntime.sh
+# installs it from npm into ~/.cache/quarry/onnxruntime, which is looked at
+# when -DQUARRY_ONNXRUNTIME_DIR is not given. The library comes from
+# onnxruntime-node (ONNX Runtime 1.30), else from com.github.asus4.onnxruntime
+# (1.29), whose C/C++ headers are used either way.
 set(QUARRY_ONNXRUNTIME_DIR "" CACHE PATH "ONNX Runtime package folder (optional)")
-if(QUARRY_ONNXRUNTIME_DIR)
-  find_library(QUARRY_ONNXRUNTIME_LIBRARY onnxruntime
-    HINTS ${QUARRY_ONNXRUNTIME_DIR}/Plugins/Linux/x64 NO_DEFAULT_PATH)
+set(_quarry_ort_dir ${QUARRY_ONNXRUNTIME_DIR})
+if(NOT _quarry_ort_dir AND EXISTS "$ENV{HOME}/.cache/quarry/onnxruntime")
+  set(_quarry_ort_dir "$ENV{HOME}/.cache/quarry/onnxruntime")
+endif()
+if(_quarry_ort_dir)
+  find_library(QUARRY_ONNXRUNTIME_LIBRARY
+    NAMES libonnxruntime.so.1 onnxruntime
+    HINTS ${_quarry_ort_dir}/node_modules/onnxruntime-node/bin/napi-v6/linux/x64
+          ${_quarry_ort_dir}/node_modules/com.github.asus4.onnxruntime/Plugins/Linux/x64
+          ${_quarry_ort_dir}/Plugins/Linux/x64
+    NO_DEFAULT_PATH)
   file(GLOB_RECURSE _quarry_ort_headers
-    ${QUARRY_ONNXRUNTIME_DIR}/*/onnxruntime_cxx_api.h)
+    ${_quarry_ort_dir}/*/onnxruntime_cxx_api.h)
   if(_quarry_ort_headers)
     list(GET _quarry_ort_headers 0 _quarry_ort_header)
     get_filename_component(QUARRY_ONNXRUNTIME_INCLUDE ${_quarry_ort_header}

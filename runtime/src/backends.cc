@@ -17,11 +17,12 @@ bool cuda_backend_built() {
 #endif
 }
 
-std::unique_ptr<Backend> make_backend(std::string_view name) {
+std::unique_ptr<Backend> make_backend(std::string_view name,
+                                      const BackendOptions &opts) {
   if (name == "reference")
     return make_reference_backend();
   if (name == "cpu")
-    return make_cpu_backend();
+    return make_cpu_backend(opts);
   if (name == "cuda") {
 #ifdef QUARRY_RUNTIME_CUDA
     return make_cuda_backend();

@@ -24,12 +24,28 @@ double median_ms(Executable &e, const MeasureOptions &opts) {
   return ms[ms.size() / 2];
 }
 
-double measure(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
+OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
+  if (opts.runs < 1 || opts.warmup < 0)
+    throw Error("measure: need at least one run and no negative warm-up");
   const Graph g = single_op_graph(c);
   const Bindings<float> values = random_run_bindings(g, opts.seed);
   auto e = b.prepare(g, values);
   e->set_inputs(values);
-  return median_ms(*e, opts);
+  OpCost cost;
+  for (const StepInfo &s : e->profile(opts.warmup, opts.runs)) {
+    if (s.reorder) {
+      cost.reorder_ms += s.ms;
+      continue;
+    }
+    cost.ms += s.ms;
+    cost.layout = s.layout;
+    cost.impl = s.impl;
+  }
+  return cost;
+}
+
+double measure(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
+  return measure_op(b, c, opts).ms;
 }
 
 } // namespace quarry::runtime

@@ -1,10 +1,12 @@
 //===- plan.cc - Static folding, execution order, buffer reuse ------------===//
 #include "quarry/runtime/plan.h"
 
+#include "buffer_pool.h"
 #include "quarry/core/float_domain.h"
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace quarry::runtime {
 
@@ -67,74 +69,33 @@ void fold(const Graph &g, const Bindings<float> &weights,
   }
 }
 
-/// A pool of buffers, each sized to the largest value it ever holds.
-class BufferPool {
-public:
-  explicit BufferPool(std::vector<int64_t> &sizes) : sizes_(sizes) {}
-
-  /// The smallest free buffer that fits; else the largest free one, grown;
-  /// else a new one.
-  int acquire(int64_t elems) {
-    int best = -1;
-    for (size_t i = 0; i < free_.size(); ++i) {
-      const int b = free_[i];
-      if (best < 0 || better(b, free_[best], elems))
-        best = static_cast<int>(i);
-    }
-    if (best < 0) {
-      sizes_.push_back(elems);
-      return static_cast<int>(sizes_.size()) - 1;
-    }
-    const int b = free_[best];
-    free_.erase(free_.begin() + best);
-    sizes_[b] = std::max(sizes_[b], elems);
-    return b;
+void assign_plan_buffers(const Graph &g, Plan &p) {
+  // Inputs are written before the first step; inputs and outputs live on.
+  std::map<ValueRef, int> use_of;
+  std::vector<BufferUse> uses;
+  for (int32_t id : p.inputs) {
+    use_of[{id, 0}] = static_cast<int>(uses.size());
+    uses.push_back(
+        {-1, BufferUse::kForever, p.values[id][0].type.shape.numel()});
   }
-  void release(int b) { free_.push_back(b); }
-
-private:
-  bool better(int a, int b, int64_t need) const {
-    const bool fa = sizes_[a] >= need, fb = sizes_[b] >= need;
-    if (fa != fb)
-      return fa;
-    return fa ? sizes_[a] < sizes_[b] : sizes_[a] > sizes_[b];
-  }
-  std::vector<int64_t> &sizes_;
-  std::vector<int> free_;
-};
-
-void assign_buffers(const Graph &g, Plan &p) {
-  // Step index of each dynamic value's last reader; pinned values never die.
-  constexpr int kForever = std::numeric_limits<int>::max();
-  std::vector<std::vector<int>> last_use(g.num_nodes());
-  for (size_t id = 0; id < p.values.size(); ++id)
-    last_use[id].assign(p.values[id].size(), -1);
-  for (int32_t id : p.inputs)
-    last_use[id][0] = kForever;
-  for (size_t s = 0; s < p.steps.size(); ++s)
-    for (ValueRef v : g.node(p.steps[s]).inputs)
-      last_use[v.node][v.output] = std::max<int>(last_use[v.node][v.output], s);
-  for (ValueRef v : g.outputs())
-    last_use[v.node][v.output] = kForever;
-
-  BufferPool pool(p.buffer_elems);
-  for (int32_t id : p.inputs)
-    p.values[id][0].buffer = pool.acquire(p.values[id][0].type.shape.numel());
-  std::vector<std::vector<std::pair<int32_t, int>>> dies_after(p.steps.size());
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const int32_t id = p.steps[s];
+    for (ValueRef v : g.node(id).inputs)
+      if (auto it = use_of.find(v); it != use_of.end())
+        uses[it->second].last =
+            std::max(uses[it->second].last, static_cast<int>(s));
     for (size_t o = 0; o < p.values[id].size(); ++o) {
-      PlannedValue &v = p.values[id][o];
-      v.buffer = pool.acquire(v.type.shape.numel());
-      const int end = last_use[id][o];
-      if (end != kForever)
-        dies_after[std::max<int>(end, s)].push_back({id, static_cast<int>(o)});
+      use_of[{id, static_cast<int32_t>(o)}] = static_cast<int>(uses.size());
+      uses.push_back(
+          {static_cast<int>(s), -1, p.values[id][o].type.shape.numel()});
     }
-    // Released only after this step's outputs are placed, so no operator
-    // writes into a buffer it reads.
-    for (auto [node, out] : dies_after[s])
-      pool.release(p.values[node][out].buffer);
   }
+  for (ValueRef v : g.outputs())
+    if (auto it = use_of.find(v); it != use_of.end())
+      uses[it->second].last = BufferUse::kForever;
+  const std::vector<int> buffer = assign_buffers(uses, p.buffer_elems);
+  for (const auto &[v, u] : use_of)
+    p.values[v.node][v.output].buffer = buffer[u];
 }
 
 } // namespace
@@ -185,7 +146,7 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
   p.values.resize(g.num_nodes());
   p.static_values.resize(g.num_nodes());
   fold(g, weights, backend, supports, g.live_nodes(), p);
-  assign_buffers(g, p);
+  assign_plan_buffers(g, p);
   return p;
 }
 

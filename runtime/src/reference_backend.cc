@@ -58,11 +58,4 @@ std::unique_ptr<Backend> make_reference_backend() {
   return std::make_unique<ReferenceBackend>();
 }
 
-std::vector<Tensor<float>> run_once(Executable &e,
-                                    const Bindings<float> &inputs) {
-  e.set_inputs(inputs);
-  e.execute();
-  return e.outputs();
-}
-
 } // namespace quarry::runtime

@@ -53,7 +53,8 @@ void optimize(OptimizeOptions &o) {
   const RulePack pack = read_rule_pack(o.rules);
   opt::require_proved(pack, o.rules, o.allow_unverified);
   const Model original = read_model(o);
-  auto backend = runtime::make_backend(o.backend);
+  o.search.threads = o.threads;
+  auto backend = make_run_backend(o);
   runtime::CostCache cache(cost_cache_path(o.cache));
   for (const std::string &w : cache.warnings())
     std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
@@ -135,9 +136,6 @@ void register_optimize_command(CLI::App &app) {
                   "Keep exploring graphs up to this factor above the best")
       ->check(CLI::Range(1.0, 10.0));
   cmd->add_option("--budget", o->search.budget, "Graphs expanded at most")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", o->search.threads,
-                  "Threads generating candidates (0: all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-fusions", o->no_fusions,
                 "Only the pack's rules, no hand-written fusions");

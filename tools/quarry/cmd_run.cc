@@ -15,6 +15,7 @@ namespace {
 
 struct RunOptions : RunFlags {
   bool check = false;
+  bool profile = false;
   double tolerance = 1e-4;
 };
 
@@ -31,10 +32,12 @@ void run(const RunOptions &o) {
   const Model m = read_run_model(o);
   const Graph &g = m.graph;
   const Bindings<float> values = run_values(m, o.measure.seed);
-  auto backend = runtime::make_backend(o.backend);
+  auto backend = make_run_backend(o);
   auto exe =
       about_file(run_subject(o), [&] { return backend->prepare(g, values); });
   exe->set_inputs(values);
+  if (o.profile)
+    print_steps(exe->profile(o.measure.warmup, o.measure.runs));
   const double ms = runtime::median_ms(*exe, o.measure);
   std::printf("%s (%s): median %.4f ms over %d runs after %d warm-up\n",
               o.backend.c_str(), backend->device_name().c_str(), ms,
@@ -61,6 +64,9 @@ void register_run_command(CLI::App &app) {
   cmd->add_flag("--check", o->check,
                 "Also run the reference backend and report the largest "
                 "relative error");
+  cmd->add_flag("--profile", o->profile,
+                "Also time each step alone (kernels, fused chains, reorders) "
+                "and print them");
   cmd->add_option("--tolerance", o->tolerance,
                   "With --check: fail when the error is larger");
   cmd->callback([o] { run(*o); });

@@ -3,8 +3,10 @@
 
 #include "quarry/models/model_file.h"
 #include "quarry/models/zoo.h"
+#include "quarry/runtime/backends.h"
 #include "quarry/runtime/run_inputs.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace quarry::cli {
@@ -21,6 +23,13 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
   cmd.add_option("--batch", f.batch,
                  "Replace dimension 0 of every input with this")
       ->check(CLI::PositiveNumber);
+  cmd.add_option("--threads", f.threads,
+                 "Threads to run on (0: OMP_NUM_THREADS when set, else every "
+                 "core)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--layout", f.layout,
+                 "cpu: run every convolution in this activation layout "
+                 "(nchw, nhwc, nChw8c, nChw16c; default: the backend chooses)");
   cmd.add_option("--runs", f.measure.runs,
                  "Timed runs (the median is reported)")
       ->check(CLI::PositiveNumber);
@@ -28,6 +37,13 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--seed", f.measure.seed,
                  "Seed of the random inputs and weights");
+}
+
+std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f) {
+  runtime::BackendOptions opts;
+  opts.threads = f.threads;
+  opts.layout = f.layout;
+  return runtime::make_backend(f.backend, opts);
 }
 
 Model read_run_model(const RunFlags &f) {
@@ -60,6 +76,23 @@ std::string cost_cache_path(const std::string &flag) {
     return std::string(home) + "/.cache/quarry/op_costs.tsv";
   throw Error("cost: no cost cache given and neither QUARRY_COST_CACHE nor "
               "HOME is set");
+}
+
+void print_steps(const std::vector<runtime::StepInfo> &steps,
+                 const std::string &tail) {
+  std::printf("%10s  %-8s  %-24s  %s\n", "ms", "layout", "implementation",
+              "step");
+  double kernels = 0, reorders = 0;
+  for (const auto &s : steps) {
+    (s.reorder ? reorders : kernels) += s.ms;
+    std::printf("%10.4f  %-8s  %-24s  %s\n", s.ms, s.layout.c_str(),
+                s.impl.c_str(), s.label.c_str());
+  }
+  const auto n = runtime::count_steps(steps);
+  std::printf("kernels %.4f ms (%d, with %d nodes fused into another's "
+              "kernel) + reorders %.4f ms (%d) = %.4f ms%s\n",
+              kernels, n.kernels, n.fused_nodes, reorders, n.reorders,
+              kernels + reorders, tail.c_str());
 }
 
 Bindings<float> run_values(const Model &m, uint64_t seed) {

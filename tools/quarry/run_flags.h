@@ -2,22 +2,31 @@
 #pragma once
 
 #include "quarry/models/model.h"
+#include "quarry/runtime/backend.h"
 #include "quarry/runtime/measure.h"
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace quarry::cli {
 
 struct RunFlags {
   std::string graph, model, backend = "cpu";
-  int64_t batch = 0; ///< 0: as the graph declares
+  int64_t batch = 0;  ///< 0: as the graph declares
+  int threads = 0;    ///< 0: OMP_NUM_THREADS, else every core
+  std::string layout; ///< cpu: convolutions' activation layout ("": auto)
   runtime::MeasureOptions measure;
 };
 
-/// --graph | --model, --backend, --batch, --runs, --warmup, --seed.
+/// --graph | --model, --backend, --batch, --threads, --layout, --runs,
+/// --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
+
+/// The backend --backend names, on --threads threads.
+std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f);
 
 /// The graph file (.qg with its weights file, or .onnx) or the named
 /// network, with --batch applied; errors name the file.
@@ -30,6 +39,11 @@ Bindings<float> run_values(const Model &m, uint64_t seed);
 /// `flag` when given, else $QUARRY_COST_CACHE, else
 /// ~/.cache/quarry/op_costs.tsv.
 std::string cost_cache_path(const std::string &flag);
+
+/// Prints one line per step (ms, layout, implementation, label) and a
+/// closing line with the kernels' and reorders' totals, then `tail`.
+void print_steps(const std::vector<runtime::StepInfo> &steps,
+                 const std::string &tail = "");
 
 /// What errors about the run's graph are prefixed with.
 inline const std::string &run_subject(const RunFlags &f) {

@@ -23,8 +23,6 @@ MaybeTypes Broadcast::infer(const Attrs &, InTypes in) {
   return Types{TensorType(broadcast_shape(name, in[0].shape, in[1].shape))};
 }
 
-namespace {
-/// Strides of `s` seen through the broadcast shape `out`: 0 on repeated axes.
 std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out) {
   std::vector<int64_t> st(out.rank(), 0);
   const auto own = s.strides();
@@ -34,7 +32,7 @@ std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out) {
   return st;
 }
 
-float apply(BroadcastFn fn, float x, float y) {
+float apply_broadcast_fn(BroadcastFn fn, float x, float y) {
   switch (fn) {
   case BroadcastFn::Add:
     return x + y;
@@ -53,7 +51,6 @@ float apply(BroadcastFn fn, float x, float y) {
   }
   return x;
 }
-} // namespace
 
 void Broadcast::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const auto fn = static_cast<BroadcastFn>(a.i(kFn));
@@ -65,7 +62,7 @@ void Broadcast::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   std::vector<int64_t> idx(r, 0);
   int64_t ix = 0, iy = 0;
   for (int64_t i = 0; i < z.numel(); ++i) {
-    z[i] = apply(fn, x[ix], y[iy]);
+    z[i] = apply_broadcast_fn(fn, x[ix], y[iy]);
     for (int k = r - 1; k >= 0; --k) {
       ix += sx[k];
       iy += sy[k];

@@ -1,13 +1,13 @@
-//===- cpu_backend.cc - Plan, lower each step, run in order ---------------===//
+//===- cpu_backend.cc - Plan, build the program, run it -------------------===//
 #include "quarry/runtime/cpu_backend.h"
 
-#include "kernels.h"
+#include "program.h"
 #include "quarry/runtime/plan.h"
 
-#include <cstdlib>
+#include <omp.h>
+
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 namespace quarry::runtime {
 
@@ -15,8 +15,8 @@ using namespace cpu;
 
 namespace {
 
-/// The CPU model from /proc/cpuinfo and the thread count oneDNN will use
-/// (OMP_NUM_THREADS, else every hardware thread): both change op costs.
+/// The CPU model from /proc/cpuinfo, the thread count oneDNN will use and
+/// oneDNN's version: all change op costs.
 std::string cpu_name() {
   std::string model = "unknown CPU";
   std::ifstream info("/proc/cpuinfo");
@@ -25,90 +25,120 @@ std::string cpu_name() {
       model = line.substr(line.find(':') + 2);
       break;
     }
-  unsigned threads = std::thread::hardware_concurrency();
-  if (const char *env = std::getenv("OMP_NUM_THREADS");
-      env && std::atoi(env) > 0)
-    threads = static_cast<unsigned>(std::atoi(env));
-  return model + ", " + std::to_string(threads) + " threads";
+  const dnnl_version_t *v = dnnl_version();
+  return model + ", " + std::to_string(omp_get_max_threads()) +
+         " threads, oneDNN " + std::to_string(v->major) + "." +
+         std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+Context make_context(std::optional<dnnl::memory::format_tag> conv_layout) {
+  Context c;
+  c.conv_layout = conv_layout;
+  return c;
 }
 
 class CpuExecutable : public Executable {
 public:
-  CpuExecutable(const Graph &g, const Bindings<float> &weights)
-      : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)) {
-    for (int64_t elems : plan_.buffer_elems)
-      buffers_.emplace_back(static_cast<size_t>(elems));
-    for (int32_t id : plan_.steps)
-      steps_.push_back(lower(id));
+  CpuExecutable(const Graph &g, const Bindings<float> &weights,
+                const FusionPolicy &policy,
+                std::optional<dnnl::memory::format_tag> conv_layout)
+      : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
+        ctx_(make_context(conv_layout)), program_(graph_, plan_, ctx_, policy) {
   }
 
   void set_inputs(const Bindings<float> &inputs) override {
     check_inputs(graph_, plan_, inputs, "cpu");
     for (int32_t id : plan_.inputs) {
       const auto &t = inputs.find(graph_.node(id).name)->second;
-      std::memcpy(data({id, 0}), t.data.data(), sizeof(float) * t.numel());
+      std::memcpy(program_.input_data(id), t.data.data(),
+                  sizeof(float) * t.numel());
     }
   }
 
-  void execute() override {
-    for (auto &s : steps_)
-      s();
-    ctx_.stream.wait();
-  }
+  void execute() override { program_.run(); }
 
   std::vector<Tensor<float>> outputs() override {
     std::vector<Tensor<float>> out;
     for (ValueRef v : graph_.outputs()) {
-      const Shape &s = plan_.value(v).type.shape;
-      const float *p = data(v);
-      out.emplace_back(s, std::vector<float>(p, p + s.numel()));
+      const PlannedValue &pv = plan_.value(v);
+      if (pv.is_static) {
+        out.push_back(plan_.static_values[v.node][v.output]);
+        continue;
+      }
+      const float *p = program_.output_data(v);
+      out.emplace_back(pv.type.shape,
+                       std::vector<float>(p, p + pv.type.shape.numel()));
     }
     return out;
   }
 
-private:
-  /// Where a value's floats live. Static values are only ever read.
-  float *data(ValueRef v) {
-    const PlannedValue &pv = plan_.value(v);
-    if (pv.is_static)
-      return const_cast<float *>(
-          plan_.static_values[v.node][v.output].data.data());
-    return buffers_[pv.buffer].data();
-  }
-
-  Step lower(int32_t id) {
-    try {
-      return lower_node<CpuKernel>(ctx_, graph_, plan_, id,
-                                   [this](ValueRef v) { return data(v); });
-    } catch (const dnnl::error &e) {
-      throw Error("backend cpu: " + describe_node(graph_, id) +
-                  ": oneDNN: " + e.what());
+  std::vector<StepInfo> steps() const override {
+    std::vector<StepInfo> out;
+    for (const Instruction &ins : program_.instructions()) {
+      StepInfo s;
+      s.label = ins.label;
+      s.impl = ins.impl;
+      s.layout =
+          ins.out.empty() ? "" : layout_name(program_.slots()[ins.out[0]].md);
+      s.reorder = ins.reorder;
+      s.nodes = ins.nodes;
+      out.push_back(std::move(s));
     }
+    return out;
   }
 
+  std::vector<StepInfo> profile(int warmup, int runs) override {
+    std::vector<StepInfo> out = steps();
+    const std::vector<double> ms = program_.time_instructions(warmup, runs);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i].ms = ms[i];
+    return out;
+  }
+
+private:
   Graph graph_;
   Plan plan_;
   Context ctx_;
-  std::vector<std::vector<float>> buffers_;
-  std::vector<Step> steps_;
+  Program program_;
 };
 
 class CpuBackend : public Backend {
 public:
+  explicit CpuBackend(const BackendOptions &opts) {
+    if (opts.threads > 0)
+      omp_set_num_threads(opts.threads);
+    policy_.enabled = opts.fuse;
+    if (!opts.layout.empty()) {
+      conv_layout_ = activation_tag(opts.layout);
+      if (!conv_layout_)
+        throw Error("backend cpu: unknown layout '" + opts.layout +
+                    "' (nchw, nhwc, nChw8c, nChw16c)");
+    }
+  }
   std::string_view name() const override { return "cpu"; }
   std::string device_name() const override { return cpu_name(); }
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
-    return std::make_unique<CpuExecutable>(g, weights);
+    return std::make_unique<CpuExecutable>(g, weights, policy_, conv_layout_);
   }
+
+private:
+  FusionPolicy policy_;
+  std::optional<dnnl::memory::format_tag> conv_layout_;
 };
 
 } // namespace
 
-bool cpu_supports(OpKind kind) { return has_kernel<CpuKernel>(kind); }
+bool cpu_supports(OpKind kind) { return !op_info(kind).traits.variable; }
 
-std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<CpuBackend>();
+bool cpu_has_kernel(OpKind kind) {
+  return dispatch(kind, [](auto def) {
+    return CpuKernel<typename decltype(def)::type>::supported;
+  });
+}
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions &opts) {
+  return std::make_unique<CpuBackend>(opts);
 }
 
 } // namespace quarry::runtime

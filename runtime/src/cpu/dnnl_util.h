@@ -1,20 +1,24 @@
 //===- dnnl_util.h - Small helpers over the oneDNN C++ API -----*- C++ -*-===//
 //
-// The cpu backend keeps every activation in plain row-major (NCHW) layout,
-// so tensors move between operators without reorders; only weights are
-// reordered, once, into the layout a convolution prefers.
+// Memory descriptors say both shape and layout. Values enter and leave the
+// cpu backend in plain row-major order; between kernels they stay in the
+// layout the producing primitive chose (program.h inserts reorders where a
+// consumer needs another), so these helpers build plain descriptors, name
+// layouts for reports, and turn quarry's functions into oneDNN algorithms.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "quarry/core/attrs.h"
 #include "quarry/core/domain.h"
+#include "quarry/core/ops/broadcast.h"
+#include "quarry/core/shape.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <functional>
+#include <optional>
+#include <string>
 #include <unordered_map>
-#include <utility>
 
 namespace quarry::runtime::cpu {
 
@@ -39,33 +43,46 @@ inline dnnl::memory::desc plain_md(const Shape &s) {
   return plain_md(to_dims(s));
 }
 
-/// oneDNN's elementwise algorithm for a nonlinear function.
-inline dnnl::algorithm eltwise_algorithm(UnaryFn f) {
-  switch (f) {
-  case UnaryFn::Relu:
-    return dnnl::algorithm::eltwise_relu;
-  case UnaryFn::Sigmoid:
-    return dnnl::algorithm::eltwise_logistic;
-  case UnaryFn::Tanh:
-    return dnnl::algorithm::eltwise_tanh;
-  case UnaryFn::InvSqrt:
-    break;
-  }
-  return dnnl::algorithm::eltwise_pow; // x^-0.5 with alpha 1, beta -0.5
+/// `d` right-aligned into `rank` dimensions, 1 in front (broadcasting).
+inline dims aligned_dims(const Shape &s, int rank) {
+  dims d(rank, 1);
+  for (int i = 0; i < s.rank(); ++i)
+    d[rank - s.rank() + i] = s[i];
+  return d;
 }
 
-/// Attributes fusing `act` into a convolution or matmul as a post-op.
-inline dnnl::primitive_attr activation_attr(Activation act) {
-  dnnl::primitive_attr attr;
-  static constexpr UnaryFn kFn[] = {UnaryFn::Relu, UnaryFn::Relu,
-                                    UnaryFn::Sigmoid, UnaryFn::Tanh};
-  if (act != Activation::None) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.0f, eltwise_algorithm(kFn[static_cast<int>(act)]),
-                       0.0f, 0.0f);
-    attr.set_post_ops(ops);
-  }
-  return attr;
+/// Whether `md` is plain row-major over its dimensions.
+inline bool is_plain(const dnnl::memory::desc &md) {
+  return md == plain_md(md.dims());
+}
+
+/// "nchw", "nChw16c", "nhwc", ... or "blocked" for a layout without a
+/// short name; "plain" for row-major tensors of other ranks.
+std::string layout_name(const dnnl::memory::desc &md);
+
+/// The format tag named "nchw", "nhwc", "nChw8c", "nChw16c", ...;
+/// nullopt for any other name.
+std::optional<dnnl::memory::format_tag> activation_tag(const std::string &name);
+
+/// The format tag of a 4-D activation layout with a name (nchw, nhwc,
+/// nChw8c, nChw16c, ...), so that another tensor can be given the same.
+std::optional<dnnl::memory::format_tag>
+activation_tag(const dnnl::memory::desc &md);
+
+/// oneDNN's elementwise algorithm for a nonlinear function.
+dnnl::algorithm eltwise_algorithm(UnaryFn f);
+
+/// oneDNN's binary algorithm for add, sub, mul, div, max, min (not pow).
+dnnl::algorithm binary_algorithm(ops::BroadcastFn f);
+
+/// The implementation oneDNN picked, e.g. "brgconv:avx512_core".
+template <class Pd> std::string impl_name(const Pd &pd) {
+  return pd.impl_info_str();
+}
+
+/// Whether oneDNN fell back to its reference (unoptimized) code.
+inline bool is_reference_impl(const std::string &impl) {
+  return impl.rfind("ref", 0) == 0 || impl.find(":ref") != std::string::npos;
 }
 
 /// Padding after the input along one axis, so that oneDNN's output size
@@ -75,5 +92,12 @@ inline int64_t pad_after(int64_t in, int64_t k, int64_t stride, int64_t out,
                          int64_t before) {
   return std::max<int64_t>(0, (out - 1) * stride + k - in - before);
 }
+
+/// A oneDNN memory that owns 64-byte aligned storage laid out as `md`,
+/// filled from plain floats `src` of the same logical tensor (a reorder
+/// when `md` is not plain). For static operands that a primitive wants in
+/// its own layout.
+dnnl::memory laid_out_copy(const dnnl::engine &engine, dnnl::stream &stream,
+                           const dnnl::memory::desc &md, const float *src);
 
 } // namespace quarry::runtime::cpu

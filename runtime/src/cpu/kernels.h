@@ -2,23 +2,79 @@
 //-*-===//
 //
 // CpuKernel<Def> lowers one node whose operator is `Def` (a core/ops struct)
-// to a step that runs it. An operator without a specialization is not
-// supported on this backend (when all its operands are static it is folded
-// at prepare time instead, so it still works there). Adding an operator to
-// the cpu backend means one specialization here and its make() in a .cc.
+// in two stages, because layouts are chosen before memory is:
+//
+//   make(): given each operand's type and the layout it is available in,
+//           choose the primitive and say which layout each dynamic operand
+//           must be in (the program inserts a reorder where it differs) and
+//           which layout each result will have;
+//   bind(): once every value has a buffer, return the step that runs.
+//
+// Kernels that only move data in row-major order ask for plain layouts;
+// oneDNN kernels that work in any layout take the operand's as it is; a
+// convolution lets oneDNN choose (blocked nChw8c/nChw16c where it is
+// fastest). An operator without a specialization runs through
+// ReferenceKernel: its float semantics over plain buffers.
+//
+// Anchors (conv2d, matmul) also take an epilogue (fusion.h): the post-ops
+// to apply to their result, whose tensor operands follow the node's own
+// operands in `in`.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "lowering.h"
+#include "../fusion.h"
+#include "dnnl_util.h"
 
-#include <oneapi/dnnl/dnnl.hpp>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 namespace quarry::runtime::cpu {
 
 struct Context {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
+  /// When set, every convolution reads and writes this activation layout.
+  std::optional<dnnl::memory::format_tag> conv_layout;
+};
+
+/// An operand as a kernel sees it while lowering: its type, the layout it
+/// is available in (plain for static values), and for static values their
+/// floats (computed at prepare time, read-only, alive as long as the plan).
+struct CpuOperand {
+  const TensorType *type = nullptr;
+  dnnl::memory::desc md;
+  const float *static_data = nullptr;
+  bool is_static() const { return static_data != nullptr; }
+  const Shape &shape() const { return type->shape; }
+};
+using CpuOperands = std::span<const CpuOperand>;
+using ResultTypes = std::span<const TensorType>;
+using PostOps = std::span<const PostOp>;
+
+/// Runs one lowered node (or fused chain) on the buffers given to bind().
+using Step = std::function<void()>;
+
+/// Where each operand and result lives once buffers are assigned (static
+/// operands: their own floats).
+struct Bound {
+  std::vector<float *> in, out;
+};
+
+struct Lowered {
+  /// The layout each operand must be in (static operands: ignored).
+  std::vector<dnnl::memory::desc> in;
+  /// The layout of each result.
+  std::vector<dnnl::memory::desc> out;
+  std::function<Step(const Bound &)> bind;
+  /// The implementation, for reports: oneDNN's name ("brgconv:avx512_core")
+  /// or "loops" / "reference".
+  std::string impl;
+  /// >= 0: result 0 is operand `alias` seen with another shape (no copy).
+  int alias = -1;
 };
 
 template <class Def> struct CpuKernel {
@@ -28,10 +84,11 @@ template <class Def> struct CpuKernel {
 #define QUARRY_CPU_KERNEL(Def)                                                 \
   template <> struct CpuKernel<Def> {                                          \
     static constexpr bool supported = true;                                    \
-    static Step make(Context &c, const Node &n, Operands in, Operands out);    \
+    static Lowered make(Context &c, const Node &n, CpuOperands in,             \
+                        ResultTypes out, PostOps post);                        \
   };
 
-// Through oneDNN primitives (kernels_dnnl.cc).
+// Through oneDNN primitives (kernels_dnnl.cc, kernels_float_only.cc).
 QUARRY_CPU_KERNEL(ops::Conv2D)
 QUARRY_CPU_KERNEL(ops::MatMul)
 QUARRY_CPU_KERNEL(ops::Pool2DAvg)
@@ -41,15 +98,30 @@ QUARRY_CPU_KERNEL(ops::Sigmoid)
 QUARRY_CPU_KERNEL(ops::Tanh)
 QUARRY_CPU_KERNEL(ops::EwAdd)
 QUARRY_CPU_KERNEL(ops::EwMul)
+QUARRY_CPU_KERNEL(ops::ScalarMul)
 QUARRY_CPU_KERNEL(ops::BatchNorm)
 QUARRY_CPU_KERNEL(ops::Concat)
 QUARRY_CPU_KERNEL(ops::Transpose)
 QUARRY_CPU_KERNEL(ops::Softmax)
-// Direct loops over memory (kernels_loops.cc).
+QUARRY_CPU_KERNEL(ops::Broadcast)
+QUARRY_CPU_KERNEL(ops::Pointwise)
+QUARRY_CPU_KERNEL(ops::Pool2DExplicit)
+QUARRY_CPU_KERNEL(ops::ReduceMean)
+QUARRY_CPU_KERNEL(ops::ConvTranspose)
+// Direct loops over row-major memory (kernels_loops.cc).
 QUARRY_CPU_KERNEL(ops::Split)
 QUARRY_CPU_KERNEL(ops::Reshape)
-QUARRY_CPU_KERNEL(ops::ScalarMul)
+QUARRY_CPU_KERNEL(ops::Slice)
+QUARRY_CPU_KERNEL(ops::Pad)
 
 #undef QUARRY_CPU_KERNEL
+
+/// Any operator, through its float semantics (core's evaluate) over plain
+/// buffers: what runs where no CpuKernel exists (resize, enlarge, ...).
+Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
+
+/// Plain layouts for every operand and result.
+std::vector<dnnl::memory::desc> plain_mds(CpuOperands in);
+std::vector<dnnl::memory::desc> plain_mds(ResultTypes out);
 
 } // namespace quarry::runtime::cpu

@@ -1,74 +1,140 @@
 //===- kernels_dnnl.cc - cpu operators lowered to oneDNN primitives -------===//
 //
-// Each make() builds its primitive once, at prepare time, over memory
-// objects that wrap the planned buffers; the step only executes it.
+// Each make() builds its primitive once, at prepare time, and says which
+// layouts it reads and writes; bind() wraps the planned buffers in memory
+// objects, and the step only executes the primitive.
 //
 //===----------------------------------------------------------------------===//
-#include "dnnl_util.h"
+#include "epilogue.h"
 #include "kernels.h"
+#include "primitive_step.h"
+
+#include <optional>
 
 namespace quarry::runtime::cpu {
-
-namespace {
 
 using dnnl::memory;
 using tag = dnnl::memory::format_tag;
 constexpr auto kF32 = dnnl::memory::data_type::f32;
 
-dnnl::memory wrap(const Context &c, const memory::desc &md, const Operand &o) {
-  return dnnl::memory(md, c.engine, o.data);
-}
-
-Step step(const Context &c, dnnl::primitive p, Args args) {
-  return [p = std::move(p), args = std::move(args), s = c.stream] {
-    p.execute(s, args);
+Lowered eltwise_lowered(Context &c, dnnl::algorithm alg, float alpha,
+                        float beta, CpuOperands in) {
+  const auto md = in[0].md;
+  const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg,
+                                      md, alpha, beta);
+  const dnnl::eltwise_forward::primitive_desc pd(d, c.engine);
+  Lowered l;
+  l.in = {md};
+  l.out = {md};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd](const Bound &b) {
+    return primitive_step(
+        c, dnnl::eltwise_forward(pd),
+        {{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
+         {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}});
   };
+  return l;
 }
 
+/// oneDNN binary: src0 in the layout it has, src1 broadcast over it (its
+/// dims right-aligned, 1 where it repeats). A full-shape static src1 is laid
+/// out once in src0's layout.
+Lowered binary_lowered(Context &c, dnnl::algorithm alg, CpuOperands in, int s0,
+                       const Shape &out_shape) {
+  const int s1 = 1 - s0;
+  const CpuOperand &a = in[s0], &b = in[s1];
+  // A static src0 is plain; a computed one stays in its layout.
+  memory::desc md0 = a.is_static() ? plain_md(out_shape) : a.md;
+  const bool full = b.shape() == out_shape;
+  memory::desc md1 =
+      full ? md0 : plain_md(aligned_dims(b.shape(), out_shape.rank()));
+  auto make_pd = [&] {
+    return dnnl::binary::primitive_desc(dnnl::binary::desc(alg, md0, md1, md0),
+                                        c.engine);
+  };
+  auto pd = make_pd();
+  if (is_reference_impl(impl_name(pd)) && !is_plain(md0)) {
+    // This broadcast has no fast path in a blocked layout: go plain.
+    md0 = plain_md(out_shape);
+    md1 = full ? md0 : md1;
+    pd = make_pd();
+  }
+  dnnl::memory laid_out;
+  if (b.is_static() && !is_plain(md1))
+    laid_out = laid_out_copy(c.engine, c.stream, md1, b.static_data);
+  Lowered l;
+  l.in.resize(2);
+  l.in[s0] = md0;
+  l.in[s1] = full ? md1 : plain_md(b.shape());
+  l.out = {md0};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, s0, s1, md1, laid_out](const Bound &bd) {
+    return primitive_step(
+        c, dnnl::binary(pd),
+        {{DNNL_ARG_SRC_0, memory(pd.src_desc(0), c.engine, bd.in[s0])},
+         {DNNL_ARG_SRC_1,
+          laid_out ? laid_out : memory(md1, c.engine, bd.in[s1])},
+         {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, bd.out[0])}});
+  };
+  return l;
+}
+
+Lowered pooling_lowered(Context &c,
+                        const dnnl::pooling_forward::primitive_desc &pd) {
+  Lowered l;
+  l.in = {pd.src_desc()};
+  l.out = {pd.dst_desc()};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd](const Bound &b) {
+    return primitive_step(
+        c, dnnl::pooling_forward(pd),
+        {{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
+         {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}});
+  };
+  return l;
+}
+
+namespace {
+
+/// What a convolution or matmul needs once its primitive exists: the
+/// epilogue's operands resolved (their layouts into l.in, plain for the
+/// rest) and static weights (operand 1) laid out as the primitive wants.
 template <class Pd>
-Step eltwise_step(Context &c, UnaryFn fn, Operands in, Operands out) {
-  const auto md = plain_md(in[0].shape());
-  const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference,
-                                      eltwise_algorithm(fn), md, 0.0f, 0.0f);
-  const Pd pd(d, c.engine);
-  return step(c, dnnl::eltwise_forward(pd),
-              {{DNNL_ARG_SRC, wrap(c, md, in[0])},
-               {DNNL_ARG_DST, wrap(c, md, out[0])}});
-}
-
-Step binary_step(Context &c, dnnl::algorithm alg, Operands in, Operands out) {
-  const auto md = plain_md(in[0].shape());
-  const dnnl::binary::desc d(alg, md, md, md);
-  const dnnl::binary::primitive_desc pd(d, c.engine);
-  return step(c, dnnl::binary(pd),
-              {{DNNL_ARG_SRC_0, wrap(c, md, in[0])},
-               {DNNL_ARG_SRC_1, wrap(c, md, in[1])},
-               {DNNL_ARG_DST, wrap(c, md, out[0])}});
+std::pair<std::shared_ptr<const Epilogue>, dnnl::memory>
+anchor_parts(Context &c, const Pd &pd, const Epilogue &epi, CpuOperands in,
+             Lowered &l) {
+  auto resolved = std::make_shared<Epilogue>(epi);
+  resolved->resolve(pd, c, in);
+  dnnl::memory weights;
+  if (in[1].is_static())
+    weights =
+        laid_out_copy(c.engine, c.stream, pd.weights_desc(), in[1].static_data);
+  l.in = plain_mds(in);
+  resolved->wanted_layouts(in, l.in);
+  l.impl = impl_name(pd);
+  return {resolved, weights};
 }
 
 template <class Def>
-Step pool_step(Context &c, const Node &n, dnnl::algorithm alg, Operands in,
-               Operands out) {
+Lowered pool(Context &c, const Node &n, dnnl::algorithm alg, CpuOperands in,
+             ResultTypes out) {
   const Shape &x = in[0].shape();
   const auto [wy, wx] = Def::windows(n.attrs, x);
   const auto &k = n.attrs.list(Def::kKernel);
   const auto &s = n.attrs.list(Def::kStride);
-  const auto src = plain_md(x), dst = plain_md(out[0].shape());
+  const memory::desc dst(to_dims(out[0].shape), kF32, tag::any);
   const dnnl::pooling_forward::desc d(
-      dnnl::prop_kind::forward_inference, alg, src, dst, {s[0], s[1]},
+      dnnl::prop_kind::forward_inference, alg, in[0].md, dst, {s[0], s[1]},
       {k[0], k[1]}, {wy.pad_before, wx.pad_before},
       {pad_after(x[2], k[0], s[0], wy.out, wy.pad_before),
        pad_after(x[3], k[1], s[1], wx.out, wx.pad_before)});
-  const dnnl::pooling_forward::primitive_desc pd(d, c.engine);
-  return step(c, dnnl::pooling_forward(pd),
-              {{DNNL_ARG_SRC, wrap(c, src, in[0])},
-               {DNNL_ARG_DST, wrap(c, dst, out[0])}});
+  return pooling_lowered(c, dnnl::pooling_forward::primitive_desc(d, c.engine));
 }
 
 } // namespace
 
-Step CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
-                                  Operands out) {
+Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
+                                     ResultTypes out, PostOps post) {
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
   const auto &s = n.attrs.list(Conv::kStride);
@@ -77,94 +143,158 @@ Step CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
                          ? dims{g.groups, g.co / g.groups, g.cw, g.kh, g.kw}
                          : dims{g.co, g.cw, g.kh, g.kw};
   const auto wplain = plain_md(wdims);
-  const auto src = plain_md(in[0].shape()), dst = plain_md(out[0].shape());
-  // Static weights let oneDNN choose their layout; they are reordered once.
+  const dims ydims = to_dims(out[0].shape);
+  // A leading per-channel add of static values is the convolution's bias.
+  const bool has_bias = !post.empty() && post[0].kind == PostOp::Kind::Binary &&
+                        post[0].binary == ops::BroadcastFn::Add &&
+                        post[0].spread == Spread::PerChannel &&
+                        post[0].operand_static;
+  const Epilogue epi(post, has_bias ? 1 : 0, 2, ydims, 1);
+  const memory::desc bias_md = has_bias ? plain_md(dims{g.co}) : memory::desc();
+  // Static weights are laid out once, here, as oneDNN prefers.
   const memory::desc wmd =
-      in[1].is_static ? memory::desc(wdims, kF32, tag::any) : wplain;
-  const dnnl::convolution_forward::desc d(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      src, wmd, dst, {s[0], s[1]}, {g.y.pad_before, g.x.pad_before},
-      {pad_after(g.h, g.kh, s[0], g.y.out, g.y.pad_before),
-       pad_after(g.w, g.kw, s[1], g.x.out, g.x.pad_before)});
-  const dnnl::convolution_forward::primitive_desc pd(
-      d, activation_attr(static_cast<Activation>(n.attrs.i(Conv::kAct))),
-      c.engine);
-  dnnl::memory weights = wrap(c, wplain, in[1]);
-  if (in[1].is_static && pd.weights_desc() != wplain) {
-    dnnl::memory laid_out(pd.weights_desc(), c.engine);
-    dnnl::reorder(weights, laid_out).execute(c.stream, weights, laid_out);
-    c.stream.wait();
-    weights = laid_out;
+      in[1].is_static() ? memory::desc(wdims, kF32, tag::any) : wplain;
+  auto make_pd = [&](const memory::desc &src, const memory::desc &dst) {
+    const dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        src, wmd, bias_md, dst, {s[0], s[1]}, {g.y.pad_before, g.x.pad_before},
+        {pad_after(g.h, g.kh, s[0], g.y.out, g.y.pad_before),
+         pad_after(g.w, g.kw, s[1], g.x.out, g.x.pad_before)});
+    return dnnl::convolution_forward::primitive_desc(d, epi.attr(), c.engine);
+  };
+  // Keep the layout the input arrives in (blocked or channels-last), so a
+  // network runs in one layout without reorders; oneDNN chooses only where
+  // that layout has no fast kernel, and for plain inputs.
+  std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+  if (c.conv_layout) {
+    chosen = make_pd(memory::desc(to_dims(in[0].shape()), kF32, *c.conv_layout),
+                     memory::desc(ydims, kF32, *c.conv_layout));
+  } else if (const auto t = activation_tag(in[0].md);
+             t && !is_plain(in[0].md)) {
+    try {
+      auto pd = make_pd(in[0].md, memory::desc(ydims, kF32, *t));
+      if (!is_reference_impl(impl_name(pd)))
+        chosen = pd;
+    } catch (const dnnl::error &) {
+    }
   }
-  return step(c, dnnl::convolution_forward(pd),
-              {{DNNL_ARG_SRC, wrap(c, src, in[0])},
-               {DNNL_ARG_WEIGHTS, weights},
-               {DNNL_ARG_DST, wrap(c, dst, out[0])}});
+  if (!chosen)
+    chosen = make_pd(memory::desc(to_dims(in[0].shape()), kF32, tag::any),
+                     memory::desc(ydims, kF32, tag::any));
+  const auto pd = *chosen;
+  Lowered l;
+  const auto [lowered_epi, weights] = anchor_parts(c, pd, epi, in, l);
+  l.in[0] = pd.src_desc();
+  l.out = {pd.dst_desc()};
+  l.bind = [&c, pd, weights, wplain, has_bias, lowered_epi](const Bound &b) {
+    Args args{{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
+              {DNNL_ARG_WEIGHTS,
+               weights ? weights : memory(wplain, c.engine, b.in[1])},
+              {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
+    if (has_bias)
+      args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), c.engine, b.in[2]));
+    lowered_epi->bind(c, b, args);
+    return primitive_step(c, dnnl::convolution_forward(pd), std::move(args));
+  };
+  return l;
 }
 
-Step CpuKernel<ops::MatMul>::make(Context &c, const Node &n, Operands in,
-                                  Operands out) {
-  // Leading (batch) dimensions collapse into one.
+Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
+                                     ResultTypes out, PostOps post) {
+  // Leading (batch) dimensions collapse into one; without a batch the
+  // problem is 2-D, for which oneDNN has faster kernels (small m above all).
   const Shape &a = in[0].shape(), &b = in[1].shape();
   const int r = a.rank();
   const int64_t m = a[r - 2], k = a[r - 1], nn = b[r - 1];
   const int64_t batch = a.numel() / (m * k);
-  const auto amd = plain_md(dims{batch, m, k});
-  const auto bmd = plain_md(dims{batch, k, nn});
-  const auto cmd = plain_md(dims{batch, m, nn});
-  const dnnl::matmul::desc d(amd, bmd, cmd);
-  const dnnl::matmul::primitive_desc pd(
-      d, activation_attr(static_cast<Activation>(n.attrs.i(ops::MatMul::kAct))),
-      c.engine);
-  return step(c, dnnl::matmul(pd),
-              {{DNNL_ARG_SRC, wrap(c, amd, in[0])},
-               {DNNL_ARG_WEIGHTS, wrap(c, bmd, in[1])},
-               {DNNL_ARG_DST, wrap(c, cmd, out[0])}});
+  auto batched = [batch](dims d) {
+    if (batch > 1)
+      d.insert(d.begin(), batch);
+    return d;
+  };
+  const auto amd = plain_md(batched({m, k}));
+  const auto bplain = plain_md(batched({k, nn}));
+  const dims cdims = batched({m, nn});
+  const auto cmd = plain_md(cdims);
+  // Static weights are packed once in the layout oneDNN prefers.
+  const memory::desc bmd = in[1].is_static()
+                               ? memory::desc(batched({k, nn}), kF32, tag::any)
+                               : bplain;
+  const Epilogue epi(post, 0, 2, cdims, static_cast<int>(cdims.size()) - 1);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd),
+                                        epi.attr(), c.engine);
+  Lowered l;
+  const auto [lowered_epi, weights] = anchor_parts(c, pd, epi, in, l);
+  l.out = {plain_md(out[0].shape)};
+  l.bind = [&c, pd, amd, bplain, cmd, weights, lowered_epi](const Bound &bd) {
+    Args args{{DNNL_ARG_SRC, memory(amd, c.engine, bd.in[0])},
+              {DNNL_ARG_WEIGHTS,
+               weights ? weights : memory(bplain, c.engine, bd.in[1])},
+              {DNNL_ARG_DST, memory(cmd, c.engine, bd.out[0])}};
+    lowered_epi->bind(c, bd, args);
+    return primitive_step(c, dnnl::matmul(pd), std::move(args));
+  };
+  return l;
 }
 
-Step CpuKernel<ops::Pool2DAvg>::make(Context &c, const Node &n, Operands in,
-                                     Operands out) {
+Lowered CpuKernel<ops::Pool2DAvg>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
   // quarry always divides by kh*kw, counting padded zeros.
-  return pool_step<ops::Pool2DAvg>(
+  return pool<ops::Pool2DAvg>(
       c, n, dnnl::algorithm::pooling_avg_include_padding, in, out);
 }
 
-Step CpuKernel<ops::Pool2DMax>::make(Context &c, const Node &n, Operands in,
-                                     Operands out) {
-  return pool_step<ops::Pool2DMax>(c, n, dnnl::algorithm::pooling_max, in, out);
+Lowered CpuKernel<ops::Pool2DMax>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
+  return pool<ops::Pool2DMax>(c, n, dnnl::algorithm::pooling_max, in, out);
 }
 
-Step CpuKernel<ops::Relu>::make(Context &c, const Node &, Operands in,
-                                Operands out) {
-  return eltwise_step<dnnl::eltwise_forward::primitive_desc>(c, UnaryFn::Relu,
-                                                             in, out);
+Lowered CpuKernel<ops::Relu>::make(Context &c, const Node &, CpuOperands in,
+                                   ResultTypes, PostOps) {
+  return eltwise_lowered(c, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f, in);
 }
 
-Step CpuKernel<ops::Sigmoid>::make(Context &c, const Node &, Operands in,
-                                   Operands out) {
-  return eltwise_step<dnnl::eltwise_forward::primitive_desc>(
-      c, UnaryFn::Sigmoid, in, out);
+Lowered CpuKernel<ops::Sigmoid>::make(Context &c, const Node &, CpuOperands in,
+                                      ResultTypes, PostOps) {
+  return eltwise_lowered(c, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f, in);
 }
 
-Step CpuKernel<ops::Tanh>::make(Context &c, const Node &, Operands in,
-                                Operands out) {
-  return eltwise_step<dnnl::eltwise_forward::primitive_desc>(c, UnaryFn::Tanh,
-                                                             in, out);
+Lowered CpuKernel<ops::Tanh>::make(Context &c, const Node &, CpuOperands in,
+                                   ResultTypes, PostOps) {
+  return eltwise_lowered(c, dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f, in);
 }
 
-Step CpuKernel<ops::EwAdd>::make(Context &c, const Node &, Operands in,
-                                 Operands out) {
-  return binary_step(c, dnnl::algorithm::binary_add, in, out);
+Lowered CpuKernel<ops::EwAdd>::make(Context &c, const Node &, CpuOperands in,
+                                    ResultTypes out, PostOps) {
+  return binary_lowered(c, dnnl::algorithm::binary_add, in,
+                        in[0].is_static() ? 1 : 0, out[0].shape);
 }
 
-Step CpuKernel<ops::EwMul>::make(Context &c, const Node &, Operands in,
-                                 Operands out) {
-  return binary_step(c, dnnl::algorithm::binary_mul, in, out);
+Lowered CpuKernel<ops::EwMul>::make(Context &c, const Node &, CpuOperands in,
+                                    ResultTypes out, PostOps) {
+  return binary_lowered(c, dnnl::algorithm::binary_mul, in,
+                        in[0].is_static() ? 1 : 0, out[0].shape);
 }
 
-Step CpuKernel<ops::BatchNorm>::make(Context &c, const Node &n, Operands in,
-                                     Operands out) {
-  const auto md = plain_md(in[0].shape());
+Lowered CpuKernel<ops::ScalarMul>::make(Context &c, const Node &,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
+  // A static scale is an elementwise linear map (any layout); a computed
+  // one a broadcast multiply.
+  if (in[1].is_static()) {
+    Lowered l = eltwise_lowered(c, dnnl::algorithm::eltwise_linear,
+                                in[1].static_data[0], 0.0f, in.first(1));
+    l.in.push_back(plain_md(in[1].shape()));
+    return l;
+  }
+  return binary_lowered(c, dnnl::algorithm::binary_mul, in, 0, out[0].shape);
+}
+
+Lowered CpuKernel<ops::BatchNorm>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes, PostOps) {
+  const auto md = in[0].md;
   const auto cmd = plain_md(in[1].shape());
   using flags = dnnl::normalization_flags;
   const dnnl::batch_normalization_forward::desc d(
@@ -172,53 +302,89 @@ Step CpuKernel<ops::BatchNorm>::make(Context &c, const Node &n, Operands in,
       static_cast<float>(n.attrs.real(ops::BatchNorm::kEps)),
       flags::use_global_stats | flags::use_scale | flags::use_shift);
   const dnnl::batch_normalization_forward::primitive_desc pd(d, c.engine);
+  Lowered l;
+  l.in = plain_mds(in);
+  l.in[0] = md;
+  l.out = {md};
+  l.impl = impl_name(pd);
   // Operands: x, scale, bias, mean, var.
-  return step(c, dnnl::batch_normalization_forward(pd),
-              {{DNNL_ARG_SRC, wrap(c, md, in[0])},
-               {DNNL_ARG_SCALE, wrap(c, cmd, in[1])},
-               {DNNL_ARG_SHIFT, wrap(c, cmd, in[2])},
-               {DNNL_ARG_MEAN, wrap(c, cmd, in[3])},
-               {DNNL_ARG_VARIANCE, wrap(c, cmd, in[4])},
-               {DNNL_ARG_DST, wrap(c, md, out[0])}});
+  l.bind = [&c, pd, md, cmd](const Bound &b) {
+    return primitive_step(c, dnnl::batch_normalization_forward(pd),
+                          {{DNNL_ARG_SRC, memory(md, c.engine, b.in[0])},
+                           {DNNL_ARG_SCALE, memory(cmd, c.engine, b.in[1])},
+                           {DNNL_ARG_SHIFT, memory(cmd, c.engine, b.in[2])},
+                           {DNNL_ARG_MEAN, memory(cmd, c.engine, b.in[3])},
+                           {DNNL_ARG_VARIANCE, memory(cmd, c.engine, b.in[4])},
+                           {DNNL_ARG_DST, memory(md, c.engine, b.out[0])}});
+  };
+  return l;
 }
 
-Step CpuKernel<ops::Concat>::make(Context &c, const Node &n, Operands in,
-                                  Operands out) {
-  std::vector<memory::desc> srcs;
-  Args args;
-  for (size_t i = 0; i < in.size(); ++i) {
-    srcs.push_back(plain_md(in[i].shape()));
-    args.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i),
-                 wrap(c, srcs.back(), in[i]));
+Lowered CpuKernel<ops::Concat>::make(Context &c, const Node &n, CpuOperands in,
+                                     ResultTypes out, PostOps) {
+  const int axis = static_cast<int>(n.attrs.i(ops::Concat::kAxis));
+  auto make_pd = [&](bool keep_layouts) {
+    std::vector<memory::desc> srcs;
+    for (const CpuOperand &o : in)
+      srcs.push_back(keep_layouts && !o.is_static() ? o.md
+                                                    : plain_md(o.shape()));
+    // oneDNN picks the result's layout from the operands'.
+    return dnnl::concat::primitive_desc(axis, srcs, c.engine);
+  };
+  dnnl::concat::primitive_desc pd;
+  try {
+    pd = make_pd(true);
+    if (is_reference_impl(impl_name(pd)))
+      pd = make_pd(false);
+  } catch (const dnnl::error &) {
+    pd = make_pd(false);
   }
-  const auto dst = plain_md(out[0].shape());
-  const dnnl::concat::primitive_desc pd(
-      dst, static_cast<int>(n.attrs.i(ops::Concat::kAxis)), srcs, c.engine);
-  args.emplace(DNNL_ARG_DST, wrap(c, dst, out[0]));
-  return step(c, dnnl::concat(pd), std::move(args));
+  (void)out;
+  Lowered l;
+  for (size_t i = 0; i < in.size(); ++i)
+    l.in.push_back(pd.src_desc(static_cast<int>(i)));
+  l.out = {pd.dst_desc()};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, count = in.size()](const Bound &b) {
+    Args args;
+    for (size_t i = 0; i < count; ++i)
+      args.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i),
+                   memory(pd.src_desc(static_cast<int>(i)), c.engine, b.in[i]));
+    args.emplace(DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0]));
+    return primitive_step(c, dnnl::concat(pd), std::move(args));
+  };
+  return l;
 }
 
-Step CpuKernel<ops::Transpose>::make(Context &c, const Node &n, Operands in,
-                                     Operands out) {
+Lowered CpuKernel<ops::Transpose>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
   // Read the input through permuted strides; write it out row-major.
   const auto &perm = n.attrs.list(ops::Transpose::kPerm);
   const auto in_strides = in[0].shape().strides();
   dims strides;
   for (int64_t p : perm)
     strides.push_back(in_strides[p]);
-  const dims out_dims = to_dims(out[0].shape());
+  const dims out_dims = to_dims(out[0].shape);
   if (strides.empty())
     strides = {1};
   const memory::desc src(out_dims, kF32, strides);
   const auto dst = plain_md(out_dims);
   const dnnl::reorder::primitive_desc pd(c.engine, src, c.engine, dst);
-  return step(c, dnnl::reorder(pd),
-              {{DNNL_ARG_FROM, wrap(c, src, in[0])},
-               {DNNL_ARG_TO, wrap(c, dst, out[0])}});
+  Lowered l;
+  l.in = plain_mds(in);
+  l.out = {dst};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, src, dst](const Bound &b) {
+    return primitive_step(c, dnnl::reorder(pd),
+                          {{DNNL_ARG_FROM, memory(src, c.engine, b.in[0])},
+                           {DNNL_ARG_TO, memory(dst, c.engine, b.out[0])}});
+  };
+  return l;
 }
 
-Step CpuKernel<ops::Softmax>::make(Context &c, const Node &n, Operands in,
-                                   Operands out) {
+Lowered CpuKernel<ops::Softmax>::make(Context &c, const Node &n, CpuOperands in,
+                                      ResultTypes, PostOps) {
   const Shape &x = in[0].shape();
   const int axis = ops::normalize_axis(
       ops::Softmax::name, n.attrs.i(ops::Softmax::kAxis), x.rank());
@@ -226,9 +392,30 @@ Step CpuKernel<ops::Softmax>::make(Context &c, const Node &n, Operands in,
   const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md,
                                       axis);
   const dnnl::softmax_forward::primitive_desc pd(d, c.engine);
-  return step(c, dnnl::softmax_forward(pd),
-              {{DNNL_ARG_SRC, wrap(c, md, in[0])},
-               {DNNL_ARG_DST, wrap(c, md, out[0])}});
+  Lowered l;
+  l.in = {md};
+  l.out = {md};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, md](const Bound &b) {
+    return primitive_step(c, dnnl::softmax_forward(pd),
+                          {{DNNL_ARG_SRC, memory(md, c.engine, b.in[0])},
+                           {DNNL_ARG_DST, memory(md, c.engine, b.out[0])}});
+  };
+  return l;
+}
+
+std::vector<dnnl::memory::desc> plain_mds(CpuOperands in) {
+  std::vector<dnnl::memory::desc> mds;
+  for (const CpuOperand &o : in)
+    mds.push_back(plain_md(o.shape()));
+  return mds;
+}
+
+std::vector<dnnl::memory::desc> plain_mds(ResultTypes out) {
+  std::vector<dnnl::memory::desc> mds;
+  for (const TensorType &t : out)
+    mds.push_back(plain_md(t.shape));
+  return mds;
 }
 
 } // namespace quarry::runtime::cpu

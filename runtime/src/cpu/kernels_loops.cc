@@ -1,55 +1,171 @@
-//===- kernels_loops.cc - cpu operators that only move or scale data ------===//
+//===- kernels_loops.cc - cpu operators that only move data ---------------===//
 //
-// These run on the calling thread after waiting for the stream, since they
-// read what earlier primitives wrote.
+// These work on row-major memory, so they ask for plain layouts. oneDNN on
+// the OpenMP runtime executes primitives synchronously, so a loop step may
+// read what the previous step wrote without waiting.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.h"
+
+#include "quarry/core/float_domain.h"
 
 #include <cstring>
 
 namespace quarry::runtime::cpu {
 
-Step CpuKernel<ops::Split>::make(Context &c, const Node &n, Operands in,
-                                 Operands out) {
+namespace {
+
+Lowered plain_loops(CpuOperands in, ResultTypes out) {
+  Lowered l;
+  l.in = plain_mds(in);
+  l.out = plain_mds(out);
+  l.impl = "loops";
+  return l;
+}
+
+} // namespace
+
+Lowered CpuKernel<ops::Split>::make(Context &, const Node &n, CpuOperands in,
+                                    ResultTypes out, PostOps) {
   const int axis = static_cast<int>(n.attrs.i(ops::Split::kAxis));
   const ops::AxisBlocks xb(in[0].shape(), axis);
   const int64_t axis_len = in[0].shape()[axis];
-  std::vector<std::pair<float *, int64_t>> parts; // data, extent on axis
-  for (const Operand &o : out)
-    parts.push_back({o.data, o.shape()[axis]});
-  return [src = in[0].data, parts, xb, axis_len, s = c.stream]() mutable {
-    s.wait();
-    int64_t offset = 0;
-    for (auto [dst, len] : parts) {
-      const int64_t block = len * xb.inner;
-      for (int64_t o = 0; o < xb.outer; ++o)
-        std::memcpy(dst + o * block, src + (o * axis_len + offset) * xb.inner,
-                    sizeof(float) * block);
-      offset += len;
-    }
+  std::vector<int64_t> lens;
+  for (const TensorType &t : out)
+    lens.push_back(t.shape[axis]);
+  Lowered l = plain_loops(in, out);
+  l.bind = [xb, axis_len, lens](const Bound &b) -> Step {
+    return [src = b.in[0], dst = b.out, xb, axis_len, lens] {
+      int64_t offset = 0;
+      for (size_t k = 0; k < lens.size(); ++k) {
+        const int64_t block = lens[k] * xb.inner;
+        for (int64_t o = 0; o < xb.outer; ++o)
+          std::memcpy(dst[k] + o * block,
+                      src + (o * axis_len + offset) * xb.inner,
+                      sizeof(float) * block);
+        offset += lens[k];
+      }
+    };
   };
+  return l;
 }
 
-Step CpuKernel<ops::Reshape>::make(Context &c, const Node &, Operands in,
-                                   Operands out) {
-  return
-      [src = in[0].data, dst = out[0].data,
-       bytes = sizeof(float) * in[0].shape().numel(), s = c.stream]() mutable {
-        s.wait();
-        std::memcpy(dst, src, bytes);
-      };
+Lowered CpuKernel<ops::Reshape>::make(Context &, const Node &, CpuOperands in,
+                                      ResultTypes out, PostOps) {
+  // Row-major floats are the same under any shape: a view, no step.
+  Lowered l = plain_loops(in, out);
+  l.impl = "view";
+  l.alias = 0;
+  l.bind = [](const Bound &) -> Step { return {}; };
+  return l;
 }
 
-Step CpuKernel<ops::ScalarMul>::make(Context &c, const Node &, Operands in,
-                                     Operands out) {
-  return [src = in[0].data, scalar = in[1].data, dst = out[0].data,
-          n = in[0].shape().numel(), s = c.stream]() mutable {
-    s.wait();
-    const float k = *scalar;
-    for (int64_t i = 0; i < n; ++i)
-      dst[i] = src[i] * k;
+Lowered CpuKernel<ops::Slice>::make(Context &, const Node &n, CpuOperands in,
+                                    ResultTypes out, PostOps) {
+  const Shape &x = in[0].shape();
+  const auto plan = ops::Slice::plan(n.attrs, x);
+  const auto xs = x.strides();
+  // Per output axis: the input stride it walks, and where it starts.
+  std::vector<int64_t> stride(x.rank());
+  int64_t start = 0;
+  for (int i = 0; i < x.rank(); ++i) {
+    stride[i] = xs[i] * plan.step[i];
+    start += xs[i] * plan.start[i];
+  }
+  const Shape r = out[0].shape;
+  Lowered l = plain_loops(in, out);
+  l.bind = [r, stride, start](const Bound &b) -> Step {
+    return [r, stride, start, src = b.in[0], dst = b.out[0]] {
+      const int rank = r.rank();
+      if (rank == 0) {
+        dst[0] = src[start];
+        return;
+      }
+      const int64_t inner = r[rank - 1], step = stride[rank - 1];
+      std::vector<int64_t> idx(rank - 1, 0);
+      int64_t from = start;
+      const int64_t total = r.numel();
+      for (int64_t o = 0; o < total; o += inner) {
+        for (int64_t i = 0; i < inner; ++i)
+          dst[o + i] = src[from + i * step];
+        for (int ax = rank - 2; ax >= 0; --ax) {
+          from += stride[ax];
+          if (++idx[ax] < r[ax])
+            break;
+          from -= stride[ax] * r[ax];
+          idx[ax] = 0;
+        }
+      }
+    };
   };
+  return l;
+}
+
+Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
+                                  ResultTypes out, PostOps) {
+  const Shape &x = in[0].shape();
+  const Shape r = out[0].shape;
+  const auto &pads = n.attrs.list(ops::Pad::kPads);
+  const float value = static_cast<float>(n.attrs.real(ops::Pad::kValue));
+  // Where input element 0 lands, and the output stride of each input axis.
+  const auto rs = r.strides();
+  int64_t origin = 0;
+  for (int i = 0; i < x.rank(); ++i)
+    origin += pads[i] * rs[i];
+  Lowered l = plain_loops(in, out);
+  l.bind = [x, r, rs, origin, value](const Bound &b) -> Step {
+    return [x, r, rs, origin, value, src = b.in[0], dst = b.out[0]] {
+      std::fill(dst, dst + r.numel(), value);
+      const int rank = x.rank();
+      if (rank == 0) {
+        dst[origin] = src[0];
+        return;
+      }
+      const int64_t inner = x[rank - 1];
+      std::vector<int64_t> idx(rank - 1, 0);
+      int64_t to = origin;
+      const int64_t total = x.numel();
+      for (int64_t o = 0; o < total; o += inner) {
+        std::memcpy(dst + to, src + o, sizeof(float) * inner);
+        for (int ax = rank - 2; ax >= 0; --ax) {
+          to += rs[ax];
+          if (++idx[ax] < x[ax])
+            break;
+          to -= rs[ax] * x[ax];
+          idx[ax] = 0;
+        }
+      }
+    };
+  };
+  return l;
+}
+
+Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out) {
+  std::vector<TensorType> types(out.begin(), out.end());
+  Lowered l = plain_loops(in, out);
+  l.impl = "reference";
+  std::vector<Shape> in_shapes;
+  for (const CpuOperand &o : in)
+    in_shapes.push_back(o.shape());
+  l.bind = [node = n, types, in_shapes](const Bound &b) -> Step {
+    return [node, types, in_shapes, in = b.in, out = b.out] {
+      std::vector<Tensor<float>> values;
+      values.reserve(in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        values.emplace_back(
+            in_shapes[i],
+            std::vector<float>(in[i], in[i] + in_shapes[i].numel()));
+      std::vector<const Tensor<float> *> ptrs;
+      for (const auto &v : values)
+        ptrs.push_back(&v);
+      const auto results =
+          detail::run_node<FloatDomain>(FloatDomain{}, node, ptrs, types);
+      for (size_t o = 0; o < results.size(); ++o)
+        std::memcpy(out[o], results[o].data.data(),
+                    sizeof(float) * results[o].numel());
+    };
+  };
+  return l;
 }
 
 } // namespace quarry::runtime::cpu

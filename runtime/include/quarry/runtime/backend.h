@@ -20,6 +20,22 @@
 
 namespace quarry::runtime {
 
+/// One step of a prepared graph as its backend runs it: a kernel (one
+/// node, or several fused into one) or a change of layout between kernels.
+struct StepInfo {
+  /// "node 'y' (conv2d) +add(full) +relu", "reorder 'x' nchw -> nChw16c".
+  std::string label;
+  /// The implementation, e.g. oneDNN's "brgconv:avx512_core".
+  std::string impl;
+  /// The layout of its (first) result, e.g. "nChw16c" or "plain".
+  std::string layout;
+  bool reorder = false;
+  /// The graph nodes it runs (none for a reorder).
+  std::vector<int32_t> nodes;
+  /// Median milliseconds, when timed (Executable::profile).
+  double ms = 0;
+};
+
 /// A graph prepared on one backend.
 class Executable {
 public:
@@ -32,7 +48,22 @@ public:
   virtual void execute() = 0;
   /// The graph's outputs as computed by the last execute(), in order.
   virtual std::vector<Tensor<float>> outputs() = 0;
+
+  /// The steps execute() runs, in order. A backend that does not break its
+  /// run down reports one step for the whole graph.
+  virtual std::vector<StepInfo> steps() const;
+  /// steps() with each step timed on its own (inputs must be set): the
+  /// median of `runs` after `warmup`. The sum can exceed execute()'s time
+  /// by the cost of the timing itself.
+  virtual std::vector<StepInfo> profile(int warmup, int runs);
 };
+
+/// How many steps are reorders, and how many graph nodes run fused into
+/// another node's kernel.
+struct StepCounts {
+  int kernels = 0, reorders = 0, fused_nodes = 0;
+};
+StepCounts count_steps(const std::vector<StepInfo> &steps);
 
 class Backend {
 public:

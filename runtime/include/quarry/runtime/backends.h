@@ -3,13 +3,29 @@
 
 #include "quarry/runtime/backend.h"
 
+#include <string>
 #include <string_view>
 
 namespace quarry::runtime {
 
+/// Settings a backend may honour.
+struct BackendOptions {
+  /// Worker threads (cpu): 0 means OMP_NUM_THREADS when set, else every
+  /// hardware thread.
+  int threads = 0;
+  /// Run elementwise chains inside their producer's kernel (cpu, cuda).
+  bool fuse = true;
+  /// Activation layout of convolutions (cpu): "" lets the backend choose
+  /// (oneDNN's preference, then the layout values arrive in); "nchw",
+  /// "nhwc", "nChw8c" or "nChw16c" makes every convolution read and write
+  /// that one, for tests and layout comparisons.
+  std::string layout;
+};
+
 /// "reference", "cpu" or "cuda". Throws quarry::Error for an unknown name,
 /// for cuda when this build has no CUDA backend, or when no GPU is present.
-std::unique_ptr<Backend> make_backend(std::string_view name);
+std::unique_ptr<Backend> make_backend(std::string_view name,
+                                      const BackendOptions &opts = {});
 
 /// Whether this build includes the cuda backend (CUDA toolkit and cuDNN
 /// found at configure time).

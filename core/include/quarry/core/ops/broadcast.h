@@ -33,4 +33,17 @@ struct Broadcast : FloatOnly<Broadcast> {
 /// The broadcast shape of a and b; throws naming `op` when incompatible.
 Shape broadcast_shape(std::string_view op, const Shape &a, const Shape &b);
 
+/// Strides of `s` seen through the broadcast shape `out`: 0 on repeated
+/// axes (and on the axes `s` lacks).
+std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out);
+
+/// fn(x, y) in float32.
+float apply_broadcast_fn(BroadcastFn fn, float x, float y);
+
+/// Whether fn(x, y) == fn(y, x).
+inline bool commutative(BroadcastFn fn) {
+  return fn != BroadcastFn::Sub && fn != BroadcastFn::Div &&
+         fn != BroadcastFn::Pow;
+}
+
 } // namespace quarry::ops

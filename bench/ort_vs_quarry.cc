@@ -1,0 +1,206 @@
+//===- ort_vs_quarry.cc - The same ONNX file in ONNX Runtime and quarry ---===//
+//
+// Prints JSON: per ONNX file and thread count, the median milliseconds of
+// one inference in ONNX Runtime (CPU provider, all graph optimizations,
+// that many intra-op threads) and in quarry's cpu backend (that many
+// OpenMP threads), timed alternately in one process, run after run, on the
+// same seeded random inputs; their ratio (quarry / ONNX Runtime, below 1
+// when quarry is faster); the largest relative difference between the two
+// engines' outputs; and how quarry ran the graph (kernels, nodes fused,
+// reorders). A pause between runs lets each engine's idle threads stop
+// spinning before the other starts.
+//
+//   build/bin/ort_vs_quarry FILE.onnx... [--threads 1,2] [--runs N]
+//       [--warmup N] [--gap-ms M] [--seed S]
+//
+//===----------------------------------------------------------------------===//
+#include "quarry/core/split_list.h"
+#include "quarry/models/model_file.h"
+#include "quarry/runtime/backends.h"
+#include "quarry/runtime/run_inputs.h"
+
+#include <onnxruntime_cxx_api.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace quarry;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  std::vector<std::string> files;
+  std::vector<int> threads{1, 2};
+  int runs = 15, warmup = 3, gap_ms = 100;
+  uint64_t seed = 1;
+};
+
+Args parse(int argc, char **argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (k == "--threads" && has_value) {
+      a.threads.clear();
+      for (const std::string &t : split_list(argv[++i]))
+        a.threads.push_back(std::stoi(t));
+    } else if (k == "--runs" && has_value) {
+      a.runs = std::stoi(argv[++i]);
+    } else if (k == "--warmup" && has_value) {
+      a.warmup = std::stoi(argv[++i]);
+    } else if (k == "--gap-ms" && has_value) {
+      a.gap_ms = std::stoi(argv[++i]);
+    } else if (k == "--seed" && has_value) {
+      a.seed = std::stoull(argv[++i]);
+    } else {
+      a.files.push_back(k);
+    }
+  }
+  if (a.files.empty() || a.runs < 1)
+    throw std::runtime_error("usage: ort_vs_quarry FILE.onnx... [--threads "
+                             "1,2] [--runs N] [--warmup N] [--gap-ms M]");
+  return a;
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+/// One ONNX Runtime session over fixed input tensors.
+class OrtRunner {
+public:
+  OrtRunner(Ort::Env &env, const std::string &file, int threads,
+            const Bindings<float> &values)
+      : session_(env, file.c_str(), options(threads)) {
+    Ort::AllocatorWithDefaultOptions alloc;
+    const auto mem =
+        Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    for (size_t i = 0; i < session_.GetInputCount(); ++i) {
+      in_names_.push_back(session_.GetInputNameAllocated(i, alloc).get());
+      auto it = values.find(in_names_.back());
+      if (it == values.end())
+        throw std::runtime_error(file + ": no value for ONNX input '" +
+                                 in_names_.back() + "'");
+      data_.push_back(it->second.data);
+      const auto &dims = it->second.shape.dims;
+      inputs_.push_back(Ort::Value::CreateTensor<float>(
+          mem, data_.back().data(), data_.back().size(), dims.data(),
+          dims.size()));
+    }
+    for (size_t i = 0; i < session_.GetOutputCount(); ++i)
+      out_names_.push_back(session_.GetOutputNameAllocated(i, alloc).get());
+  }
+
+  std::vector<Ort::Value> run() {
+    std::vector<const char *> in_c, out_c;
+    for (const auto &s : in_names_)
+      in_c.push_back(s.c_str());
+    for (const auto &s : out_names_)
+      out_c.push_back(s.c_str());
+    return session_.Run(Ort::RunOptions{nullptr}, in_c.data(), inputs_.data(),
+                        inputs_.size(), out_c.data(), out_c.size());
+  }
+
+  std::vector<Tensor<float>> outputs() {
+    std::vector<Tensor<float>> out;
+    for (Ort::Value &v : run()) {
+      const auto info = v.GetTensorTypeAndShapeInfo();
+      const auto shape = info.GetShape();
+      const float *p = v.GetTensorData<float>();
+      out.emplace_back(Shape(std::vector<int64_t>(shape.begin(), shape.end())),
+                       std::vector<float>(p, p + info.GetElementCount()));
+    }
+    return out;
+  }
+
+private:
+  static Ort::SessionOptions options(int threads) {
+    Ort::SessionOptions o;
+    o.SetIntraOpNumThreads(threads);
+    o.SetInterOpNumThreads(1);
+    o.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
+    return o;
+  }
+  Ort::Session session_;
+  std::vector<std::string> in_names_, out_names_;
+  std::vector<std::vector<float>> data_;
+  std::vector<Ort::Value> inputs_;
+};
+
+template <class F> double time_ms(F &&f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+nlohmann::json compare(Ort::Env &env, const std::string &file, int threads,
+                       const Args &a) {
+  const Model m = load_graph_any(file);
+  Bindings<float> values = runtime::random_run_bindings(m.graph, a.seed);
+  for (const auto &[name, t] : m.weights)
+    values[name] = t;
+  runtime::BackendOptions opts;
+  opts.threads = threads;
+  auto backend = runtime::make_backend("cpu", opts);
+  auto exe = backend->prepare(m.graph, values);
+  exe->set_inputs(values);
+  OrtRunner ort(env, file, threads, values);
+
+  const auto gap = std::chrono::milliseconds(a.gap_ms);
+  std::vector<double> ort_ms, quarry_ms;
+  for (int r = 0; r < a.warmup + a.runs; ++r) {
+    std::this_thread::sleep_for(gap);
+    const double o = time_ms([&] { ort.run(); });
+    std::this_thread::sleep_for(gap);
+    const double q = time_ms([&] { exe->execute(); });
+    if (r >= a.warmup) {
+      ort_ms.push_back(o);
+      quarry_ms.push_back(q);
+    }
+  }
+  const double err = runtime::max_relative_error(exe->outputs(), ort.outputs());
+  const auto counts = runtime::count_steps(exe->steps());
+  const double om = median(ort_ms), qm = median(quarry_ms);
+  return {{"file", file},
+          {"threads", threads},
+          {"onnxruntime_ms", om},
+          {"quarry_ms", qm},
+          {"quarry_over_onnxruntime", qm / om},
+          {"max_relative_difference", err},
+          {"quarry_steps",
+           {{"kernels", counts.kernels},
+            {"fused_nodes", counts.fused_nodes},
+            {"reorders", counts.reorders}}}};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    const Args a = parse(argc, argv);
+    Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "ort_vs_quarry");
+    nlohmann::json out;
+    out["onnxruntime"] = Ort::GetVersionString();
+    out["device"] = runtime::make_backend("cpu")->device_name();
+    out["runs"] = a.runs;
+    out["warmup"] = a.warmup;
+    for (const std::string &f : a.files)
+      for (int t : a.threads) {
+        out["results"].push_back(compare(env, f, t, a));
+        std::fprintf(stderr, "%s, %d threads: done\n", f.c_str(), t);
+      }
+    std::printf("%s\n", out.dump(2).c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "ort_vs_quarry: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

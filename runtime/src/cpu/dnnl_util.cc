@@ -1,0 +1,89 @@
+//===- dnnl_util.cc - Layout names and algorithm tables -------------------===//
+#include "dnnl_util.h"
+
+#include <cstring>
+#include <utility>
+
+namespace quarry::runtime::cpu {
+
+using tag = dnnl::memory::format_tag;
+
+namespace {
+const std::pair<tag, const char *> kNamed[] = {
+    {tag::nchw, "nchw"},     {tag::nhwc, "nhwc"},     {tag::nChw16c, "nChw16c"},
+    {tag::nChw8c, "nChw8c"}, {tag::nChw4c, "nChw4c"}, {tag::chwn, "chwn"}};
+} // namespace
+
+std::optional<tag> activation_tag(const dnnl::memory::desc &md) {
+  const dims d = md.dims();
+  if (d.size() == 4)
+    for (const auto &[t, name] : kNamed)
+      if (md == dnnl::memory::desc(d, dnnl::memory::data_type::f32, t))
+        return t;
+  return std::nullopt;
+}
+
+std::optional<tag> activation_tag(const std::string &name) {
+  for (const auto &[t, named] : kNamed)
+    if (name == named)
+      return t;
+  return std::nullopt;
+}
+
+std::string layout_name(const dnnl::memory::desc &md) {
+  if (auto t = activation_tag(md))
+    for (const auto &[named, name] : kNamed)
+      if (named == *t)
+        return name;
+  return is_plain(md) ? "plain" : "blocked";
+}
+
+dnnl::algorithm eltwise_algorithm(UnaryFn f) {
+  switch (f) {
+  case UnaryFn::Relu:
+    return dnnl::algorithm::eltwise_relu;
+  case UnaryFn::Sigmoid:
+    return dnnl::algorithm::eltwise_logistic;
+  case UnaryFn::Tanh:
+    return dnnl::algorithm::eltwise_tanh;
+  case UnaryFn::InvSqrt:
+    break;
+  }
+  return dnnl::algorithm::eltwise_pow; // x^-0.5 with alpha 1, beta -0.5
+}
+
+dnnl::algorithm binary_algorithm(ops::BroadcastFn f) {
+  switch (f) {
+  case ops::BroadcastFn::Add:
+    return dnnl::algorithm::binary_add;
+  case ops::BroadcastFn::Sub:
+    return dnnl::algorithm::binary_sub;
+  case ops::BroadcastFn::Mul:
+    return dnnl::algorithm::binary_mul;
+  case ops::BroadcastFn::Div:
+    return dnnl::algorithm::binary_div;
+  case ops::BroadcastFn::Max:
+    return dnnl::algorithm::binary_max;
+  case ops::BroadcastFn::Min:
+    return dnnl::algorithm::binary_min;
+  case ops::BroadcastFn::Pow:
+    break;
+  }
+  throw dnnl::error(dnnl_unimplemented, "pow has no oneDNN binary algorithm");
+}
+
+dnnl::memory laid_out_copy(const dnnl::engine &engine, dnnl::stream &stream,
+                           const dnnl::memory::desc &md, const float *src) {
+  dnnl::memory out(md, engine); // oneDNN allocates, aligned
+  const auto plain = plain_md(md.dims());
+  dnnl::memory from(plain, engine, const_cast<float *>(src));
+  if (md == plain) {
+    std::memcpy(out.get_data_handle(), src, plain.get_size());
+    return out;
+  }
+  dnnl::reorder(from, out).execute(stream, from, out);
+  stream.wait();
+  return out;
+}
+
+} // namespace quarry::runtime::cpu

@@ -1,0 +1,65 @@
+//===- epilogue.cc - Post-op lists as oneDNN post-ops ---------------------===//
+#include "epilogue.h"
+
+namespace quarry::runtime::cpu {
+
+Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
+                   const dims &result, int channel_axis) {
+  int operand = first_operand;
+  for (size_t k = 0; k < post.size(); ++k) {
+    const PostOp &p = post[k];
+    if (p.kind == PostOp::Kind::Unary) {
+      if (k >= first)
+        ops_.append_eltwise(1.0f, eltwise_algorithm(p.unary), 0.0f, 0.0f);
+      continue;
+    }
+    const int this_operand = operand++;
+    if (k < first)
+      continue;
+    dnnl::memory::desc md;
+    if (p.spread == Spread::Full) {
+      md = dnnl::memory::desc(result, dnnl::memory::data_type::f32,
+                              dnnl::memory::format_tag::any);
+    } else {
+      dims d(result.size(), 1);
+      if (p.spread == Spread::PerChannel)
+        d[channel_axis] = result[channel_axis];
+      md = plain_md(d);
+    }
+    src1_.push_back({this_operand, ops_.len(), md, {}});
+    ops_.append_binary(binary_algorithm(p.binary), md);
+  }
+}
+
+dnnl::primitive_attr Epilogue::attr() const {
+  dnnl::primitive_attr a;
+  if (ops_.len() > 0)
+    a.set_post_ops(ops_);
+  return a;
+}
+
+void Epilogue::wanted_layouts(CpuOperands in,
+                              std::vector<dnnl::memory::desc> &wanted) const {
+  // A blocked (full) operand has the result's own dims (fusion.h); plain
+  // ones hold the same floats as the operand's row-major form.
+  for (const Src1 &s : src1_)
+    wanted[s.operand] = is_plain(s.md) ? plain_md(in[s.operand].shape()) : s.md;
+}
+
+void Epilogue::bind(const Context &c, const Bound &b, Args &args) const {
+  for (const Src1 &s : src1_) {
+    if (s.laid_out)
+      args.emplace(arg(s), s.laid_out);
+    else
+      args.emplace(arg(s), dnnl::memory(s.md, c.engine, b.in[s.operand]));
+  }
+}
+
+std::string Epilogue::describe(PostOps post) {
+  std::string s;
+  for (const PostOp &p : post)
+    s += " +" + p.str();
+  return s;
+}
+
+} // namespace quarry::runtime::cpu

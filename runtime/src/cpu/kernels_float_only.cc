@@ -1,0 +1,217 @@
+//===- kernels_float_only.cc - Imported networks' operators on the cpu ----===//
+//
+// The float-only operators of ONNX import (core/ops/float_only.h), through
+// oneDNN where it has the operation and through loops or the reference
+// semantics where it does not.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels.h"
+#include "primitive_step.h"
+
+#include <optional>
+#include <tuple>
+
+namespace quarry::runtime::cpu {
+
+namespace {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+constexpr auto kF32 = dnnl::memory::data_type::f32;
+
+/// Broadcasting both ways (or pow): plain loops, the innermost axis
+/// contiguous in the result.
+Lowered broadcast_loops(ops::BroadcastFn fn, CpuOperands in, ResultTypes out) {
+  const Shape r = out[0].shape;
+  const auto sa = ops::broadcast_strides(in[0].shape(), r);
+  const auto sb = ops::broadcast_strides(in[1].shape(), r);
+  Lowered l;
+  l.in = plain_mds(in);
+  l.out = plain_mds(out);
+  l.impl = "loops";
+  l.bind = [fn, r, sa, sb](const Bound &b) -> Step {
+    return [fn, r, sa, sb, x = b.in[0], y = b.in[1], z = b.out[0]] {
+      const int rank = r.rank();
+      const int64_t inner = rank ? r[rank - 1] : 1;
+      const int64_t ia = rank ? sa[rank - 1] : 0, ib = rank ? sb[rank - 1] : 0;
+      const int64_t total = r.numel();
+      std::vector<int64_t> idx(std::max(rank - 1, 0), 0);
+      int64_t oa = 0, ob = 0;
+      for (int64_t o = 0; o < total; o += inner) {
+        for (int64_t i = 0; i < inner; ++i)
+          z[o + i] =
+              ops::apply_broadcast_fn(fn, x[oa + i * ia], y[ob + i * ib]);
+        // Odometer over the outer axes.
+        for (int ax = rank - 2; ax >= 0; --ax) {
+          oa += sa[ax];
+          ob += sb[ax];
+          if (++idx[ax] < r[ax])
+            break;
+          oa -= sa[ax] * r[ax];
+          ob -= sb[ax] * r[ax];
+          idx[ax] = 0;
+        }
+      }
+    };
+  };
+  return l;
+}
+
+/// oneDNN's eltwise for a pointwise function, when it has one.
+std::optional<std::tuple<dnnl::algorithm, float, float>>
+pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta) {
+  using A = dnnl::algorithm;
+  using F = ops::PointwiseFn;
+  switch (fn) {
+  case F::Sqrt:
+    return std::tuple{A::eltwise_sqrt, 0.0f, 0.0f};
+  case F::Exp:
+    return std::tuple{A::eltwise_exp, 0.0f, 0.0f};
+  case F::Neg:
+    return std::tuple{A::eltwise_linear, -1.0f, 0.0f};
+  case F::Abs:
+    return std::tuple{A::eltwise_abs, 0.0f, 0.0f};
+  case F::Reciprocal:
+    return std::tuple{A::eltwise_pow, 1.0f, -1.0f};
+  case F::LeakyRelu:
+    return std::tuple{A::eltwise_relu, alpha, 0.0f};
+  case F::Clip:
+    return std::tuple{A::eltwise_clip_v2, alpha, beta};
+  case F::HardSwish:
+    return std::tuple{A::eltwise_hardswish, 0.0f, 0.0f};
+  case F::Erf:
+  case F::HardSigmoid:
+    break;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+Lowered CpuKernel<ops::Broadcast>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
+  const auto fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
+  const Shape &r = out[0].shape;
+  if (fn != ops::BroadcastFn::Pow) {
+    // oneDNN broadcasts its second source only: the first must have the
+    // result's shape (prefer a computed one, whose layout it keeps).
+    const bool a_full = in[0].shape() == r,
+               b_full = in[1].shape() == r && ops::commutative(fn);
+    if (a_full && (!in[0].is_static() || !b_full))
+      return binary_lowered(c, binary_algorithm(fn), in, 0, r);
+    if (b_full)
+      return binary_lowered(c, binary_algorithm(fn), in, 1, r);
+  }
+  return broadcast_loops(fn, in, out);
+}
+
+Lowered CpuKernel<ops::Pointwise>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
+  using P = ops::Pointwise;
+  const auto alg =
+      pointwise_algorithm(static_cast<ops::PointwiseFn>(n.attrs.i(P::kFn)),
+                          static_cast<float>(n.attrs.real(P::kAlpha)),
+                          static_cast<float>(n.attrs.real(P::kBeta)));
+  if (!alg)
+    return reference_kernel(n, in, out);
+  const auto [a, alpha, beta] = *alg;
+  return eltwise_lowered(c, a, alpha, beta, in);
+}
+
+Lowered CpuKernel<ops::Pool2DExplicit>::make(Context &c, const Node &n,
+                                             CpuOperands in, ResultTypes out,
+                                             PostOps) {
+  using P = ops::Pool2DExplicit;
+  const auto &k = n.attrs.list(P::kKernel);
+  const auto &s = n.attrs.list(P::kStride);
+  const auto &p = n.attrs.list(P::kPads); // t, l, b, r
+  const bool max = n.attrs.i(P::kFn) == 1;
+  const auto alg = max ? dnnl::algorithm::pooling_max
+                   : n.attrs.i(P::kCountPad)
+                       ? dnnl::algorithm::pooling_avg_include_padding
+                       : dnnl::algorithm::pooling_avg_exclude_padding;
+  const memory::desc dst(to_dims(out[0].shape), kF32, tag::any);
+  const dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg,
+                                      in[0].md, dst, {s[0], s[1]}, {k[0], k[1]},
+                                      {p[0], p[1]}, {p[2], p[3]});
+  return pooling_lowered(c, dnnl::pooling_forward::primitive_desc(d, c.engine));
+}
+
+Lowered CpuKernel<ops::ReduceMean>::make(Context &c, const Node &n,
+                                         CpuOperands in, ResultTypes out,
+                                         PostOps) {
+  // oneDNN reduces to kept dimensions (extent 1 on reduced axes): the same
+  // floats as the result with or without keepdims.
+  const Shape &x = in[0].shape();
+  dims kept = to_dims(x);
+  for (int64_t axis : n.attrs.list(ops::ReduceMean::kAxes))
+    kept[ops::normalize_axis(ops::ReduceMean::name, axis, x.rank())] = 1;
+  const auto src = plain_md(x), dst = plain_md(kept);
+  const dnnl::reduction::primitive_desc pd(
+      dnnl::reduction::desc(dnnl::algorithm::reduction_mean, src, dst, 0.0f,
+                            0.0f),
+      c.engine);
+  Lowered l;
+  l.in = {src};
+  l.out = plain_mds(out);
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, src, dst](const Bound &b) {
+    return primitive_step(c, dnnl::reduction(pd),
+                          {{DNNL_ARG_SRC, memory(src, c.engine, b.in[0])},
+                           {DNNL_ARG_DST, memory(dst, c.engine, b.out[0])}});
+  };
+  return l;
+}
+
+Lowered CpuKernel<ops::ConvTranspose>::make(Context &c, const Node &n,
+                                            CpuOperands in, ResultTypes out,
+                                            PostOps) {
+  using CT = ops::ConvTranspose;
+  const Shape &x = in[0].shape(), &w = in[1].shape();
+  const auto &s = n.attrs.list(CT::kStride);
+  const auto &p = n.attrs.list(CT::kPads);
+  const auto &op = n.attrs.list(CT::kOutPad);
+  const int64_t g = n.attrs.i(CT::kGroups);
+  // ONNX weights [c, co/g, kh, kw] are oneDNN's (g)iohw.
+  const dims wdims = g > 1 ? dims{g, w[1], w[0] / g, w[2], w[3]}
+                           : dims{w[1], w[0], w[2], w[3]};
+  const memory::desc wplain(wdims, kF32, g > 1 ? tag::giohw : tag::iohw);
+  const memory::desc wmd =
+      in[1].is_static() ? memory::desc(wdims, kF32, tag::any) : wplain;
+  const dnnl::deconvolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+      memory::desc(to_dims(x), kF32, tag::any), wmd,
+      memory::desc(to_dims(out[0].shape), kF32, tag::any), {s[0], s[1]},
+      {p[0], p[1]}, {p[2] - op[0], p[3] - op[1]});
+  dnnl::deconvolution_forward::primitive_desc pd;
+  try {
+    pd = dnnl::deconvolution_forward::primitive_desc(d, c.engine);
+  } catch (const dnnl::error &) {
+    return reference_kernel(n, in, out); // output padding beyond the pads
+  }
+  dnnl::memory weights;
+  if (in[1].is_static()) {
+    weights = dnnl::memory(pd.weights_desc(), c.engine);
+    dnnl::memory from(wplain, c.engine, const_cast<float *>(in[1].static_data));
+    dnnl::reorder(from, weights).execute(c.stream, from, weights);
+    c.stream.wait();
+  }
+  Lowered l;
+  l.in = plain_mds(in);
+  l.in[0] = pd.src_desc();
+  l.out = {pd.dst_desc()};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, weights, wplain](const Bound &b) {
+    return primitive_step(
+        c, dnnl::deconvolution_forward(pd),
+        {{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
+         {DNNL_ARG_WEIGHTS,
+          weights ? weights : memory(wplain, c.engine, b.in[1])},
+         {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}});
+  };
+  return l;
+}
+
+} // namespace quarry::runtime::cpu

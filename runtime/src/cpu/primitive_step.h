@@ -1,0 +1,29 @@
+//===- primitive_step.h - Lowerings shared by the oneDNN kernels -*- C++
+//-*-===//
+#pragma once
+
+#include "kernels.h"
+
+namespace quarry::runtime::cpu {
+
+/// The step that executes `p` on `args` (memories over bound buffers).
+inline Step primitive_step(const Context &c, dnnl::primitive p, Args args) {
+  return [p = std::move(p), args = std::move(args), s = c.stream]() mutable {
+    p.execute(s, args);
+  };
+}
+
+/// An elementwise function of operand 0, in the layout it has.
+Lowered eltwise_lowered(Context &c, dnnl::algorithm alg, float alpha,
+                        float beta, CpuOperands in);
+
+/// A oneDNN binary with operand `src0` as its first source (which has the
+/// result's shape, in its own layout) and the other broadcast over it.
+Lowered binary_lowered(Context &c, dnnl::algorithm alg, CpuOperands in,
+                       int src0, const Shape &out_shape);
+
+/// A pooling primitive over operand 0.
+Lowered pooling_lowered(Context &c,
+                        const dnnl::pooling_forward::primitive_desc &pd);
+
+} // namespace quarry::runtime::cpu

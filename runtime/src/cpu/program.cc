@@ -1,0 +1,302 @@
+//===- program.cc - Fusion, layouts, reorders and buffers for the cpu -----===//
+#include "program.h"
+
+#include "../buffer_pool.h"
+#include "epilogue.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+namespace quarry::runtime::cpu {
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+/// The kernel for `n`: its CpuKernel, else its reference semantics.
+Lowered make_kernel(Context &c, const Node &n, CpuOperands in, ResultTypes out,
+                    PostOps post) {
+  return dispatch(n.kind, [&](auto def) -> Lowered {
+    using K = CpuKernel<typename decltype(def)::type>;
+    if constexpr (K::supported)
+      return K::make(c, n, in, out, post);
+    else
+      return reference_kernel(n, in, out);
+  });
+}
+
+/// Thrown when a fused chain has no fast kernel: lower its nodes alone.
+struct Unfuse {};
+
+} // namespace
+
+void Program::AlignedFree::operator()(float *p) const { std::free(p); }
+
+Program::Program(const Graph &g, const Plan &p, Context &c,
+                 const FusionPolicy &policy)
+    : g_(g), p_(p), c_(c) {
+  for (int32_t id : p.inputs) {
+    const int s = add_slot({id, 0}, plain_md(p.values[id][0].type.shape), -1);
+    slots_[s].keep = true;
+    input_slot_[id] = s;
+  }
+  for (const FusedStep &s : fuse_steps(g, p, policy)) {
+    if (!s.fused()) {
+      lower(s);
+      continue;
+    }
+    try {
+      lower(s);
+    } catch (const Unfuse &) {
+      for (int32_t id : s.nodes)
+        lower_alone(id);
+    } catch (const dnnl::error &) {
+      for (int32_t id : s.nodes)
+        lower_alone(id);
+    }
+  }
+  for (ValueRef v : g.outputs()) {
+    if (p.value(v).is_static)
+      continue;
+    const int s = slot_in(v, plain_md(p.value(v).type.shape));
+    read(s, static_cast<int>(instrs_.size()));
+    slots_[s].keep = true;
+    output_slot_[v] = s;
+  }
+  assign_buffers();
+  bind();
+}
+
+void Program::lower_alone(int32_t node) {
+  FusedStep s;
+  s.anchor = node;
+  s.nodes = {node};
+  s.post = own_activation(g_, node);
+  lower(s);
+}
+
+void Program::lower(const FusedStep &s) {
+  const Node &n = g_.node(s.anchor);
+  std::vector<ValueRef> operands = n.inputs;
+  for (const PostOp &op : s.post)
+    if (op.kind == PostOp::Kind::Binary)
+      operands.push_back(op.operand);
+  std::vector<CpuOperand> in;
+  for (ValueRef v : operands) {
+    const PlannedValue &pv = p_.value(v);
+    CpuOperand o{&pv.type, {}, nullptr};
+    if (pv.is_static) {
+      o.md = plain_md(pv.type.shape);
+      o.static_data = p_.static_values[v.node][v.output].data.data();
+    } else {
+      o.md = slots_[slots_of_.at(v).front()].md;
+    }
+    in.push_back(o);
+  }
+  std::vector<ValueRef> results;
+  std::vector<TensorType> types;
+  if (s.fused()) {
+    results = {s.result()};
+    types = {p_.value(s.result()).type};
+  } else {
+    for (size_t o = 0; o < p_.values[s.anchor].size(); ++o) {
+      results.push_back({s.anchor, static_cast<int32_t>(o)});
+      types.push_back(p_.values[s.anchor][o].type);
+    }
+  }
+  Lowered l;
+  try {
+    l = make_kernel(c_, n, in, types, s.post);
+  } catch (const dnnl::error &e) {
+    if (s.fused())
+      throw;
+    throw Error("backend cpu: " + describe_node(g_, s.anchor) +
+                ": oneDNN: " + e.what());
+  }
+  // A chain that only oneDNN's reference code can run is slower fused.
+  if (s.fused() && is_reference_impl(l.impl))
+    throw Unfuse{};
+
+  Instruction ins;
+  ins.nodes = s.nodes;
+  ins.label = describe_node(g_, s.anchor) + Epilogue::describe(s.post);
+  ins.impl = l.impl;
+  ins.bind = std::move(l.bind);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (in[i].is_static()) {
+      ins.in.push_back(-1);
+      ins.static_in.push_back(in[i].static_data);
+      continue;
+    }
+    ins.in.push_back(slot_in(operands[i], l.in[i]));
+    ins.static_in.push_back(nullptr);
+  }
+  const int at = static_cast<int>(instrs_.size());
+  for (int slot : ins.in)
+    if (slot >= 0)
+      read(slot, at);
+  for (size_t o = 0; o < results.size(); ++o) {
+    const int slot = add_slot(results[o], l.out[o], at);
+    if (o == 0 && l.alias >= 0)
+      slots_[slot].view_of = root(ins.in[l.alias]);
+    ins.out.push_back(slot);
+  }
+  instrs_.push_back(std::move(ins));
+}
+
+int Program::add_slot(ValueRef v, const dnnl::memory::desc &md, int first) {
+  Slot s;
+  s.value = v;
+  s.md = md;
+  s.first = first;
+  slots_.push_back(s);
+  const int id = static_cast<int>(slots_.size()) - 1;
+  slots_of_[v].push_back(id);
+  return id;
+}
+
+int Program::root(int slot) const {
+  while (slots_[slot].view_of >= 0)
+    slot = slots_[slot].view_of;
+  return slot;
+}
+
+void Program::read(int slot, int instr) {
+  for (int s = slot; s >= 0; s = slots_[s].view_of)
+    slots_[s].last = std::max(slots_[s].last, instr);
+}
+
+int Program::slot_in(ValueRef v, const dnnl::memory::desc &md) {
+  const std::vector<int> &have = slots_of_.at(v);
+  for (int s : have)
+    if (slots_[s].md == md)
+      return s;
+  const int from = have.front();
+  const int at = static_cast<int>(instrs_.size());
+  read(from, at);
+  const int to = add_slot(v, md, at);
+  Instruction ins;
+  ins.reorder = true;
+  ins.label = "reorder " + value_name(v) + " " + layout_name(slots_[from].md) +
+              " -> " + layout_name(md);
+  const dnnl::reorder::primitive_desc pd(c_.engine, slots_[from].md, c_.engine,
+                                         md);
+  ins.impl = impl_name(pd);
+  ins.in = {from};
+  ins.static_in = {nullptr};
+  ins.out = {to};
+  ins.bind = [&c = c_, pd](const Bound &b) -> Step {
+    dnnl::memory src(pd.src_desc(), c.engine, b.in[0]);
+    dnnl::memory dst(pd.dst_desc(), c.engine, b.out[0]);
+    return [p = dnnl::reorder(pd), src, dst, s = c.stream]() mutable {
+      p.execute(s, src, dst);
+    };
+  };
+  instrs_.push_back(std::move(ins));
+  return to;
+}
+
+std::string Program::value_name(ValueRef v) const {
+  const Node &n = g_.node(v.node);
+  std::string name =
+      n.name.empty() ? "#" + std::to_string(v.node) : "'" + n.name + "'";
+  if (p_.values[v.node].size() > 1)
+    name += ":" + std::to_string(v.output);
+  return name;
+}
+
+void Program::assign_buffers() {
+  // Views extend their root's life; roots get buffers.
+  std::vector<int> roots;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    const int r = root(static_cast<int>(s));
+    if (r != static_cast<int>(s)) {
+      slots_[r].keep = slots_[r].keep || slots_[s].keep;
+      slots_[r].last = std::max(slots_[r].last, slots_[s].last);
+    } else {
+      roots.push_back(r);
+    }
+  }
+  std::vector<BufferUse> uses;
+  for (int r : roots) {
+    const Slot &s = slots_[r];
+    uses.push_back({s.first, s.keep ? BufferUse::kForever : s.last,
+                    static_cast<int64_t>(s.md.get_size())});
+  }
+  const std::vector<int> buffer = runtime::assign_buffers(uses, buffer_bytes_);
+  for (size_t i = 0; i < roots.size(); ++i)
+    slots_[roots[i]].buffer = buffer[i];
+  for (size_t s = 0; s < slots_.size(); ++s)
+    slots_[s].buffer = slots_[root(static_cast<int>(s))].buffer;
+  for (int64_t bytes : buffer_bytes_) {
+    const size_t size =
+        (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    auto *p = static_cast<float *>(std::aligned_alloc(kAlignment, size));
+    if (!p)
+      throw Error("backend cpu: out of memory for a " + std::to_string(size) +
+                  "-byte buffer");
+    buffers_.emplace_back(p);
+  }
+}
+
+void Program::bind() {
+  for (Instruction &ins : instrs_) {
+    Bound b;
+    for (size_t i = 0; i < ins.in.size(); ++i)
+      b.in.push_back(ins.in[i] >= 0 ? buffers_[slots_[ins.in[i]].buffer].get()
+                                    : const_cast<float *>(ins.static_in[i]));
+    for (int s : ins.out)
+      b.out.push_back(buffers_[slots_[s].buffer].get());
+    ins.step = ins.bind(b);
+  }
+}
+
+void Program::run() {
+  for (const Instruction &ins : instrs_)
+    if (ins.step)
+      ins.step();
+  c_.stream.wait();
+}
+
+std::vector<double> Program::time_instructions(int warmup, int runs) {
+  std::vector<std::vector<double>> ms(instrs_.size());
+  for (int r = 0; r < warmup + runs; ++r)
+    for (size_t i = 0; i < instrs_.size(); ++i) {
+      if (!instrs_[i].step)
+        continue;
+      const auto t0 = std::chrono::steady_clock::now();
+      instrs_[i].step();
+      c_.stream.wait();
+      const auto t1 = std::chrono::steady_clock::now();
+      if (r >= warmup)
+        ms[i].push_back(
+            std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+  std::vector<double> median(instrs_.size(), 0.0);
+  for (size_t i = 0; i < ms.size(); ++i) {
+    if (ms[i].empty())
+      continue;
+    std::nth_element(ms[i].begin(), ms[i].begin() + ms[i].size() / 2,
+                     ms[i].end());
+    median[i] = ms[i][ms[i].size() / 2];
+  }
+  return median;
+}
+
+float *Program::input_data(int32_t input_node) {
+  return buffers_[slots_[input_slot_.at(input_node)].buffer].get();
+}
+
+const float *Program::output_data(ValueRef v) const {
+  return buffers_[slots_[output_slot_.at(v)].buffer].get();
+}
+
+int64_t Program::buffer_bytes() const {
+  int64_t n = 0;
+  for (int64_t b : buffer_bytes_)
+    n += b;
+  return n;
+}
+
+} // namespace quarry::runtime::cpu

@@ -1,0 +1,100 @@
+//===- program.h - A graph as the cpu backend runs it ----------*- C++ -*-===//
+//
+// The shared Plan (plan.h) folds static values and orders the dynamic
+// nodes; the cpu Program then decides, once per graph:
+//
+//   - fusion: which nodes run as one oneDNN primitive (fusion.h);
+//   - layouts: each kernel says which layout it reads and writes; a value
+//     is kept in the layout its producer wrote, and a reorder is inserted
+//     only where a consumer needs another one (graph inputs and outputs
+//     are plain). A value reordered once is shared by all such consumers;
+//   - memory: every slot (a value in one layout) gets a 64-byte aligned
+//     buffer, reused once its last reader has ran (buffer_pool.h); views
+//     (reshape) share their operand's buffer.
+//
+// Then each instruction is bound to its buffers, so a run only executes
+// the primitives in order.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels.h"
+#include "quarry/runtime/backend.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quarry::runtime::cpu {
+
+/// One value in one layout.
+struct Slot {
+  ValueRef value;
+  dnnl::memory::desc md;
+  int view_of = -1;  ///< the slot whose buffer this one shares
+  int first = -1;    ///< the instruction that writes it; -1 for graph inputs
+  int last = -1;     ///< the last instruction that reads it
+  bool keep = false; ///< graph inputs and outputs keep their buffers
+  int buffer = -1;
+};
+
+/// A kernel (one node, or an anchor with its epilogue) or a reorder.
+struct Instruction {
+  bool reorder = false;
+  std::vector<int32_t> nodes; ///< the graph nodes it runs (kernels)
+  std::string label, impl;
+  std::vector<int> in;                  ///< slot per operand, -1 when static
+  std::vector<const float *> static_in; ///< per operand: static floats
+  std::vector<int> out;                 ///< slot per result
+  std::function<Step(const Bound &)> bind;
+  Step step; ///< empty for views
+};
+
+class Program {
+public:
+  Program(const Graph &g, const Plan &p, Context &c,
+          const FusionPolicy &policy);
+
+  /// Runs every instruction once, in order.
+  void run();
+  /// Each instruction timed on its own: warm-up runs, then the median of
+  /// `runs` (milliseconds), in instruction order.
+  std::vector<double> time_instructions(int warmup, int runs);
+
+  const std::vector<Instruction> &instructions() const { return instrs_; }
+  const std::vector<Slot> &slots() const { return slots_; }
+  /// Where a graph input is written and a graph output read (plain).
+  float *input_data(int32_t input_node);
+  const float *output_data(ValueRef v) const;
+  /// Bytes in all buffers.
+  int64_t buffer_bytes() const;
+
+private:
+  void lower(const FusedStep &s);
+  void lower_alone(int32_t node);
+  int slot_in(ValueRef v, const dnnl::memory::desc &md);
+  int add_slot(ValueRef v, const dnnl::memory::desc &md, int first);
+  int root(int slot) const;
+  void read(int slot, int instr);
+  void assign_buffers();
+  void bind();
+  std::string value_name(ValueRef v) const;
+
+  const Graph &g_;
+  const Plan &p_;
+  Context &c_;
+  std::vector<Slot> slots_;
+  std::vector<Instruction> instrs_;
+  std::map<ValueRef, std::vector<int>> slots_of_; ///< producer's first
+  std::map<int32_t, int> input_slot_;
+  std::map<ValueRef, int> output_slot_;
+
+  struct AlignedFree {
+    void operator()(float *p) const;
+  };
+  std::vector<std::unique_ptr<float, AlignedFree>> buffers_;
+  std::vector<int64_t> buffer_bytes_;
+};
+
+} // namespace quarry::runtime::cpu

@@ -1,0 +1,153 @@
+//===- cpu_layout_test.cc - Every layout, fused and not, equals reference -===//
+#include "layout_cases.h"
+#include "quarry/runtime/cpu_backend.h"
+#include "quarry/runtime/reference_backend.h"
+
+#include <tuple>
+
+namespace quarry::runtime::testing {
+namespace {
+
+/// "" lets the backend choose; the others force convolutions' layout.
+const std::vector<std::string> kLayouts = {"", "nchw", "nhwc", "nChw8c",
+                                           "nChw16c"};
+
+using Param = std::tuple<std::string, bool>;
+
+std::string param_name(const ::testing::TestParamInfo<Param> &info) {
+  const auto &[layout, fuse] = info.param;
+  return (layout.empty() ? std::string("auto") : layout) +
+         (fuse ? "_fused" : "_unfused");
+}
+
+std::unique_ptr<Backend> cpu(const std::string &layout, bool fuse) {
+  BackendOptions o;
+  o.layout = layout;
+  o.fuse = fuse;
+  return make_cpu_backend(o);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cs = operator_cases();
+  for (auto *more : {&graph_cases, &layout_cases, &broadcast_cases})
+    for (Case &c : more())
+      cs.push_back(std::move(c));
+  for (const FusionCase &f : fusion_cases())
+    cs.push_back(f.c);
+  return cs;
+}
+
+// One test per layout and fusion setting, each over every case (a case
+// that fails names itself): a few hundred graphs each, in one process.
+class CpuLayouts : public ::testing::TestWithParam<Param> {};
+
+TEST_P(CpuLayouts, EveryCaseMatchesReference) {
+  const auto &[layout, fuse] = GetParam();
+  auto b = cpu(layout, fuse);
+  auto ref = make_reference_backend();
+  for (const Case &c : all_cases())
+    expect_matches_reference(*b, *ref, c);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CpuLayouts,
+                         ::testing::Combine(::testing::ValuesIn(kLayouts),
+                                            ::testing::Bool()),
+                         param_name);
+
+class CpuFusion : public ::testing::TestWithParam<FusionCase> {};
+
+TEST_P(CpuFusion, FusesWhatItMayAndMatchesReference) {
+  const FusionCase &f = GetParam();
+  SCOPED_TRACE(f.c.text);
+  const Graph g = parse_graph(f.c.text, f.c.name);
+  const Bindings<float> values = random_run_bindings(g, 7);
+  auto e = cpu("", true)->prepare(g, values);
+  EXPECT_EQ(count_steps(e->steps()).fused_nodes, f.fused_nodes);
+  auto ref = make_reference_backend();
+  EXPECT_LE(max_relative_error(run_once(*e, values),
+                               run_once(*ref->prepare(g, values), values)),
+            kTolerance);
+  // Without fusion every node is its own kernel.
+  EXPECT_EQ(
+      count_steps(cpu("", false)->prepare(g, values)->steps()).fused_nodes, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CpuFusion, ::testing::ValuesIn(fusion_cases()),
+                         [](const ::testing::TestParamInfo<FusionCase> &i) {
+                           return i.param.c.name;
+                         });
+
+TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {
+  // A blocked convolution result read by a plain-only softmax, by another
+  // convolution and by the graph's output: reorders in and out.
+  const Graph g = parse_graph("input x: [1,8,6,6]\nweight w: [16,8,3,3]\n"
+                              "weight v: [16,16,1,1]\n"
+                              "c = conv2d[act=relu](x, w)\n"
+                              "s = softmax[axis=1](c)\nd = conv2d(c, v)\n"
+                              "output s, d, c\n");
+  const Bindings<float> values = random_run_bindings(g, 3);
+  auto e = cpu("nChw16c", true)->prepare(g, values);
+  const StepCounts n = count_steps(e->steps());
+  EXPECT_GE(n.reorders, 3); // x in, c to plain (softmax, output), d out
+  EXPECT_EQ(n.kernels, 3);
+  auto ref = make_reference_backend();
+  EXPECT_LE(max_relative_error(run_once(*e, values),
+                               run_once(*ref->prepare(g, values), values)),
+            kTolerance);
+}
+
+TEST(CpuReorders, OneReorderServesEveryReaderOfALayout) {
+  const Graph g = parse_graph("input x: [1,8,6,6]\nweight w: [16,8,3,3]\n"
+                              "c = conv2d(x, w)\n"
+                              "output c, c\n");
+  const Bindings<float> values = random_run_bindings(g, 3);
+  auto e = cpu("nChw16c", true)->prepare(g, values);
+  EXPECT_EQ(count_steps(e->steps()).reorders, 2); // x in, c out (once)
+}
+
+TEST(CpuReorders, ANetworkInOneLayoutReordersOnlyAtItsBorders) {
+  // Convolutions, pooling, sums and concats keep the layout they are given.
+  const Graph g = parse_graph(
+      "input x: [1,16,8,8]\nweight w1: [16,16,3,3]\nweight w2: [16,16,1,1]\n"
+      "a = conv2d[act=relu](x, w1)\nb = pool2d_max[k=3,3 s=1,1](a)\n"
+      "c = relu(ewadd(conv2d(b, w2), a))\n"
+      "y = pool2d_avg[k=2,2 s=2,2](concat[axis=1](c, b))\noutput y\n");
+  const Bindings<float> values = random_run_bindings(g, 3);
+  for (const char *layout : {"", "nhwc", "nChw16c"}) {
+    auto e = cpu(layout, true)->prepare(g, values);
+    EXPECT_EQ(count_steps(e->steps()).reorders, 2) << layout;
+  }
+}
+
+TEST(CpuThreads, TheThreadCountIsHonoured) {
+  for (int threads : {1, 2}) {
+    BackendOptions o;
+    o.threads = threads;
+    auto b = make_cpu_backend(o);
+    EXPECT_NE(
+        b->device_name().find(", " + std::to_string(threads) + " threads"),
+        std::string::npos)
+        << b->device_name();
+    const Graph g = parse_graph(operator_cases()[0].text);
+    auto ref = make_reference_backend();
+    const auto values = random_run_bindings(g, 1);
+    EXPECT_LE(max_relative_error(run_once(*b->prepare(g, values), values),
+                                 run_once(*ref->prepare(g, values), values)),
+              kTolerance);
+  }
+}
+
+TEST(CpuLayouts, UnknownLayoutIsAClearError) {
+  BackendOptions o;
+  o.layout = "nCdhw16c";
+  try {
+    make_cpu_backend(o);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "backend cpu: unknown layout 'nCdhw16c' (nchw, "
+                           "nhwc, nChw8c, nChw16c)");
+  }
+}
+
+} // namespace
+} // namespace quarry::runtime::testing

@@ -1,0 +1,192 @@
+//===- layout_cases.h - Operators on values in every layout ----*- C++ -*-===//
+//
+// Cases for the cpu backend's layouts, fusion and broadcasting. Operators
+// that take their operand in any layout read a convolution's result, so
+// they run in whatever layout the convolution wrote (forced per test to
+// nchw, nhwc, nChw8c, nChw16c); channel counts of 12 leave blocked layouts
+// with padding. Fusion cases say how many nodes must join another's kernel.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "cases.h"
+
+#include <string>
+#include <vector>
+
+namespace quarry::runtime::testing {
+
+/// "input x: [1,8,5,6]  weight w: [C,8,1,1]  c = conv2d(x, w)" then `body`
+/// over c (and d = a second convolution of x, and a per-channel weight b).
+inline std::string after_conv(int64_t channels, const std::string &body,
+                              const std::string &outputs = "y") {
+  const std::string c = std::to_string(channels);
+  return "input x: [1,8,5,6]\nweight w: [" + c + ",8,1,1]\nweight v: [" + c +
+         ",8,3,3]\nweight b: [" + c + ",1,1]\n" +
+         "c = conv2d(x, w)\nd = conv2d(x, v)\n" + body + "\noutput " + outputs +
+         "\n";
+}
+
+/// Every operator of the cpu backend on a convolution's result.
+inline std::vector<Case> layout_cases() {
+  struct Op {
+    std::string name, body;
+  };
+  const std::vector<Op> ops = {
+      {"relu", "y = relu(c)"},
+      {"sigmoid", "y = sigmoid(c)"},
+      {"tanh", "y = tanh(c)"},
+      {"pool_avg", "y = pool2d_avg[k=3,3 s=2,2](c)"},
+      {"pool_max", "y = pool2d_max[k=2,2 s=1,1 pad=valid](c)"},
+      {"ewadd", "y = ewadd(c, d)"},
+      {"ewmul", "y = ewmul(d, c)"},
+      {"ewadd_weight", "weight e: [1,C,5,6]\ny = ewadd(c, e)"},
+      {"scalar_mul_static", "weight s: []\ny = scalar_mul(c, s)"},
+      {"scalar_mul_computed", "input s: []\ny = scalar_mul(c, s)"},
+      {"batchnorm", "weight g: [C]\nweight h: [C]\nweight m: [C]\n"
+                    "weight q: [C]\ny = batchnorm(c, g, h, m, q)"},
+      {"concat_channels", "y = concat[axis=1](c, d, c)"},
+      {"concat_width", "y = concat[axis=3](c, d)"},
+      {"conv_chain", "y = conv2d[act=relu](c, v2)"},
+      {"softmax", "y = softmax[axis=1](c)"},
+      {"transpose", "y = transpose[perm=0,2,3,1](c)"},
+      {"reshape", "y = reshape[shape=1,-1](c)"},
+      {"split", "y, z = split[axis=1 sizes=4,C4](c)"},
+      {"broadcast_channel", "y = broadcast[fn=add](c, b)"},
+      {"broadcast_channel_first", "y = broadcast[fn=sub](b, c)"},
+      {"broadcast_div_scalar", "input s: [1]\ny = broadcast[fn=div](c, s)"},
+      {"broadcast_max_full", "y = broadcast[fn=max](c, d)"},
+      {"broadcast_pow", "y = broadcast[fn=pow](sigmoid(c), b)"},
+      {"pointwise_exp", "y = pointwise[fn=exp](tanh(c))"},
+      {"pointwise_clip", "y = pointwise[fn=clip alpha=-0.5 beta=0.25](c)"},
+      {"pointwise_leaky", "y = pointwise[fn=leaky_relu alpha=0.1](c)"},
+      {"pointwise_hard_swish", "y = pointwise[fn=hard_swish](c)"},
+      {"pointwise_erf", "y = pointwise[fn=erf](c)"},
+      {"pool_explicit_avg",
+       "y = pool2d_explicit[fn=avg k=3,2 s=2,1 pads=1,0,1,1](c)"},
+      {"pool_explicit_max",
+       "y = pool2d_explicit[fn=max k=2,2 s=2,2 pads=0,1,1,0 count_pad=1](c)"},
+      {"reduce_mean", "y = reduce_mean[axes=2,3 keepdims=1](c)"},
+      {"reduce_mean_drop", "y = reduce_mean[axes=1 keepdims=0](c)"},
+      {"slice", "y = slice[starts=1,0 ends=4,9 axes=1,3 steps=2,2](c)"},
+      {"slice_back", "y = slice[starts=-1 ends=-100 axes=2 steps=-2](c)"},
+      {"pad", "y = pad[pads=0,1,2,0,0,0,1,1 value=0.5](c)"},
+      {"conv_transpose", "weight t: [C,3,2,2]\n"
+                         "y = conv_transpose[s=2,2 pads=0,1,0,0](c, t)"},
+      {"graph_output_blocked", "y = relu(c)\nz = ewadd(y, d)"},
+  };
+  std::vector<Case> cs;
+  for (int64_t ch : {12, 16})
+    for (const Op &op : ops) {
+      std::string body = op.body;
+      auto replace = [&](const std::string &from, const std::string &to) {
+        for (size_t at; (at = body.find(from)) != std::string::npos;)
+          body.replace(at, from.size(), to);
+      };
+      replace("C4", std::to_string(ch - 4));
+      replace("[C]", "[" + std::to_string(ch) + "]");
+      replace("[C,", "[" + std::to_string(ch) + ",");
+      replace("[1,C,", "[1," + std::to_string(ch) + ",");
+      if (op.name == "conv_chain")
+        body = "weight v2: [8," + std::to_string(ch) + ",3,3]\n" + body;
+      const bool two_outputs =
+          op.name == "split" || op.name == "graph_output_blocked";
+      cs.push_back({op.name + "_c" + std::to_string(ch),
+                    after_conv(ch, body, two_outputs ? "y, z" : "y")});
+    }
+  return cs;
+}
+
+/// Broadcasting by every rule ONNX allows, for each function.
+inline std::vector<Case> broadcast_cases() {
+  struct Shapes {
+    std::string name, a, b;
+  };
+  const std::vector<Shapes> shapes = {
+      {"same", "[2,3,4]", "[2,3,4]"},
+      {"scalar_right", "[2,3,4]", "[]"},
+      {"scalar_left", "[]", "[2,3,4]"},
+      {"one_right", "[2,3,4]", "[1]"},
+      {"lower_rank_right", "[2,3,4]", "[4]"},
+      {"lower_rank_left", "[3,4]", "[2,3,4]"},
+      {"ones_inside", "[2,3,4]", "[2,1,4]"},
+      {"both_ways", "[2,1,4]", "[1,3,1]"},
+      {"column_row", "[3,1]", "[1,5]"},
+      {"left_repeats", "[1,4]", "[3,4]"},
+      {"rank4_channel", "[2,5,3,3]", "[5,1,1]"},
+  };
+  std::vector<Case> cs;
+  for (const char *fn : {"add", "sub", "mul", "div", "pow", "max", "min"})
+    for (const Shapes &s : shapes)
+      for (bool weight : {false, true})
+        cs.push_back({std::string(fn) + "_" + s.name + (weight ? "_w" : ""),
+                      "input a: " + s.a + "\n" + (weight ? "weight" : "input") +
+                          " b: " + s.b + "\ny = broadcast[fn=" + fn +
+                          "](pointwise[fn=abs](a), b)\noutput y\n"});
+  return cs;
+}
+
+/// A graph and how many of its nodes must run inside another's kernel.
+struct FusionCase {
+  Case c;
+  int fused_nodes;
+};
+
+inline std::vector<FusionCase> fusion_cases() {
+  const std::string conv = "input x: [1,8,6,6]\nweight w: [16,8,3,3]\n"
+                           "weight b: [16,1,1]\nweight b4: [1,16,1,1]\n"
+                           "input r: [1,16,6,6]\ninput s: [1]\n";
+  const std::string mm = "input x: [4,6]\nweight w: [6,5]\nweight bn: [5]\n"
+                         "input r: [4,5]\n";
+  return {
+      {{"conv_bias_relu",
+        conv + "y = relu(broadcast[fn=add](conv2d(x, w), b))\noutput y\n"},
+       2},
+      {{"conv_act_bias_residual_relu",
+        conv + "y = relu(ewadd(broadcast[fn=add](conv2d[act=relu](x, w), "
+               "b4), r))\noutput y\n"},
+       3},
+      {{"conv_sub_mul_div",
+        conv + "y = broadcast[fn=div](broadcast[fn=mul](broadcast[fn=sub]("
+               "conv2d(x, w), b), b4), s)\noutput y\n"},
+       3},
+      {{"conv_max_min",
+        conv + "y = broadcast[fn=min](broadcast[fn=max](conv2d(x, w), r), "
+               "b)\noutput y\n"},
+       2},
+      {{"conv_residual_first",
+        conv + "y = sigmoid(ewadd(r, tanh(conv2d(x, w))))\noutput y\n"},
+       3},
+      // sub with the convolution on the right cannot be a post-op.
+      {{"conv_sub_left_operand",
+        conv + "y = relu(broadcast[fn=sub](b, conv2d(x, w)))\noutput y\n"},
+       0},
+      // A second reader keeps the convolution's result: no fusion.
+      {{"conv_two_readers",
+        conv + "c = conv2d(x, w)\ny = relu(c)\nz = sigmoid(c)\n"
+               "output y, z\n"},
+       0},
+      // A graph output ends the chain.
+      {{"conv_output_midway",
+        conv + "c = relu(conv2d(x, w))\ny = ewadd(c, r)\noutput c, y\n"},
+       1},
+      // Two convolutions summed: one absorbs the sum (and the relu).
+      {{"conv_plus_conv",
+        conv + "weight v: [16,8,1,1]\n"
+               "y = relu(ewadd(conv2d(x, w), conv2d(x, v)))\noutput y\n"},
+       2},
+      {{"matmul_bias_sigmoid",
+        mm + "y = sigmoid(broadcast[fn=add](matmul(x, w), bn))\noutput y\n"},
+       2},
+      {{"matmul_residual_mul",
+        mm + "y = ewmul(ewadd(matmul[act=tanh](x, w), r), r)\noutput y\n"},
+       2},
+      // A broadcast that enlarges the result is not a post-op.
+      {{"matmul_enlarging_add",
+        "input x: [1,6]\nweight w: [6,5]\ninput r: [4,5]\n"
+        "y = broadcast[fn=add](matmul(x, w), r)\noutput y\n"},
+       0},
+  };
+}
+
+} // namespace quarry::runtime::testing
