@@ -4,14 +4,15 @@
 // one inference in ONNX Runtime (CPU provider, all graph optimizations,
 // that many intra-op threads) and in quarry's cpu backend (that many
 // OpenMP threads), timed alternately in one process, run after run, on the
-// same seeded random inputs; their ratio (quarry / ONNX Runtime, below 1
-// when quarry is faster); the largest relative difference between the two
-// engines' outputs; and how quarry ran the graph (kernels, nodes fused,
-// reorders). A pause between runs lets each engine's idle threads stop
-// spinning before the other starts.
+// same seeded random inputs, in alternating blocks of --block runs each;
+// their ratio (quarry / ONNX Runtime, below 1 when quarry is faster); the
+// largest relative difference between the two engines' outputs; and how
+// quarry ran the graph (kernels, nodes fused, reorders). Before each block
+// a pause (--gap-ms) and one untimed run let the other engine's idle
+// threads stop spinning.
 //
 //   build/bin/ort_vs_quarry FILE.onnx... [--threads 1,2] [--runs N]
-//       [--warmup N] [--gap-ms M] [--seed S]
+//       [--warmup N] [--block N] [--gap-ms M] [--seed S]
 //
 //===----------------------------------------------------------------------===//
 #include "quarry/core/split_list.h"
@@ -38,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 struct Args {
   std::vector<std::string> files;
   std::vector<int> threads{1, 2};
-  int runs = 15, warmup = 3, gap_ms = 100;
+  int runs = 15, warmup = 3, gap_ms = 100, block = 5;
   uint64_t seed = 1;
 };
 
@@ -55,6 +56,8 @@ Args parse(int argc, char **argv) {
       a.runs = std::stoi(argv[++i]);
     } else if (k == "--warmup" && has_value) {
       a.warmup = std::stoi(argv[++i]);
+    } else if (k == "--block" && has_value) {
+      a.block = std::max(1, std::stoi(argv[++i]));
     } else if (k == "--gap-ms" && has_value) {
       a.gap_ms = std::stoi(argv[++i]);
     } else if (k == "--seed" && has_value) {
@@ -64,8 +67,9 @@ Args parse(int argc, char **argv) {
     }
   }
   if (a.files.empty() || a.runs < 1)
-    throw std::runtime_error("usage: ort_vs_quarry FILE.onnx... [--threads "
-                             "1,2] [--runs N] [--warmup N] [--gap-ms M]");
+    throw std::runtime_error(
+        "usage: ort_vs_quarry FILE.onnx... [--threads "
+        "1,2] [--runs N] [--warmup N] [--block N] [--gap-ms M]");
   return a;
 }
 
@@ -154,17 +158,27 @@ nlohmann::json compare(Ort::Env &env, const std::string &file, int threads,
   exe->set_inputs(values);
   OrtRunner ort(env, file, threads, values);
 
+  // Rounds: a pause, one untimed run, then `block` timed runs of one
+  // engine, the same for the other. Each engine's idle worker threads spin
+  // for a while after a run; the pause and the untimed run keep that out of
+  // the other engine's timings.
   const auto gap = std::chrono::milliseconds(a.gap_ms);
+  for (int r = 0; r < a.warmup; ++r) {
+    ort.run();
+    exe->execute();
+  }
   std::vector<double> ort_ms, quarry_ms;
-  for (int r = 0; r < a.warmup + a.runs; ++r) {
+  while (static_cast<int>(quarry_ms.size()) < a.runs) {
+    const int block =
+        std::min(a.block, a.runs - static_cast<int>(quarry_ms.size()));
     std::this_thread::sleep_for(gap);
-    const double o = time_ms([&] { ort.run(); });
+    ort.run();
+    for (int i = 0; i < block; ++i)
+      ort_ms.push_back(time_ms([&] { ort.run(); }));
     std::this_thread::sleep_for(gap);
-    const double q = time_ms([&] { exe->execute(); });
-    if (r >= a.warmup) {
-      ort_ms.push_back(o);
-      quarry_ms.push_back(q);
-    }
+    exe->execute();
+    for (int i = 0; i < block; ++i)
+      quarry_ms.push_back(time_ms([&] { exe->execute(); }));
   }
   const double err = runtime::max_relative_error(exe->outputs(), ort.outputs());
   const auto counts = runtime::count_steps(exe->steps());
@@ -192,6 +206,8 @@ int main(int argc, char **argv) {
     out["device"] = runtime::make_backend("cpu")->device_name();
     out["runs"] = a.runs;
     out["warmup"] = a.warmup;
+    out["block"] = a.block;
+    out["gap_ms"] = a.gap_ms;
     for (const std::string &f : a.files)
       for (int t : a.threads) {
         out["results"].push_back(compare(env, f, t, a));

@@ -181,6 +181,18 @@ inline std::vector<FusionCase> fusion_cases() {
       {{"matmul_residual_mul",
         mm + "y = ewmul(ewadd(matmul[act=tanh](x, w), r), r)\noutput y\n"},
        2},
+      // One row times static weights (the streaming gemv), large enough
+      // for several threads, and small.
+      {{"gemv_bias_sigmoid_residual",
+        "input x: [1,300]\nweight w: [300,700]\nweight bn: [700]\n"
+        "input r: [1,700]\ninput s: [1]\n"
+        "y = broadcast[fn=div](ewmul(sigmoid(broadcast[fn=add](matmul(x, w), "
+        "bn)), r), s)\noutput y\n"},
+       4},
+      {{"gemv_small_relu",
+        "input x: [1,7]\nweight w: [7,3]\ny = matmul[act=relu](x, w)\n"
+        "output y\n"},
+       0},
       // A broadcast that enlarges the result is not a post-op.
       {{"matmul_enlarging_add",
         "input x: [1,6]\nweight w: [6,5]\ninput r: [4,5]\n"

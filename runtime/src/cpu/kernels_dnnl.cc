@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "epilogue.h"
+#include "gemv.h"
 #include "kernels.h"
 #include "primitive_step.h"
 
@@ -201,6 +202,8 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
 
 Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
                                      ResultTypes out, PostOps post) {
+  if (gemv_applies(in))
+    return gemv_lowered(in, out, post);
   // Leading (batch) dimensions collapse into one; without a batch the
   // problem is 2-D, for which oneDNN has faster kernels (small m above all).
   const Shape &a = in[0].shape(), &b = in[1].shape();

@@ -1,0 +1,130 @@
+//===- gemv.cc - Streaming row-vector-matrix products ---------------------===//
+#include "gemv.h"
+
+#include "quarry/core/ops/broadcast.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace quarry::runtime::cpu {
+
+namespace {
+
+/// y = x[k0..k1) . W[k0..k1, :) for row-major W [k, n]: rows read once,
+/// front to back, into accumulators that stay in L1. Built for AVX-512,
+/// AVX2 and plain x86-64; the loader picks what the CPU has.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+gemv_rows(const float *x, const float *w, float *y, int64_t k0, int64_t k1,
+          int64_t n) {
+  for (int64_t c = 0; c < n; ++c)
+    y[c] = 0.0f;
+  for (int64_t i = k0; i < k1; ++i) {
+    const float xi = x[i];
+    const float *row = w + i * n;
+#pragma omp simd
+    for (int64_t c = 0; c < n; ++c)
+      y[c] += xi * row[c];
+  }
+}
+
+float unary(UnaryFn f, float v) {
+  switch (f) {
+  case UnaryFn::Relu:
+    return v > 0.0f ? v : 0.0f;
+  case UnaryFn::Sigmoid:
+    return 1.0f / (1.0f + std::exp(-v));
+  case UnaryFn::Tanh:
+    return std::tanh(v);
+  case UnaryFn::InvSqrt:
+    return 1.0f / std::sqrt(v);
+  }
+  return v;
+}
+
+/// One post-op with its operand's position among the step's operands.
+struct BoundPostOp {
+  PostOp op;
+  int operand = -1;
+};
+
+/// Applies the epilogue to y[c0..c1). A per-channel or full operand of a
+/// one-row result holds one value per column; a scalar one value.
+void apply_epilogue(const std::vector<BoundPostOp> &post,
+                    const std::vector<float *> &in, float *y, int64_t c0,
+                    int64_t c1) {
+  for (const BoundPostOp &p : post) {
+    if (p.op.kind == PostOp::Kind::Unary) {
+      for (int64_t c = c0; c < c1; ++c)
+        y[c] = unary(p.op.unary, y[c]);
+      continue;
+    }
+    const float *o = in[p.operand];
+    const bool scalar = p.op.spread == Spread::Scalar;
+    for (int64_t c = c0; c < c1; ++c)
+      y[c] = ops::apply_broadcast_fn(p.op.binary, y[c], o[scalar ? 0 : c]);
+  }
+}
+
+/// Below this many weights, threads cost more than they save.
+constexpr int64_t kParallelWeights = 1 << 16;
+
+} // namespace
+
+bool gemv_applies(CpuOperands in) {
+  const Shape &a = in[0].shape(), &b = in[1].shape();
+  return in[1].is_static() && a.rank() == 2 && b.rank() == 2 && a[0] == 1;
+}
+
+Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
+  const int64_t k = in[1].shape()[0], n = in[1].shape()[1];
+  std::vector<BoundPostOp> bound;
+  int operand = 2;
+  for (const PostOp &p : post)
+    bound.push_back({p, p.kind == PostOp::Kind::Binary ? operand++ : -1});
+  Lowered l;
+  l.in = plain_mds(in);
+  l.out = plain_mds(out);
+  l.impl = "gemv";
+  // Threads split the rows (each streams a contiguous part of W), then
+  // sum their partial rows column slab by column slab and apply the
+  // epilogue there. Splitting columns instead reads W with gaps, which
+  // measured slower than one thread.
+  l.bind = [k, n, bound](const Bound &b) -> Step {
+    auto partial = std::make_shared<std::vector<float>>();
+    return [k, n, bound, partial, in = b.in, y = b.out[0]] {
+      const int threads =
+          k * n < kParallelWeights ? 1 : std::max(1, omp_get_max_threads());
+      if (threads == 1) {
+        gemv_rows(in[0], in[1], y, 0, k, n);
+        apply_epilogue(bound, in, y, 0, n);
+        return;
+      }
+      partial->resize(static_cast<size_t>(threads * n));
+      float *parts = partial->data();
+#pragma omp parallel num_threads(threads)
+      {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        gemv_rows(in[0], in[1], parts + t * n, k * t / nt, k * (t + 1) / nt, n);
+#pragma omp barrier
+        // Slabs of whole 64-byte lines, one per thread.
+        const int64_t lines = (n + 15) / 16;
+        const int64_t c0 = std::min(n, lines * t / nt * 16);
+        const int64_t c1 = std::min(n, lines * (t + 1) / nt * 16);
+        for (int64_t c = c0; c < c1; ++c) {
+          float sum = parts[c];
+          for (int j = 1; j < nt; ++j)
+            sum += parts[j * n + c];
+          y[c] = sum;
+        }
+        apply_epilogue(bound, in, y, c0, c1);
+      }
+    };
+  };
+  return l;
+}
+
+} // namespace quarry::runtime::cpu

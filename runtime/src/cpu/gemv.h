@@ -1,0 +1,25 @@
+//===- gemv.h - A row vector times a static matrix -------------*- C++ -*-===//
+//
+// matmul with one row ([1,k] x [k,n], static weights) reads every weight
+// once and does two flops per float read: its speed is the memory's. oneDNN
+// 2.x's kernels reach about two thirds of the bandwidth a plain streaming
+// loop reaches on such problems (bench/ort_vs_quarry on nasrnn), so the cpu
+// backend runs them here: the weights stay row-major and are read front to
+// back, each thread streaming its own share of the rows, and the epilogue
+// (fusion.h) is applied to the finished row.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels.h"
+
+namespace quarry::runtime::cpu {
+
+/// Whether a matmul of these operands runs as a gemv: a single row and a
+/// static 2-D weight.
+bool gemv_applies(CpuOperands in);
+
+/// The gemv step, with the post-ops `post` (operands after the weight).
+Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post);
+
+} // namespace quarry::runtime::cpu
