@@ -1,6 +1,7 @@
 //===- gemv.cc - Streaming row-vector-matrix products ---------------------===//
 #include "gemv.h"
 
+#include "quarry/core/float_domain.h"
 #include "quarry/core/ops/broadcast.h"
 
 #include <omp.h>
@@ -31,20 +32,6 @@ gemv_rows(const float *x, const float *w, float *y, int64_t k0, int64_t k1,
   }
 }
 
-float unary(UnaryFn f, float v) {
-  switch (f) {
-  case UnaryFn::Relu:
-    return v > 0.0f ? v : 0.0f;
-  case UnaryFn::Sigmoid:
-    return 1.0f / (1.0f + std::exp(-v));
-  case UnaryFn::Tanh:
-    return std::tanh(v);
-  case UnaryFn::InvSqrt:
-    return 1.0f / std::sqrt(v);
-  }
-  return v;
-}
-
 /// One post-op with its operand's position among the step's operands.
 struct BoundPostOp {
   PostOp op;
@@ -59,7 +46,7 @@ void apply_epilogue(const std::vector<BoundPostOp> &post,
   for (const BoundPostOp &p : post) {
     if (p.op.kind == PostOp::Kind::Unary) {
       for (int64_t c = c0; c < c1; ++c)
-        y[c] = unary(p.op.unary, y[c]);
+        y[c] = FloatDomain().unary(p.op.unary, y[c]);
       continue;
     }
     const float *o = in[p.operand];
