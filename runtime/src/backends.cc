@@ -25,7 +25,7 @@ std::unique_ptr<Backend> make_backend(std::string_view name,
     return make_cpu_backend(opts);
   if (name == "cuda") {
 #ifdef QUARRY_RUNTIME_CUDA
-    return make_cuda_backend();
+    return make_cuda_backend(opts);
 #else
     throw Error("backend cuda: not in this build (configure found no CUDA "
                 "toolkit with cuDNN and cuBLAS)");

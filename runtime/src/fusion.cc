@@ -1,6 +1,7 @@
 //===- fusion.cc - Anchors and the elementwise chains they absorb ---------===//
 #include "fusion.h"
 
+#include <algorithm>
 #include <map>
 
 namespace quarry::runtime {
@@ -100,7 +101,8 @@ std::string PostOp::str() const {
   }
   static constexpr const char *kSpread[] = {"scalar", "per-channel", "full"};
   return std::string(ops::kBroadcastNames[static_cast<int>(binary)]) + "(" +
-         kSpread[static_cast<int>(spread)] + ")";
+         kSpread[static_cast<int>(spread)] + (accumulate ? ", in place" : "") +
+         ")";
 }
 
 std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
@@ -126,6 +128,24 @@ std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
   if (per_channel && channel >= 0)
     return Spread::PerChannel;
   return std::nullopt;
+}
+
+std::vector<ScheduledStep> schedule_of(const Graph &g, const Plan &p,
+                                       const std::vector<FusedStep> &steps) {
+  std::vector<ScheduledStep> schedule;
+  for (const FusedStep &s : steps) {
+    ScheduledStep step{g.node(s.anchor).inputs, {}};
+    for (const PostOp &op : s.post)
+      if (op.kind == PostOp::Kind::Binary)
+        step.reads.push_back(op.operand);
+    if (s.fused())
+      step.writes.push_back(s.result());
+    else
+      for (size_t o = 0; o < p.values[s.anchor].size(); ++o)
+        step.writes.push_back({s.anchor, static_cast<int32_t>(o)});
+    schedule.push_back(std::move(step));
+  }
+  return schedule;
 }
 
 std::vector<PostOp> own_activation(const Graph &g, int32_t anchor) {
@@ -185,6 +205,16 @@ std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
         s.nodes.push_back(next);
         absorbed[next] = true;
         cur = {next, 0};
+      }
+      if (policy.accept && s.fused()) {
+        // Nodes past the accepted prefix run alone, at their own places.
+        const size_t own = s.post.size() + 1 - s.nodes.size();
+        const size_t keep = std::max(own, policy.accept(n, s.post));
+        while (s.post.size() > keep) {
+          absorbed[s.nodes.back()] = false;
+          s.nodes.pop_back();
+          s.post.pop_back();
+        }
       }
     }
     ends_at.emplace(s.nodes.back(), std::move(s));

@@ -21,6 +21,7 @@
 #include "quarry/core/ops/broadcast.h"
 #include "quarry/runtime/plan.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +39,11 @@ struct PostOp {
   ValueRef operand{};           ///< Binary: the other operand
   bool operand_static = false;  ///< Binary: computed from weights only
   Spread spread = Spread::Full; ///< Binary
-  int32_t node = -1;            ///< the graph node it comes from
+  /// Binary add of a full computed operand that nothing reads afterwards:
+  /// the backend may compute the result into the operand's own buffer and
+  /// accumulate (oneDNN's sum post-op) instead of reading it separately.
+  bool accumulate = false;
+  int32_t node = -1; ///< the graph node it comes from
 
   /// "relu", "add(per-channel)", ...
   std::string str() const;
@@ -65,12 +70,23 @@ struct FusionPolicy {
   bool binary_static = true;  ///< binary post-ops with a static operand
   bool binary_dynamic = true; ///< binary post-ops with a computed operand
   bool enabled = true;        ///< false: every node alone
+  /// How many of a chain's post-ops (own activation included) the backend
+  /// runs in the anchor's kernel: a prefix, the rest run alone. Unset:
+  /// all of them.
+  std::function<size_t(const Node &anchor, const std::vector<PostOp> &post)>
+      accept;
 };
 
 /// The plan's steps grouped into fused steps, in execution order. Nodes of
 /// `p.steps` appear in exactly one FusedStep.
 std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
                                   const FusionPolicy &policy);
+
+/// The order `steps` run in, as plan.h's assign_buffers takes it: each
+/// step reads its anchor's operands and its post-ops' and writes its
+/// result (all of the anchor's results when it runs alone).
+std::vector<ScheduledStep> schedule_of(const Graph &g, const Plan &p,
+                                       const std::vector<FusedStep> &steps);
 
 /// The anchor's activation attribute as a post-op list (empty for none),
 /// for an anchor that is lowered alone.

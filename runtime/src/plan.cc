@@ -69,36 +69,40 @@ void fold(const Graph &g, const Bindings<float> &weights,
   }
 }
 
-void assign_plan_buffers(const Graph &g, Plan &p) {
+} // namespace
+
+void assign_buffers(const Graph &g, Plan &p,
+                    const std::vector<ScheduledStep> &schedule) {
+  for (auto &vals : p.values)
+    for (PlannedValue &v : vals)
+      v.buffer = -1;
+  p.buffer_elems.clear();
   // Inputs are written before the first step; inputs and outputs live on.
   std::map<ValueRef, int> use_of;
   std::vector<BufferUse> uses;
-  for (int32_t id : p.inputs) {
-    use_of[{id, 0}] = static_cast<int>(uses.size());
-    uses.push_back(
-        {-1, BufferUse::kForever, p.values[id][0].type.shape.numel()});
-  }
-  for (size_t s = 0; s < p.steps.size(); ++s) {
-    const int32_t id = p.steps[s];
-    for (ValueRef v : g.node(id).inputs)
+  auto add_use = [&](ValueRef v, int first) {
+    use_of[v] = static_cast<int>(uses.size());
+    uses.push_back({first, -1, p.value(v).type.shape.numel()});
+  };
+  for (int32_t id : p.inputs)
+    add_use({id, 0}, -1);
+  for (size_t s = 0; s < schedule.size(); ++s) {
+    for (ValueRef v : schedule[s].reads)
       if (auto it = use_of.find(v); it != use_of.end())
         uses[it->second].last =
             std::max(uses[it->second].last, static_cast<int>(s));
-    for (size_t o = 0; o < p.values[id].size(); ++o) {
-      use_of[{id, static_cast<int32_t>(o)}] = static_cast<int>(uses.size());
-      uses.push_back(
-          {static_cast<int>(s), -1, p.values[id][o].type.shape.numel()});
-    }
+    for (ValueRef v : schedule[s].writes)
+      add_use(v, static_cast<int>(s));
   }
+  for (int32_t id : p.inputs)
+    uses[use_of.at({id, 0})].last = BufferUse::kForever;
   for (ValueRef v : g.outputs())
     if (auto it = use_of.find(v); it != use_of.end())
       uses[it->second].last = BufferUse::kForever;
-  const std::vector<int> buffer = assign_buffers(uses, p.buffer_elems);
+  const std::vector<int> buffer = runtime::assign_buffers(uses, p.buffer_elems);
   for (const auto &[v, u] : use_of)
     p.values[v.node][v.output].buffer = buffer[u];
 }
-
-} // namespace
 
 int64_t Plan::planned_elems() const {
   int64_t n = 0;
@@ -146,7 +150,14 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
   p.values.resize(g.num_nodes());
   p.static_values.resize(g.num_nodes());
   fold(g, weights, backend, supports, g.live_nodes(), p);
-  assign_plan_buffers(g, p);
+  std::vector<ScheduledStep> schedule;
+  for (int32_t id : p.steps) {
+    ScheduledStep s{g.node(id).inputs, {}};
+    for (size_t o = 0; o < p.values[id].size(); ++o)
+      s.writes.push_back({id, static_cast<int32_t>(o)});
+    schedule.push_back(std::move(s));
+  }
+  assign_buffers(g, p, schedule);
   return p;
 }
 

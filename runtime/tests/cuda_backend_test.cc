@@ -3,7 +3,7 @@
 // Exits 77, which ctest reports as skipped, when no CUDA device is present.
 //
 //===----------------------------------------------------------------------===//
-#include "cases.h"
+#include "layout_cases.h"
 #include "quarry/runtime/cost_cache.h"
 #include "quarry/runtime/cuda_backend.h"
 #include "quarry/runtime/reference_backend.h"
@@ -66,6 +66,68 @@ TEST(CudaBackend, EvenKernelWithSamePaddingIsAClearError) {
     EXPECT_STREQ(e.what(), "backend cuda: pool2d_max: kernel 2 needs "
                            "asymmetric padding, which this backend does not "
                            "do (node 'y' (pool2d_max))");
+  }
+}
+
+/// Fusion cases cuda runs: convolutions with a bias, a residual sum and
+/// relu, and chains it lowers node by node (no div, pow or matmul
+/// epilogues).
+std::vector<FusionCase> cuda_fusion_cases() {
+  std::vector<FusionCase> cs;
+  for (const FusionCase &f : fusion_cases())
+    if (f.c.name.rfind("conv_", 0) == 0 &&
+        f.c.text.find("fn=div") == std::string::npos)
+      cs.push_back(f);
+  return cs;
+}
+
+class CudaFusion : public ::testing::TestWithParam<FusionCase> {};
+
+TEST_P(CudaFusion, MatchesReferenceFusedOrNot) {
+  auto ref = make_reference_backend();
+  for (bool fuse : {true, false})
+    for (bool graphs : {true, false}) {
+      BackendOptions o;
+      o.fuse = fuse;
+      o.cuda_graphs = graphs;
+      auto gpu = make_cuda_backend(o);
+      expect_matches_reference(*gpu, *ref, GetParam().c);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaFusion,
+                         ::testing::ValuesIn(cuda_fusion_cases()),
+                         [](const ::testing::TestParamInfo<FusionCase> &i) {
+                           return i.param.c.name;
+                         });
+
+TEST(CudaBackend, ConvBiasResidualReluIsOneStep) {
+  const Graph g = parse_graph(
+      "input x: [1,8,6,6]\nweight w: [16,8,3,3]\nweight b: [16,1,1]\n"
+      "weight v: [16,8,1,1]\n"
+      "y = relu(ewadd(broadcast[fn=add](conv2d(x, w), b), conv2d(x, v)))\n"
+      "output y\n");
+  auto e = make_cuda_backend()->prepare(g, random_run_bindings(g, 1));
+  EXPECT_EQ(e->steps()[0].impl, "2 steps, 1 fused by cuDNN");
+}
+
+TEST(CudaBackend, AGraphReplaysWithNewInputs) {
+  // The CUDA graph is recorded on the first run; later runs read the new
+  // inputs from the same buffers.
+  const Graph g = parse_graph(graph_cases()[0].text);
+  auto gpu = make_cuda_backend();
+  auto ref = make_reference_backend();
+  const auto weights = random_run_bindings(g, 1);
+  auto e = gpu->prepare(g, weights);
+  for (uint64_t seed : {2, 3, 4}) {
+    auto inputs = random_run_bindings(g, seed);
+    for (const auto &[name, t] : weights)
+      if (g.node(g.find_variable(name)).kind == OpKind::Weight)
+        inputs.insert_or_assign(name, t);
+    EXPECT_LE(max_relative_error(run_once(*e, inputs),
+                                 run_once(*ref->prepare(g, inputs), inputs)),
+              kTolerance)
+        << seed;
   }
 }
 

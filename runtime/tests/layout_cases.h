@@ -175,6 +175,20 @@ inline std::vector<FusionCase> fusion_cases() {
         conv + "weight v: [16,8,1,1]\n"
                "y = relu(ewadd(conv2d(x, w), conv2d(x, v)))\noutput y\n"},
        2},
+      // The summed convolution's buffer is read later: no sum in place.
+      {{"conv_plus_conv_read_later",
+        conv + "weight v: [16,8,1,1]\nd = conv2d(x, v)\n"
+               "y = relu(ewadd(conv2d(x, w), d))\nz = sigmoid(d)\n"
+               "output y, z\n"},
+       2},
+      // The summed operand is a view of a value read later: the sum starts
+      // from a copy.
+      {{"conv_plus_view_read_later",
+        conv + "weight v: [16,8,1,1]\nd = conv2d(x, v)\n"
+               "e = reshape[shape=1,16,6,6](d)\n"
+               "y = relu(ewadd(conv2d(x, w), e))\nz = tanh(d)\n"
+               "output y, z\n"},
+       2},
       {{"matmul_bias_sigmoid",
         mm + "y = sigmoid(broadcast[fn=add](matmul(x, w), bn))\noutput y\n"},
        2},

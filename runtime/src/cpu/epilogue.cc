@@ -16,6 +16,14 @@ Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
     const int this_operand = operand++;
     if (k < first)
       continue;
+    if (p.accumulate && p.binary == ops::BroadcastFn::Add &&
+        p.spread == Spread::Full && accumulated_ < 0) {
+      // dst = (what came before) + dst: the result's buffer holds the
+      // operand when the primitive starts (program.cc arranges it).
+      ops_.append_sum(1.0f);
+      accumulated_ = this_operand;
+      continue;
+    }
     dnnl::memory::desc md;
     if (p.spread == Spread::Full) {
       md = dnnl::memory::desc(result, dnnl::memory::data_type::f32,
@@ -38,12 +46,15 @@ dnnl::primitive_attr Epilogue::attr() const {
   return a;
 }
 
-void Epilogue::wanted_layouts(CpuOperands in,
+void Epilogue::wanted_layouts(CpuOperands in, const dnnl::memory::desc &dst,
                               std::vector<dnnl::memory::desc> &wanted) const {
   // A blocked (full) operand has the result's own dims (fusion.h); plain
   // ones hold the same floats as the operand's row-major form.
   for (const Src1 &s : src1_)
     wanted[s.operand] = is_plain(s.md) ? plain_md(in[s.operand].shape()) : s.md;
+  if (accumulated_ >= 0)
+    wanted[accumulated_] =
+        is_plain(dst) ? plain_md(in[accumulated_].shape()) : dst;
 }
 
 void Epilogue::bind(const Context &c, const Bound &b, Args &args) const {

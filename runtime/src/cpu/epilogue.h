@@ -38,9 +38,14 @@ public:
   }
 
   /// The layout each binary operand must be in, in the operand's own dims:
-  /// the resolved one for full operands, else plain.
-  void wanted_layouts(CpuOperands in,
+  /// the resolved one for full operands, else plain; the accumulated
+  /// operand in the result's layout `dst`.
+  void wanted_layouts(CpuOperands in, const dnnl::memory::desc &dst,
                       std::vector<dnnl::memory::desc> &wanted) const;
+
+  /// The operand whose buffer the result is computed into (a sum post-op),
+  /// or -1.
+  int accumulated() const { return accumulated_; }
 
   /// The binary operands' memories over the bound buffers, added to `args`.
   void bind(const Context &c, const Bound &b, Args &args) const;
@@ -60,6 +65,7 @@ private:
   }
   dnnl::post_ops ops_;
   std::vector<Src1> src1_;
+  int accumulated_ = -1;
 };
 
 } // namespace quarry::runtime::cpu

@@ -75,6 +75,9 @@ struct Lowered {
   std::string impl;
   /// >= 0: result 0 is operand `alias` seen with another shape (no copy).
   int alias = -1;
+  /// >= 0: result 0 is computed into operand `accumulate`'s buffer, which
+  /// holds that operand when the step starts (an in-place residual sum).
+  int accumulate = -1;
 };
 
 template <class Def> struct CpuKernel {
@@ -119,6 +122,19 @@ QUARRY_CPU_KERNEL(ops::Pad)
 /// Any operator, through its float semantics (core's evaluate) over plain
 /// buffers: what runs where no CpuKernel exists (resize, enlarge, ...).
 Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
+
+/// Result 0 is operand 0's memory, read in layout `in` and seen as `out`
+/// (same bytes): no step runs.
+inline Lowered view_of_operand(const dnnl::memory::desc &in,
+                               const dnnl::memory::desc &out) {
+  Lowered l;
+  l.in = {in};
+  l.out = {out};
+  l.impl = "view";
+  l.alias = 0;
+  l.bind = [](const Bound &) -> Step { return {}; };
+  return l;
+}
 
 /// Plain layouts for every operand and result.
 std::vector<dnnl::memory::desc> plain_mds(CpuOperands in);

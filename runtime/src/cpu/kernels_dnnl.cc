@@ -111,7 +111,8 @@ anchor_parts(Context &c, const Pd &pd, const Epilogue &epi, CpuOperands in,
     weights =
         laid_out_copy(c.engine, c.stream, pd.weights_desc(), in[1].static_data);
   l.in = plain_mds(in);
-  resolved->wanted_layouts(in, l.in);
+  resolved->wanted_layouts(in, pd.dst_desc(), l.in);
+  l.accumulate = resolved->accumulated();
   l.impl = impl_name(pd);
   return {resolved, weights};
 }
@@ -123,6 +124,10 @@ Lowered pool(Context &c, const Node &n, dnnl::algorithm alg, CpuOperands in,
   const auto [wy, wx] = Def::windows(n.attrs, x);
   const auto &k = n.attrs.list(Def::kKernel);
   const auto &s = n.attrs.list(Def::kStride);
+  if (k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1) {
+    // A 1x1 window with stride 1 is the identity.
+    return view_of_operand(in[0].md, in[0].md);
+  }
   const memory::desc dst(to_dims(out[0].shape), kF32, tag::any);
   const dnnl::pooling_forward::desc d(
       dnnl::prop_kind::forward_inference, alg, in[0].md, dst, {s[0], s[1]},

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 namespace quarry::runtime::cpu {
 
@@ -41,7 +42,16 @@ Program::Program(const Graph &g, const Plan &p, Context &c,
     slots_[s].keep = true;
     input_slot_[id] = s;
   }
-  for (const FusedStep &s : fuse_steps(g, p, policy)) {
+  const std::vector<FusedStep> steps = fuse_steps(g, p, policy);
+  // The last step that reads each value, for sums computed in place.
+  const std::vector<ScheduledStep> schedule = schedule_of(g, p, steps);
+  for (size_t k = 0; k < schedule.size(); ++k)
+    for (ValueRef v : schedule[k].reads)
+      last_read_[v] = static_cast<int>(k);
+  for (ValueRef v : g.outputs())
+    last_read_[v] = static_cast<int>(schedule.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const FusedStep s = with_accumulation(steps[k], static_cast<int>(k));
     if (!s.fused()) {
       lower(s);
       continue;
@@ -66,6 +76,31 @@ Program::Program(const Graph &g, const Plan &p, Context &c,
   }
   assign_buffers();
   bind();
+}
+
+FusedStep Program::with_accumulation(FusedStep s, int step) const {
+  // A full computed operand of an add that nothing reads later (and that
+  // is no graph input or output, nor another operand of this step) can
+  // hold the result: the kernel accumulates into its buffer.
+  std::map<ValueRef, int> uses;
+  for (ValueRef v : g_.node(s.anchor).inputs)
+    ++uses[v];
+  for (const PostOp &op : s.post)
+    if (op.kind == PostOp::Kind::Binary)
+      ++uses[op.operand];
+  for (PostOp &op : s.post) {
+    if (op.kind != PostOp::Kind::Binary || op.operand_static ||
+        op.spread != Spread::Full || op.binary != ops::BroadcastFn::Add)
+      continue;
+    const ValueRef v = op.operand;
+    auto last = last_read_.find(v);
+    if (uses[v] == 1 && last != last_read_.end() && last->second == step &&
+        g_.node(v.node).kind != OpKind::Input) {
+      op.accumulate = true;
+      break;
+    }
+  }
+  return s;
 }
 
 void Program::lower_alone(int32_t node) {
@@ -142,7 +177,41 @@ void Program::lower(const FusedStep &s) {
       slots_[slot].view_of = root(ins.in[l.alias]);
     ins.out.push_back(slot);
   }
+  if (l.accumulate >= 0) {
+    // The result starts as the accumulated operand: share its buffer when
+    // nothing else can still read it there, else copy it in first.
+    const int from = ins.in[l.accumulate];
+    if (can_overwrite(from))
+      slots_[ins.out[0]].view_of = from;
+    else
+      ins.bind = copy_then(std::move(ins.bind), l.accumulate,
+                           slots_[from].md.get_size());
+  }
   instrs_.push_back(std::move(ins));
+}
+
+bool Program::can_overwrite(int slot) const {
+  // Its value has no later reader (with_accumulation); no graph input or
+  // output lives in it, and no view shares it.
+  if (slots_[slot].view_of >= 0 || slots_[slot].keep)
+    return false;
+  for (const Slot &s : slots_)
+    if (s.view_of == slot)
+      return false;
+  return true;
+}
+
+std::function<Step(const Bound &)>
+Program::copy_then(std::function<Step(const Bound &)> bind, int operand,
+                   size_t bytes) {
+  return [bind = std::move(bind), operand, bytes](const Bound &b) -> Step {
+    Step step = bind(b);
+    return
+        [step = std::move(step), from = b.in[operand], to = b.out[0], bytes] {
+          std::memcpy(to, from, bytes);
+          step();
+        };
+  };
 }
 
 int Program::add_slot(ValueRef v, const dnnl::memory::desc &md, int first) {

@@ -9,8 +9,10 @@
 //     only where a consumer needs another one (graph inputs and outputs
 //     are plain). A value reordered once is shared by all such consumers;
 //   - memory: every slot (a value in one layout) gets a 64-byte aligned
-//     buffer, reused once its last reader has ran (buffer_pool.h); views
-//     (reshape) share their operand's buffer.
+//     buffer, reused once its last reader has run (buffer_pool.h); views
+//     (reshape) share their operand's buffer, and so does the result of a
+//     residual sum with the operand it accumulates onto when nothing reads
+//     that operand afterwards (oneDNN's sum post-op).
 //
 // Then each instruction is bound to its buffers, so a run only executes
 // the primitives in order.
@@ -73,6 +75,10 @@ public:
 private:
   void lower(const FusedStep &s);
   void lower_alone(int32_t node);
+  FusedStep with_accumulation(FusedStep s, int step) const;
+  bool can_overwrite(int slot) const;
+  static std::function<Step(const Bound &)>
+  copy_then(std::function<Step(const Bound &)> bind, int operand, size_t bytes);
   int slot_in(ValueRef v, const dnnl::memory::desc &md);
   int add_slot(ValueRef v, const dnnl::memory::desc &md, int first);
   int root(int slot) const;
@@ -87,6 +93,7 @@ private:
   std::vector<Slot> slots_;
   std::vector<Instruction> instrs_;
   std::map<ValueRef, std::vector<int>> slots_of_; ///< producer's first
+  std::map<ValueRef, int> last_read_; ///< the last step reading a value
   std::map<int32_t, int> input_slot_;
   std::map<ValueRef, int> output_slot_;
 

@@ -55,18 +55,39 @@ public:
   Context ctx;
 };
 
+/// What cuDNN fuses into a convolution (kernels.h).
+FusionPolicy cuda_fusion(bool enabled) {
+  FusionPolicy p;
+  p.enabled = enabled;
+  p.matmul = false;
+  p.accept = cudnn_fusable_prefix;
+  return p;
+}
+
 class CudaExecutable : public Executable {
 public:
-  CudaExecutable(const Graph &g, const Bindings<float> &weights)
-      : graph_(g), plan_(make_plan(graph_, weights, "cuda", cuda_supports)) {
+  CudaExecutable(const Graph &g, const Bindings<float> &weights,
+                 const BackendOptions &opts)
+      : graph_(g), plan_(make_plan(graph_, weights, "cuda", cuda_supports)),
+        fused_(fuse_steps(graph_, plan_, cuda_fusion(opts.fuse))),
+        use_graph_(opts.cuda_graphs) {
+    // Fused steps run where their last node ran: buffers follow that order.
+    assign_buffers(graph_, plan_, schedule_of(graph_, plan_, fused_));
     for (int64_t elems : plan_.buffer_elems)
       buffers_.push_back(std::make_unique<DeviceBuffer>(sizeof(float) * elems));
     upload_static_values();
-    for (int32_t id : plan_.steps)
-      steps_.push_back(lower(id));
+    for (const FusedStep &s : fused_)
+      steps_.push_back(lower(s));
     Context &c = handles_.ctx;
     workspace_ = std::make_unique<DeviceBuffer>(c.workspace_bytes);
     c.workspace = workspace_->get();
+  }
+
+  ~CudaExecutable() override {
+    if (graph_exec_)
+      cudaGraphExecDestroy(graph_exec_);
+    if (cuda_graph_)
+      cudaGraphDestroy(cuda_graph_);
   }
 
   void set_inputs(const Bindings<float> &inputs) override {
@@ -81,9 +102,29 @@ public:
   }
 
   void execute() override {
-    for (auto &s : steps_)
-      s();
-    QUARRY_CUDA_CHECK(cudaStreamSynchronize(handles_.ctx.stream));
+    cudaStream_t stream = handles_.ctx.stream;
+    if (use_graph_ && !graph_exec_ && !capture())
+      use_graph_ = false;
+    if (graph_exec_) {
+      QUARRY_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream));
+    } else {
+      for (auto &s : steps_)
+        s();
+    }
+    QUARRY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  std::vector<StepInfo> steps() const override {
+    StepInfo s;
+    s.label = use_graph_ ? "graph (one CUDA graph launch)"
+                         : "graph (steps launched one by one)";
+    s.layout = "nchw";
+    int kernels = 0;
+    for (const FusedStep &f : fused_)
+      kernels += f.fused() ? 1 : 0;
+    s.impl = std::to_string(fused_.size()) + " steps, " +
+             std::to_string(kernels) + " fused by cuDNN";
+    return {s};
   }
 
   std::vector<Tensor<float>> outputs() override {
@@ -126,18 +167,70 @@ private:
     return buffers_[pv.buffer]->floats();
   }
 
-  Step lower(int32_t id) {
+  Step lower(const FusedStep &s) {
+    const int32_t id = s.anchor;
     try {
-      return lower_node<CudaKernel>(handles_.ctx, graph_, plan_, id,
-                                    [this](ValueRef v) { return data(v); });
+      if (!s.fused())
+        return lower_node<CudaKernel>(handles_.ctx, graph_, plan_, id,
+                                      [this](ValueRef v) { return data(v); });
+      auto operand = [&](ValueRef v) {
+        const PlannedValue &pv = plan_.value(v);
+        return Operand{&pv.type, data(v), pv.is_static};
+      };
+      std::vector<Operand> in;
+      for (ValueRef v : graph_.node(id).inputs)
+        in.push_back(operand(v));
+      for (const PostOp &op : s.post)
+        if (op.kind == PostOp::Kind::Binary)
+          in.push_back(operand(op.operand));
+      const std::vector<Operand> out{operand(s.result())};
+      return fused_conv(handles_.ctx, graph_.node(id), in, out, s.post);
     } catch (const Error &e) {
       throw Error(std::string(e.what()) + " (" + describe_node(graph_, id) +
                   ")");
     }
   }
 
+  /// Records every step's work on the stream into one CUDA graph, so a run
+  /// is one launch instead of one per kernel. False (and the stream left
+  /// as it was) when some step cannot be captured: then steps run one by
+  /// one.
+  bool capture() {
+    cudaStream_t stream = handles_.ctx.stream;
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) !=
+        cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    bool ok = true;
+    try {
+      for (auto &s : steps_)
+        s();
+    } catch (const Error &) {
+      ok = false;
+    }
+    cudaGraph_t g = nullptr;
+    ok = cudaStreamEndCapture(stream, &g) == cudaSuccess && ok && g;
+    if (ok && cudaGraphInstantiate(&graph_exec_, g, 0) != cudaSuccess) {
+      graph_exec_ = nullptr;
+      ok = false;
+    }
+    if (!ok) {
+      if (g)
+        cudaGraphDestroy(g);
+      cudaGetLastError(); // clear the sticky error of the failed capture
+      return false;
+    }
+    cuda_graph_ = g;
+    return true;
+  }
+
   Graph graph_;
   Plan plan_;
+  std::vector<FusedStep> fused_;
+  bool use_graph_ = true;
+  cudaGraph_t cuda_graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
   Handles handles_;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
   std::map<ValueRef, std::unique_ptr<DeviceBuffer>> static_data_;
@@ -147,6 +240,7 @@ private:
 
 class CudaBackend : public Backend {
 public:
+  explicit CudaBackend(const BackendOptions &opts) : opts_(opts) {}
   std::string_view name() const override { return "cuda"; }
   std::string device_name() const override {
     cudaDeviceProp p{};
@@ -156,8 +250,11 @@ public:
   }
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
-    return std::make_unique<CudaExecutable>(g, weights);
+    return std::make_unique<CudaExecutable>(g, weights, opts_);
   }
+
+private:
+  BackendOptions opts_;
 };
 
 } // namespace
@@ -171,10 +268,10 @@ int cuda_device_count() {
 
 bool cuda_supports(OpKind kind) { return has_kernel<CudaKernel>(kind); }
 
-std::unique_ptr<Backend> make_cuda_backend() {
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions &opts) {
   if (cuda_device_count() == 0)
     throw Error("backend cuda: no CUDA device found");
-  return std::make_unique<CudaBackend>();
+  return std::make_unique<CudaBackend>(opts);
 }
 
 } // namespace quarry::runtime

@@ -97,18 +97,30 @@ Step unary_step(Context &c, cudnnActivationMode_t mode, Operands in,
   };
 }
 
-Step binary_step(Context &c, cudnnOpTensorOp_t op, Operands in, Operands out) {
+std::shared_ptr<cudnnOpTensorStruct> op_tensor(cudnnOpTensorOp_t op) {
   cudnnOpTensorDescriptor_t raw = nullptr;
   QUARRY_CUDA_CHECK(cudnnCreateOpTensorDescriptor(&raw));
   std::shared_ptr<cudnnOpTensorStruct> desc(raw,
                                             cudnnDestroyOpTensorDescriptor);
   QUARRY_CUDA_CHECK(cudnnSetOpTensorDescriptor(raw, op, CUDNN_DATA_FLOAT,
                                                CUDNN_NOT_PROPAGATE_NAN));
+  return desc;
+}
+
+Step binary_step(Context &c, cudnnOpTensorOp_t op, Operands in, Operands out) {
+  auto desc = op_tensor(op);
   auto d = flat(in[0].shape());
   return [&c, desc, d, a = in[0].data, b = in[1].data, y = out[0].data] {
     QUARRY_CUDA_CHECK(cudnnOpTensor(c.cudnn, desc.get(), &kOne, d.get(), a,
                                     &kOne, d.get(), b, &kZero, d.get(), y));
   };
+}
+
+/// "broadcast[fn=div]": the operator and its function, for errors.
+std::string describe_node_kind(const Node &n) {
+  return std::string(op_name(n.kind)) + "[fn=" +
+         std::string(ops::kBroadcastNames[n.attrs.i(ops::Broadcast::kFn)]) +
+         "]";
 }
 
 /// Symmetric padding for one axis, or an error naming the node.
@@ -157,23 +169,36 @@ void copy_rows(Context &c, float *dst, int64_t dst_pitch, const float *src,
 
 } // namespace
 
-Step CudaKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
-                                   Operands out) {
+namespace {
+
+using FilterDesc = std::shared_ptr<cudnnFilterStruct>;
+using ConvDesc = std::shared_ptr<cudnnConvolutionStruct>;
+
+/// A convolution's descriptors and the fastest algorithm for it.
+struct ConvSetup {
+  TensorDesc xd, yd;
+  FilterDesc wd;
+  ConvDesc cd;
+  cudnnConvolutionFwdAlgo_t algo{};
+  size_t bytes = 0;
+};
+
+ConvSetup conv_setup(Context &c, const Node &n, Operands in) {
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
   const auto &s = n.attrs.list(Conv::kStride);
-  auto xd = nchw(g.n, g.c, g.h, g.w);
-  auto yd = nchw(g.n, g.co, g.y.out, g.x.out);
+  ConvSetup cs;
+  cs.xd = nchw(g.n, g.c, g.h, g.w);
+  cs.yd = nchw(g.n, g.co, g.y.out, g.x.out);
   cudnnFilterDescriptor_t wraw = nullptr;
   QUARRY_CUDA_CHECK(cudnnCreateFilterDescriptor(&wraw));
-  std::shared_ptr<cudnnFilterStruct> wd(wraw, cudnnDestroyFilterDescriptor);
+  cs.wd = FilterDesc(wraw, cudnnDestroyFilterDescriptor);
   QUARRY_CUDA_CHECK(cudnnSetFilter4dDescriptor(
       wraw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, to_int(g.co), to_int(g.cw),
       to_int(g.kh), to_int(g.kw)));
   cudnnConvolutionDescriptor_t craw = nullptr;
   QUARRY_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&craw));
-  std::shared_ptr<cudnnConvolutionStruct> cd(craw,
-                                             cudnnDestroyConvolutionDescriptor);
+  cs.cd = ConvDesc(craw, cudnnDestroyConvolutionDescriptor);
   QUARRY_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
       craw, symmetric_pad(n, g.h, g.kh, s[0], g.y),
       symmetric_pad(n, g.w, g.kw, s[1], g.x), to_int(s[0]), to_int(s[1]), 1, 1,
@@ -186,8 +211,8 @@ Step CudaKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
   QUARRY_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
-      c.cudnn, xd.get(), wraw, craw, yd.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-      &found, perf));
+      c.cudnn, cs.xd.get(), wraw, craw, cs.yd.get(),
+      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
   int best = -1;
   for (int i = 0; i < found && best < 0; ++i)
     if (perf[i].status == CUDNN_STATUS_SUCCESS)
@@ -195,22 +220,91 @@ Step CudaKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
   if (best < 0)
     throw Error("backend cuda: cudnnFindConvolutionForwardAlgorithm found no "
                 "algorithm for this convolution");
-  const cudnnConvolutionFwdAlgo_t algo = perf[best].algo;
-  size_t bytes = 0;
+  cs.algo = perf[best].algo;
   QUARRY_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
-      c.cudnn, xd.get(), wraw, craw, yd.get(), algo, &bytes));
-  c.workspace_bytes = std::max(c.workspace_bytes, bytes);
+      c.cudnn, cs.xd.get(), wraw, craw, cs.yd.get(), cs.algo, &cs.bytes));
+  c.workspace_bytes = std::max(c.workspace_bytes, cs.bytes);
+  return cs;
+}
 
-  Step conv = [&c, xd, wd, cd, yd, algo, bytes, x = in[0].data, w = in[1].data,
-               y = out[0].data] {
+/// Device memory freed with its last owner.
+std::shared_ptr<float> device_zeros(int64_t floats) {
+  void *p = nullptr;
+  QUARRY_CUDA_CHECK(cudaMalloc(&p, sizeof(float) * floats));
+  std::shared_ptr<float> owned(static_cast<float *>(p),
+                               [](float *q) { cudaFree(q); });
+  QUARRY_CUDA_CHECK(cudaMemset(p, 0, sizeof(float) * floats));
+  return owned;
+}
+
+} // namespace
+
+Step CudaKernel<ops::Conv2D>::make(Context &c, const Node &n, Operands in,
+                                   Operands out) {
+  const ConvSetup cs = conv_setup(c, n, in);
+  Step conv = [&c, cs, x = in[0].data, w = in[1].data, y = out[0].data] {
     QUARRY_CUDA_CHECK(cudnnConvolutionForward(
-        c.cudnn, &kOne, xd.get(), x, wd.get(), w, cd.get(), algo, c.workspace,
-        bytes, &kZero, yd.get(), y));
+        c.cudnn, &kOne, cs.xd.get(), x, cs.wd.get(), w, cs.cd.get(), cs.algo,
+        c.workspace, cs.bytes, &kZero, cs.yd.get(), y));
   };
   return sequence(
       std::move(conv),
-      activation_step(c, static_cast<Activation>(n.attrs.i(Conv::kAct)),
+      activation_step(c, static_cast<Activation>(n.attrs.i(ops::Conv2D::kAct)),
                       out[0].shape(), out[0].data));
+}
+
+size_t cudnn_fusable_prefix(const Node &anchor,
+                            const std::vector<PostOp> &post) {
+  if (anchor.kind != OpKind::Conv2D ||
+      static_cast<Activation>(anchor.attrs.i(ops::Conv2D::kAct)) !=
+          Activation::None)
+    return 0;
+  bool bias = false, residual = false;
+  for (size_t i = 0; i < post.size(); ++i) {
+    const PostOp &p = post[i];
+    if (p.kind == PostOp::Kind::Unary)
+      return p.unary == UnaryFn::Relu ? i + 1 : 0;
+    if (p.binary != ops::BroadcastFn::Add)
+      return 0;
+    if (p.spread == Spread::PerChannel && p.operand_static && !bias)
+      bias = true;
+    else if (p.spread == Spread::Full && !residual)
+      residual = true;
+    else
+      return 0;
+  }
+  return 0; // no relu to end the chain
+}
+
+Step fused_conv(Context &c, const Node &n, Operands in, Operands out,
+                const std::vector<PostOp> &post) {
+  const ConvSetup cs = conv_setup(c, n, in);
+  const int64_t co = out[0].shape()[1];
+  const float *bias = nullptr;
+  const float *z = nullptr;
+  int operand = 2;
+  for (const PostOp &p : post) {
+    if (p.kind != PostOp::Kind::Binary)
+      continue;
+    (p.spread == Spread::PerChannel ? bias : z) = in[operand++].data;
+  }
+  // cuDNN always adds a bias; a chain without one adds zeros.
+  std::shared_ptr<float> zeros;
+  if (!bias) {
+    zeros = device_zeros(co);
+    bias = zeros.get();
+  }
+  auto bd = nchw(1, co, 1, 1);
+  auto relu = activation(CUDNN_ACTIVATION_RELU);
+  // Without a residual, z is y itself with weight 0.
+  const float alpha2 = z ? 1.0f : 0.0f;
+  return [&c, cs, bd, relu, zeros, bias, z, alpha2, x = in[0].data,
+          w = in[1].data, y = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnConvolutionBiasActivationForward(
+        c.cudnn, &kOne, cs.xd.get(), x, cs.wd.get(), w, cs.cd.get(), cs.algo,
+        c.workspace, cs.bytes, &alpha2, cs.yd.get(), z ? z : y, bd.get(), bias,
+        relu.get(), cs.yd.get(), y));
+  };
 }
 
 Step CudaKernel<ops::MatMul>::make(Context &c, const Node &n, Operands in,
@@ -365,6 +459,56 @@ Step CudaKernel<ops::Reshape>::make(Context &c, const Node &, Operands in,
           bytes = sizeof(float) * in[0].shape().numel()] {
     QUARRY_CUDA_CHECK(
         cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, c.stream));
+  };
+}
+
+Step CudaKernel<ops::Broadcast>::make(Context &c, const Node &n, Operands in,
+                                      Operands out) {
+  // cudnnOpTensor: C = op(a1 * A, a2 * B), A of C's shape, B's extents
+  // equal to C's or 1. Subtraction is an add with a -1 weight.
+  const auto fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
+  const Shape &r = out[0].shape();
+  cudnnOpTensorOp_t op = CUDNN_OP_TENSOR_ADD;
+  switch (fn) {
+  case ops::BroadcastFn::Add:
+  case ops::BroadcastFn::Sub:
+    break;
+  case ops::BroadcastFn::Mul:
+    op = CUDNN_OP_TENSOR_MUL;
+    break;
+  case ops::BroadcastFn::Max:
+    op = CUDNN_OP_TENSOR_MAX;
+    break;
+  case ops::BroadcastFn::Min:
+    op = CUDNN_OP_TENSOR_MIN;
+    break;
+  case ops::BroadcastFn::Div:
+  case ops::BroadcastFn::Pow:
+    throw Error("backend cuda: " + describe_node_kind(n) +
+                " is not supported on this backend");
+  }
+  const int a = in[0].shape() == r ? 0 : 1;
+  if (in[a].shape() != r || r.rank() > CUDNN_DIM_MAX)
+    throw Error("backend cuda: " + describe_node_kind(n) +
+                ": broadcasting both operands is not supported on this "
+                "backend");
+  float wa = 1.0f, wb = 1.0f;
+  if (fn == ops::BroadcastFn::Sub)
+    (a == 0 ? wb : wa) = -1.0f;
+  auto desc_of = [&](const Shape &s) {
+    std::vector<int> dims(r.rank(), 1), strides(r.rank(), 1);
+    for (int i = 0; i < s.rank(); ++i)
+      dims[r.rank() - s.rank() + i] = to_int(s[i]);
+    for (int i = r.rank() - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * dims[i + 1];
+    return strided(dims, strides);
+  };
+  auto ad = desc_of(r), bd = desc_of(in[1 - a].shape());
+  auto desc = op_tensor(op);
+  return [&c, desc, ad, bd, wa, wb, x = in[a].data, y = in[1 - a].data,
+          z = out[0].data] {
+    QUARRY_CUDA_CHECK(cudnnOpTensor(c.cudnn, desc.get(), &wa, ad.get(), x, &wb,
+                                    bd.get(), y, &kZero, ad.get(), z));
   };
 }
 

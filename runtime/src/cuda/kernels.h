@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "../fusion.h"
 #include "check.h"
 #include "lowering.h"
 
@@ -50,7 +51,21 @@ QUARRY_CUDA_KERNEL(ops::Concat)
 QUARRY_CUDA_KERNEL(ops::Split)
 QUARRY_CUDA_KERNEL(ops::Transpose)
 QUARRY_CUDA_KERNEL(ops::Reshape)
+QUARRY_CUDA_KERNEL(ops::Broadcast)
 
 #undef QUARRY_CUDA_KERNEL
+
+/// How many of a convolution's post-ops cuDNN runs in one call
+/// (cudnnConvolutionBiasActivationForward: relu(conv + z + bias)): a
+/// per-channel static add (the bias) and a full-shape add (the residual z),
+/// at most one of each in either order, ending in relu; 0 for any other
+/// chain (and for other anchors), whose nodes then run alone.
+size_t cudnn_fusable_prefix(const Node &anchor,
+                            const std::vector<PostOp> &post);
+
+/// A convolution with such a chain: `in` holds x, w, then the post-ops'
+/// operands in order; `out` the chain's result.
+Step fused_conv(Context &c, const Node &n, Operands in, Operands out,
+                const std::vector<PostOp> &post);
 
 } // namespace quarry::runtime::cuda

@@ -20,6 +20,8 @@ struct BackendOptions {
   /// "nhwc", "nChw8c" or "nChw16c" makes every convolution read and write
   /// that one, for tests and layout comparisons.
   std::string layout;
+  /// Record a run into one CUDA graph and replay it (cuda).
+  bool cuda_graphs = true;
 };
 
 /// "reference", "cpu" or "cuda". Throws quarry::Error for an unknown name,

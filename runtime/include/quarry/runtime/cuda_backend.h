@@ -4,15 +4,19 @@
 // Convolutions through cuDNN with the fastest algorithm found per
 // configuration (cudnnFindConvolutionForwardAlgorithm) and one workspace
 // shared by all of them; matmul through cuBLAS (strided batched SGEMM);
-// pooling, activations, elementwise binaries and batchnorm through cuDNN;
-// data movement through the CUDA runtime. Everything is queued on one
-// stream; execute() waits for it. Every CUDA, cuDNN and cuBLAS status is
-// checked, and a failure names the call that failed.
+// pooling, activations, elementwise and broadcast binaries and batchnorm
+// through cuDNN; data movement through the CUDA runtime. A convolution
+// followed by a bias, a residual sum and relu runs as one
+// cudnnConvolutionBiasActivationForward (fusion.h decides, the graph is
+// unchanged). Everything is queued on one stream, recorded once into a
+// CUDA graph so that a run is one launch (steps run one by one where the
+// capture fails); execute() waits for it. Every CUDA, cuDNN and cuBLAS
+// status is checked, and a failure names the call that failed.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/runtime/backend.h"
+#include "quarry/runtime/backends.h"
 
 namespace quarry::runtime {
 
@@ -20,7 +24,7 @@ namespace quarry::runtime {
 int cuda_device_count();
 
 /// Throws quarry::Error when no CUDA device is present.
-std::unique_ptr<Backend> make_cuda_backend();
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions &opts = {});
 
 /// Whether the cuda backend can run a (dynamic) node of this kind.
 bool cuda_supports(OpKind kind);

@@ -49,6 +49,18 @@ struct Plan {
   int64_t unplanned_elems() const;
 };
 
+/// One step of an execution order: the values it reads and writes.
+struct ScheduledStep {
+  std::vector<ValueRef> reads, writes;
+};
+
+/// Gives buffers anew to the dynamic values `schedule` writes, for a
+/// backend that runs the plan's nodes in another grouping (fusion): a
+/// buffer is reused once every step that reads its value has run. Values
+/// no step writes (inside a fused step) get none (-1).
+void assign_buffers(const Graph &g, Plan &p,
+                    const std::vector<ScheduledStep> &schedule);
+
 /// Decides whether the backend can run a dynamic node of this kind.
 using SupportsOp = std::function<bool(OpKind)>;
 
