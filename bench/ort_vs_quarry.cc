@@ -5,7 +5,9 @@
 // that many intra-op threads) and in quarry's cpu backend (that many
 // OpenMP threads), timed alternately in one process, run after run, on the
 // same seeded random inputs, in alternating blocks of --block runs each;
-// their ratio (quarry / ONNX Runtime, below 1 when quarry is faster); the
+// their ratio (quarry / ONNX Runtime, below 1 when quarry is faster), and
+// the ratio of their fastest runs (what other load on the machine cannot
+// inflate); the
 // largest relative difference between the two engines' outputs; and how
 // quarry ran the graph (kernels, nodes fused, reorders). Before each block
 // a pause (--gap-ms) and one untimed run let the other engine's idle
@@ -39,7 +41,7 @@ using Clock = std::chrono::steady_clock;
 struct Args {
   std::vector<std::string> files;
   std::vector<int> threads{1, 2};
-  int runs = 15, warmup = 3, gap_ms = 100, block = 5;
+  int runs = 15, warmup = 3, gap_ms = 100, block = 3;
   uint64_t seed = 1;
 };
 
@@ -183,11 +185,16 @@ nlohmann::json compare(Ort::Env &env, const std::string &file, int threads,
   const double err = runtime::max_relative_error(exe->outputs(), ort.outputs());
   const auto counts = runtime::count_steps(exe->steps());
   const double om = median(ort_ms), qm = median(quarry_ms);
+  const double omin = *std::min_element(ort_ms.begin(), ort_ms.end());
+  const double qmin = *std::min_element(quarry_ms.begin(), quarry_ms.end());
   return {{"file", file},
           {"threads", threads},
           {"onnxruntime_ms", om},
           {"quarry_ms", qm},
           {"quarry_over_onnxruntime", qm / om},
+          {"onnxruntime_min_ms", omin},
+          {"quarry_min_ms", qmin},
+          {"quarry_over_onnxruntime_min", qmin / omin},
           {"max_relative_difference", err},
           {"quarry_steps",
            {{"kernels", counts.kernels},

@@ -8,8 +8,9 @@
 //     is kept in the layout its producer wrote, and a reorder is inserted
 //     only where a consumer needs another one (graph inputs and outputs
 //     are plain). A value reordered once is shared by all such consumers;
-//   - memory: every slot (a value in one layout) gets a 64-byte aligned
-//     buffer, reused once its last reader has run (buffer_pool.h); views
+//   - memory: every slot (a value in one layout) gets a buffer in one arena
+//     (page-aligned, in huge pages where the kernel gives them), reused
+//     once its last reader has run (buffer_pool.h); views
 //     (reshape) share their operand's buffer, and so does the result of a
 //     residual sum with the operand it accumulates onto when nothing reads
 //     that operand afterwards (oneDNN's sum post-op).
@@ -100,7 +101,8 @@ private:
   struct AlignedFree {
     void operator()(float *p) const;
   };
-  std::vector<std::unique_ptr<float, AlignedFree>> buffers_;
+  std::unique_ptr<float, AlignedFree> arena_;
+  std::vector<float *> buffers_; ///< into arena_
   std::vector<int64_t> buffer_bytes_;
 };
 
