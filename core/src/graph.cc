@@ -105,6 +105,8 @@ std::vector<ValueRef> Graph::add(OpKind kind, Attrs attrs,
       node.types = std::move(*t);
 
   const int32_t id = num_nodes();
+  if (info.traits.variable)
+    variables_.emplace(node.name, id);
   nodes_.push_back(std::move(node));
   std::vector<ValueRef> outs;
   for (int i = 0; i < nodes_.back().num_outputs; ++i)
@@ -139,10 +141,8 @@ const TensorType *Graph::type(ValueRef v) const {
 }
 
 int32_t Graph::find_variable(std::string_view name) const {
-  for (int32_t i = 0; i < num_nodes(); ++i)
-    if (nodes_[i].is_variable() && nodes_[i].name == name)
-      return i;
-  return -1;
+  auto it = variables_.find(name);
+  return it == variables_.end() ? -1 : it->second;
 }
 
 std::vector<int> Graph::use_counts() const {

@@ -20,7 +20,7 @@ std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
     const Node &n = g.node(id);
     if (!live[id] || fixed[id] || n.is_variable())
       continue;
-    ops.push_back(runtime::op_config(g, id));
+    ops.push_back(runtime::op_config(g, id, fixed));
     // A split at a concat boundary is measured alone, where its operand
     // records no boundary: give the sizes its results have.
     if (n.kind == OpKind::Split && !n.attrs.has(ops::Split::kSizes)) {

@@ -24,8 +24,12 @@ std::string OpConfig::key() const {
 }
 
 OpConfig op_config(const Graph &g, int32_t id) {
+  return op_config(g, id, static_nodes(g));
+}
+
+OpConfig op_config(const Graph &g, int32_t id,
+                   const std::vector<bool> &is_static) {
   const Node &n = g.node(id);
-  const std::vector<bool> is_static = static_nodes(g);
   OpConfig c{n.kind, n.attrs, {}, {}};
   for (ValueRef v : n.inputs) {
     const TensorType *t = g.type(v);

@@ -38,7 +38,7 @@ double operator_costs(const CostOptions &o, const Graph &g,
       ++folded_ops;
       continue;
     }
-    const runtime::OpConfig c = runtime::op_config(g, id);
+    const runtime::OpConfig c = runtime::op_config(g, id, folded);
     bool measured = false;
     double ms = 0;
     try {

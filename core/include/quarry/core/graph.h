@@ -15,6 +15,7 @@
 #include <compare>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -103,6 +104,9 @@ private:
 
   std::vector<Node> nodes_;
   std::vector<ValueRef> outputs_;
+  /// Variable name -> node id: rebuilding a graph with hundreds of weights
+  /// (every rewrite the optimizer tries) must not search all nodes per name.
+  std::map<std::string, int32_t, std::less<>> variables_;
 };
 
 /// The same computation: the same variables (names, kinds, shapes) and

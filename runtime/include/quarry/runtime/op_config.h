@@ -29,6 +29,10 @@ struct OpConfig {
 /// The configuration of operator node `id` of `g`, whose types are known.
 /// Operands computed from weights only count as weights.
 OpConfig op_config(const Graph &g, int32_t id);
+/// The same with plan.h's static_nodes(g) already computed (configurations
+/// of many nodes of one graph).
+OpConfig op_config(const Graph &g, int32_t id,
+                   const std::vector<bool> &is_static);
 
 /// A graph of just this operator: operands are variables in0, in1, ...
 /// (inputs or weights as configured), its results the graph's outputs.
