@@ -2,7 +2,9 @@
 #include "quarry/core/attrs.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/hash.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -157,6 +159,18 @@ AttrValue parse_attr(std::string_view op, const AttrSpec &spec,
   }
   check_attr(op, spec, v);
   return v;
+}
+
+uint64_t hash_attr(const AttrValue &v) {
+  uint64_t h = v.index();
+  if (auto *i = std::get_if<int64_t>(&v))
+    h = hash_combine(h, static_cast<uint64_t>(*i));
+  else if (auto *l = std::get_if<std::vector<int64_t>>(&v))
+    for (int64_t x : *l)
+      h = hash_combine(h, static_cast<uint64_t>(x));
+  else if (auto *d = std::get_if<double>(&v))
+    h = hash_combine(h, std::bit_cast<uint64_t>(*d));
+  return h;
 }
 
 } // namespace quarry

@@ -174,17 +174,6 @@ int Graph::num_operators() const {
 }
 
 namespace {
-uint64_t hash_attr(const AttrValue &v) {
-  uint64_t h = v.index();
-  if (auto *i = std::get_if<int64_t>(&v))
-    h = hash_combine(h, static_cast<uint64_t>(*i));
-  else if (auto *l = std::get_if<std::vector<int64_t>>(&v))
-    for (int64_t x : *l)
-      h = hash_combine(h, static_cast<uint64_t>(x));
-  else if (auto *d = std::get_if<double>(&v))
-    h = hash_combine(h, std::bit_cast<uint64_t>(*d));
-  return h;
-}
 
 /// Merkle hash of each node: its operator, attributes, and operands' hashes;
 /// variables hash by kind, name and attributes (the shape).

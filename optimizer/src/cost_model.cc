@@ -12,26 +12,76 @@ CostModel::CostModel(runtime::Backend &backend, runtime::CostCache &cache,
 
 CostModel::CostModel(CostFn cost) : cost_fn_(std::move(cost)) {}
 
+namespace {
+
+/// Node `id`'s configuration as it is measured alone.
+runtime::OpConfig node_config(const Graph &g, int32_t id,
+                              const std::vector<bool> &fixed) {
+  runtime::OpConfig c = runtime::op_config(g, id, fixed);
+  const Node &n = g.node(id);
+  // A split at a concat boundary is measured alone, where its operand
+  // records no boundary: give the sizes its results have.
+  if (n.kind == OpKind::Split && !n.attrs.has(ops::Split::kSizes)) {
+    std::vector<int64_t> sizes;
+    const int axis = static_cast<int>(n.attrs.i(ops::Split::kAxis));
+    for (const TensorType &t : n.types)
+      sizes.push_back(t.shape[axis]);
+    c.attrs.set(ops::Split::kSizes, std::move(sizes));
+  }
+  return c;
+}
+
+} // namespace
+
 std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
-  const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
   std::vector<runtime::OpConfig> ops;
-  for (int32_t id = 0; id < g.num_nodes(); ++id) {
-    const Node &n = g.node(id);
-    if (!live[id] || fixed[id] || n.is_variable())
-      continue;
-    ops.push_back(runtime::op_config(g, id, fixed));
-    // A split at a concat boundary is measured alone, where its operand
-    // records no boundary: give the sizes its results have.
-    if (n.kind == OpKind::Split && !n.attrs.has(ops::Split::kSizes)) {
-      std::vector<int64_t> sizes;
-      const int axis = static_cast<int>(n.attrs.i(ops::Split::kAxis));
-      for (const TensorType &t : n.types)
-        sizes.push_back(t.shape[axis]);
-      ops.back().attrs.set(ops::Split::kSizes, std::move(sizes));
-    }
-  }
+  for (int32_t id : running_nodes(g).nodes)
+    ops.push_back(node_config(g, id, fixed));
   return ops;
+}
+
+CostModel::RunningNodes CostModel::running_nodes(const Graph &g) {
+  const std::vector<bool> live = g.live_nodes();
+  const std::vector<bool> fixed = runtime::static_nodes(g);
+  RunningNodes r;
+  for (int32_t id = 0; id < g.num_nodes(); ++id) {
+    if (!live[id] || fixed[id] || g.node(id).is_variable())
+      continue;
+    r.nodes.push_back(id);
+    r.hashes.push_back(runtime::config_hash(g, id, fixed));
+  }
+  return r;
+}
+
+bool CostModel::all_known(const std::vector<uint64_t> &hashes) const {
+  for (uint64_t h : hashes)
+    if (!by_hash_.count(h))
+      return false;
+  return true;
+}
+
+double CostModel::cost_of_known(const std::vector<uint64_t> &hashes) const {
+  double total = 0;
+  for (uint64_t h : hashes)
+    total += by_hash_.at(h);
+  return total;
+}
+
+double CostModel::cost_of(const Graph &g, const RunningNodes &running) {
+  double total = 0;
+  std::vector<bool> fixed;
+  for (size_t i = 0; i < running.nodes.size(); ++i) {
+    auto it = by_hash_.find(running.hashes[i]);
+    if (it == by_hash_.end()) {
+      if (fixed.empty())
+        fixed = runtime::static_nodes(g);
+      const double ms = op_cost(node_config(g, running.nodes[i], fixed));
+      it = by_hash_.emplace(running.hashes[i], ms).first;
+    }
+    total += it->second;
+  }
+  return total;
 }
 
 double CostModel::op_cost(const runtime::OpConfig &c) {
@@ -69,6 +119,8 @@ double CostModel::cost_of(const std::vector<runtime::OpConfig> &ops) {
   return total;
 }
 
-double CostModel::graph_cost(const Graph &g) { return cost_of(running_ops(g)); }
+double CostModel::graph_cost(const Graph &g) {
+  return cost_of(g, running_nodes(g));
+}
 
 } // namespace quarry::opt

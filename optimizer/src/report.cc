@@ -46,7 +46,11 @@ std::string report_json(const ReportInput &in) {
                  {"candidates", r.search.candidates},
                  {"distinct", r.search.distinct},
                  {"seconds", r.search.seconds},
-                 {"measured_configs", in.measured_configs}};
+                 {"measured_configs", in.measured_configs},
+                 {"memory_budget_bytes", in.options.memory_budget},
+                 {"peak_bytes", r.search.peak_bytes},
+                 {"graphs_rebuilt", r.search.rebuilt},
+                 {"stopped_by_memory", r.search.stopped_by_memory}};
   j["operators"] = {{"before", in.original->graph.num_operators()},
                     {"after", r.model.graph.num_operators()}};
   nlohmann::json applied = nlohmann::json::array();

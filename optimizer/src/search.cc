@@ -1,113 +1,276 @@
 //===- search.cc - TASO's cost-based backtracking search ------------------===//
 #include "quarry/optimizer/search.h"
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <list>
 #include <memory>
+#include <optional>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace quarry::opt {
 
 namespace {
 
+using GraphPtr = std::shared_ptr<const Graph>;
+
+/// A graph the search has seen: how to rebuild it, and what it costs.
 struct State {
-  Graph graph;
-  double cost = 0;
+  int32_t parent = -1; ///< -1 for the start
+  int32_t transformation = -1;
+  int32_t ordinal = -1; ///< Transformation::apply_at's argument
   uint64_t hash = 0;
-  std::vector<int> steps;
+  double cost = 0;
 };
-using StatePtr = std::shared_ptr<const State>;
+
+struct Entry {
+  double cost;
+  uint64_t hash;
+  int32_t state;
+};
 
 struct Cheaper {
-  bool operator()(const StatePtr &a, const StatePtr &b) const {
-    if (a->cost != b->cost)
-      return a->cost > b->cost;
-    return a->hash > b->hash;
+  bool operator()(const Entry &a, const Entry &b) const {
+    if (a.cost != b.cost)
+      return a.cost > b.cost;
+    return a.hash > b.hash;
   }
 };
 
-struct Generated {
-  Graph graph;
-  uint64_t hash = 0;
-  std::vector<runtime::OpConfig> ops;
+/// Built graphs by state, least recently used first out, within a byte
+/// budget; the start's graph always stays.
+class GraphCache {
+public:
+  explicit GraphCache(size_t budget) : budget_(budget) {}
+
+  GraphPtr find(int32_t state) {
+    auto it = map_.find(state);
+    if (it == map_.end())
+      return nullptr;
+    order_.splice(order_.end(), order_, it->second.where);
+    return it->second.graph;
+  }
+
+  void put(int32_t state, GraphPtr g) {
+    if (map_.count(state))
+      return;
+    const size_t bytes = graph_bytes(*g);
+    order_.push_back(state);
+    map_.emplace(state, Item{std::move(g), bytes, std::prev(order_.end())});
+    bytes_ += bytes;
+    while (bytes_ > budget_ && order_.size() > 1) {
+      const int32_t victim =
+          order_.front() == 0 ? *std::next(order_.begin()) : order_.front();
+      auto it = map_.find(victim);
+      bytes_ -= it->second.bytes;
+      order_.erase(it->second.where);
+      map_.erase(it);
+    }
+  }
+
+  size_t bytes() const { return bytes_; }
+
+private:
+  struct Item {
+    GraphPtr graph;
+    size_t bytes;
+    std::list<int32_t>::iterator where;
+  };
+  size_t budget_, bytes_ = 0;
+  std::list<int32_t> order_;
+  std::unordered_map<int32_t, Item> map_;
 };
 
-/// Every rewrite of `g`, per transformation, generated in parallel.
-std::vector<std::vector<Generated>>
-generate(const Graph &g, const std::vector<Transformation> &ts,
-         size_t max_matches, tbb::task_arena &arena) {
+/// One rewrite of the graph being expanded.
+struct Candidate {
+  int32_t ordinal = 0;
+  uint64_t hash = 0;
+  CostModel::RunningNodes running;
+  std::optional<Graph> graph; ///< kept to cost unknown operators, or cache
+};
+
+class Search {
+public:
+  Search(const std::vector<Transformation> &ts, CostModel &cost,
+         const SearchOptions &opts)
+      : ts_(ts), cost_(cost), opts_(opts),
+        arena_(opts.threads > 0 ? opts.threads : tbb::task_arena::automatic),
+        cache_(opts.memory_budget / 2) {}
+
+  SearchResult run(const Graph &start,
+                   const std::function<void(const SearchProgress &)> &progress);
+
+private:
+  GraphPtr materialize(int32_t s);
+  std::vector<std::vector<Candidate>> generate(const Graph &g);
+  size_t state_bytes() const {
+    return states_.capacity() * sizeof(State) + seen_.size() * 32 +
+           queue_.size() * sizeof(Entry);
+  }
+  void note_memory(size_t transient) {
+    result_.peak_bytes = std::max(result_.peak_bytes,
+                                  state_bytes() + cache_.bytes() + transient);
+  }
+
+  const std::vector<Transformation> &ts_;
+  CostModel &cost_;
+  const SearchOptions &opts_;
+  tbb::task_arena arena_;
+  GraphCache cache_;
+  std::vector<State> states_;
+  std::unordered_set<uint64_t> seen_;
+  std::priority_queue<Entry, std::vector<Entry>, Cheaper> queue_;
+  SearchResult result_;
+};
+
+GraphPtr Search::materialize(int32_t s) {
+  std::vector<int32_t> chain;
+  GraphPtr g;
+  for (int32_t at = s; !(g = cache_.find(at)); at = states_[at].parent)
+    chain.push_back(at);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const State &st = states_[*it];
+    const HostInfo host(*g);
+    auto next = ts_[st.transformation].apply_at(host, st.ordinal);
+    if (!next)
+      throw Error("search: state " + std::to_string(*it) +
+                  " could not be rebuilt (a transformation is not "
+                  "deterministic)");
+    g = std::make_shared<const Graph>(std::move(*next));
+    cache_.put(*it, g);
+    ++result_.rebuilt;
+  }
+  return g;
+}
+
+std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   const HostInfo host(g);
-  std::vector<std::vector<Generated>> out(ts.size());
-  arena.execute([&] {
-    tbb::parallel_for(size_t{0}, ts.size(), [&](size_t i) {
-      for (Graph &r : ts[i].apply(host, max_matches)) {
-        Generated gen;
-        gen.hash = r.hash();
-        gen.ops = CostModel::running_ops(r);
-        gen.graph = std::move(r);
-        out[i].push_back(std::move(gen));
-      }
+  // Graphs of candidates are kept (for the cache) while they fit in a
+  // quarter of the budget; those with operators not yet costed always are.
+  std::atomic<size_t> kept_bytes{0};
+  const size_t keep_budget = opts_.memory_budget / 4;
+  std::vector<std::vector<Candidate>> out(ts_.size());
+  arena_.execute([&] {
+    tbb::parallel_for(size_t{0}, ts_.size(), [&](size_t i) {
+      ts_[i].for_each(host, opts_.max_matches, [&](int ordinal, Graph &&r) {
+        Candidate c;
+        c.ordinal = ordinal;
+        c.hash = r.hash();
+        c.running = CostModel::running_nodes(r);
+        const size_t bytes = graph_bytes(r);
+        if (!cost_.all_known(c.running.hashes) ||
+            kept_bytes.fetch_add(bytes) + bytes <= keep_budget)
+          c.graph = std::move(r);
+        out[i].push_back(std::move(c));
+      });
     });
   });
+  size_t transient = kept_bytes.load();
+  for (const auto &cs : out)
+    for (const Candidate &c : cs)
+      transient += sizeof(Candidate) + c.running.hashes.size() * 12;
+  note_memory(transient);
   return out;
 }
 
+SearchResult
+Search::run(const Graph &start,
+            const std::function<void(const SearchProgress &)> &progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  State first;
+  first.hash = start.hash();
+  first.cost = cost_.graph_cost(start);
+  states_.push_back(first);
+  cache_.put(0, std::make_shared<const Graph>(start));
+  seen_.insert(first.hash);
+  queue_.push({first.cost, first.hash, 0});
+  result_.initial_cost = first.cost;
+  int32_t best = 0;
+
+  while (!queue_.empty() && result_.expanded < opts_.budget) {
+    if (state_bytes() > opts_.memory_budget / 2) {
+      result_.stopped_by_memory = true;
+      break;
+    }
+    const int32_t cur = queue_.top().state;
+    queue_.pop();
+    ++result_.expanded;
+    const GraphPtr g = materialize(cur);
+    auto gens = generate(*g);
+    for (size_t t = 0; t < gens.size(); ++t)
+      for (Candidate &c : gens[t]) {
+        ++result_.candidates;
+        if (!seen_.insert(c.hash).second)
+          continue;
+        ++result_.distinct;
+        State next;
+        next.parent = cur;
+        next.transformation = static_cast<int32_t>(t);
+        next.ordinal = c.ordinal;
+        next.hash = c.hash;
+        next.cost = cost_.all_known(c.running.hashes)
+                        ? cost_.cost_of_known(c.running.hashes)
+                        : cost_.cost_of(*c.graph, c.running);
+        const auto id = static_cast<int32_t>(states_.size());
+        states_.push_back(next);
+        if (next.cost < states_[best].cost)
+          best = id;
+        if (next.cost < opts_.alpha * states_[best].cost) {
+          queue_.push({next.cost, next.hash, id});
+          if (c.graph)
+            cache_.put(id, std::make_shared<const Graph>(std::move(*c.graph)));
+        }
+      }
+    note_memory(0);
+    if (progress)
+      progress(
+          {result_.expanded, queue_.size(), seen_.size(), states_[best].cost});
+  }
+
+  result_.best = *materialize(best);
+  result_.best_cost = states_[best].cost;
+  for (int32_t at = best; states_[at].parent >= 0; at = states_[at].parent)
+    result_.steps.push_back(states_[at].transformation);
+  std::reverse(result_.steps.begin(), result_.steps.end());
+  result_.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  return result_;
+}
+
 } // namespace
+
+size_t graph_bytes(const Graph &g) {
+  size_t bytes = sizeof(Graph) + g.outputs().capacity() * sizeof(ValueRef);
+  for (const Node &n : g.nodes()) {
+    bytes += sizeof(Node) + n.name.capacity() +
+             n.inputs.capacity() * sizeof(ValueRef);
+    for (size_t a = 0; a < n.attrs.size(); ++a) {
+      bytes += sizeof(AttrValue);
+      if (auto *l = std::get_if<std::vector<int64_t>>(&n.attrs.value(a)))
+        bytes += l->capacity() * sizeof(int64_t);
+    }
+    for (const TensorType &t : n.types)
+      bytes += sizeof(TensorType) + t.shape.dims.capacity() * sizeof(int64_t) +
+               t.splits.capacity() * sizeof(SplitRef);
+    // A node's name in the variables' index.
+    if (n.is_variable())
+      bytes += 64 + n.name.capacity();
+  }
+  return bytes;
+}
 
 SearchResult
 search(const Graph &start, const std::vector<Transformation> &transformations,
        CostModel &cost, const SearchOptions &opts,
        const std::function<void(const SearchProgress &)> &progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  tbb::task_arena arena(opts.threads > 0 ? opts.threads
-                                         : tbb::task_arena::automatic);
-  SearchResult result;
-  auto first = std::make_shared<State>();
-  first->graph = start;
-  first->cost = cost.graph_cost(start);
-  first->hash = start.hash();
-  result.initial_cost = first->cost;
-
-  StatePtr best = first;
-  std::priority_queue<StatePtr, std::vector<StatePtr>, Cheaper> queue;
-  std::unordered_set<uint64_t> seen{first->hash};
-  queue.push(first);
-  while (!queue.empty() && result.expanded < opts.budget) {
-    StatePtr cur = queue.top();
-    queue.pop();
-    ++result.expanded;
-    auto gens = generate(cur->graph, transformations, opts.max_matches, arena);
-    for (size_t t = 0; t < gens.size(); ++t)
-      for (Generated &gen : gens[t]) {
-        ++result.candidates;
-        if (!seen.insert(gen.hash).second)
-          continue;
-        ++result.distinct;
-        auto next = std::make_shared<State>();
-        next->cost = cost.cost_of(gen.ops);
-        next->hash = gen.hash;
-        next->graph = std::move(gen.graph);
-        next->steps = cur->steps;
-        next->steps.push_back(static_cast<int>(t));
-        if (next->cost < best->cost)
-          best = next;
-        if (next->cost < opts.alpha * best->cost)
-          queue.push(std::move(next));
-      }
-    if (progress)
-      progress({result.expanded, queue.size(), seen.size(), best->cost});
-  }
-  result.best = best->graph;
-  result.best_cost = best->cost;
-  result.steps = best->steps;
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
-  return result;
+  return Search(transformations, cost, opts).run(start, progress);
 }
 
 } // namespace quarry::opt

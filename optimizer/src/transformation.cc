@@ -71,17 +71,40 @@ std::optional<Graph> apply_rule(const HostInfo &host, const Rule &rule,
 
 std::vector<Graph> Transformation::apply(const HostInfo &host,
                                          size_t limit) const {
+  std::vector<Graph> out;
+  for_each(host, limit, [&](int, Graph &&g) { out.push_back(std::move(g)); });
+  return out;
+}
+
+void Transformation::for_each(
+    const HostInfo &host, size_t limit,
+    const std::function<void(int ordinal, Graph &&)> &f) const {
   if (fusion) {
     std::vector<Graph> out = fusion(host);
-    if (out.size() > limit)
-      out.resize(limit);
-    return out;
+    for (size_t i = 0; i < out.size() && i < limit; ++i)
+      f(static_cast<int>(i), std::move(out[i]));
+    return;
   }
-  std::vector<Graph> out;
-  for (const Match &m : find_matches(host, rule->source, limit))
-    if (auto g = apply_rule(host, *rule, m))
-      out.push_back(std::move(*g));
-  return out;
+  const std::vector<Match> matches = find_matches(host, rule->source, limit);
+  for (size_t i = 0; i < matches.size(); ++i)
+    if (auto g = apply_rule(host, *rule, matches[i]))
+      f(static_cast<int>(i), std::move(*g));
+}
+
+std::optional<Graph> Transformation::apply_at(const HostInfo &host,
+                                              int ordinal) const {
+  if (fusion) {
+    std::vector<Graph> out = fusion(host);
+    if (ordinal < 0 || static_cast<size_t>(ordinal) >= out.size())
+      return std::nullopt;
+    return std::move(out[ordinal]);
+  }
+  // Matches come in a fixed order, so the first ordinal+1 are the same.
+  const std::vector<Match> matches =
+      find_matches(host, rule->source, static_cast<size_t>(ordinal) + 1);
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= matches.size())
+    return std::nullopt;
+  return apply_rule(host, *rule, matches[ordinal]);
 }
 
 std::vector<Transformation> make_transformations(const RulePack &pack,

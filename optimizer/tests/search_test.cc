@@ -67,6 +67,48 @@ TEST(Search, ZeroBudgetKeepsTheGraph) {
   EXPECT_TRUE(r.steps.empty());
 }
 
+/// Twelve convolutions, each with its own activation: fuse_activation alone
+/// can reach 2^12 graphs, and merge_conv pairs them too.
+std::string many_branches() {
+  std::string text = "input x: [1,4,6,6]\n";
+  std::string sum;
+  for (int i = 0; i < 12; ++i) {
+    const std::string w = "w" + std::to_string(i);
+    text += "weight " + w + ": [4,4,3,3]\n";
+    const std::string branch = "relu(conv2d(x, " + w + "))";
+    sum = sum.empty() ? branch : "ewadd(" + sum + ", " + branch + ")";
+  }
+  return text + "y = " + sum + "\noutput y\n";
+}
+
+TEST(Search, StateMemoryStaysWithinTheBudget) {
+  // A budget that holds the states but only a few graphs: graphs are
+  // rebuilt from ancestors, and the result is the one an unbounded search
+  // finds.
+  CostModel cost(launch_cost);
+  const Graph g = parse_graph(many_branches());
+  const auto ts = make_transformations(RulePack{}, true);
+  SearchOptions o;
+  o.budget = 150;
+  o.memory_budget = size_t{1} << 30;
+  const SearchResult free = search(g, ts, cost, o);
+  o.memory_budget = size_t{3} << 20;
+  const SearchResult bounded = search(g, ts, cost, o);
+  EXPECT_FALSE(bounded.stopped_by_memory);
+  EXPECT_LE(bounded.peak_bytes, o.memory_budget);
+  EXPECT_GT(bounded.rebuilt, free.rebuilt);
+  EXPECT_EQ(bounded.best.hash(), free.best.hash());
+  EXPECT_EQ(bounded.steps, free.steps);
+  EXPECT_EQ(bounded.distinct, free.distinct);
+  // Far too little memory: the search stops early, never worse.
+  o.memory_budget = size_t{32} << 10;
+  const SearchResult starved = search(g, ts, cost, o);
+  EXPECT_TRUE(starved.stopped_by_memory);
+  EXPECT_LT(starved.expanded, o.budget);
+  EXPECT_LE(starved.best_cost, starved.initial_cost);
+  EXPECT_LT(error_between(g, starved.best), kTolerance);
+}
+
 TEST(Search, OptimizeFoldsWeightsAfterwards) {
   CpuCosts costs;
   const Model m{parse_graph(kBranches), {}};

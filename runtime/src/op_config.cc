@@ -1,6 +1,7 @@
 //===- op_config.cc - Operator configurations and their keys --------------===//
 #include "quarry/runtime/op_config.h"
 
+#include "quarry/core/hash.h"
 #include "quarry/runtime/plan.h"
 
 namespace quarry::runtime {
@@ -40,6 +41,30 @@ OpConfig op_config(const Graph &g, int32_t id,
     c.weights.push_back(is_static[v.node]);
   }
   return c;
+}
+
+uint64_t config_hash(const Graph &g, int32_t id,
+                     const std::vector<bool> &is_static) {
+  const Node &n = g.node(id);
+  uint64_t h = mix64(static_cast<uint64_t>(n.kind) + 1);
+  for (size_t a = 0; a < n.attrs.size(); ++a)
+    h = hash_combine(h, hash_attr(n.attrs.value(a)));
+  auto shape = [&h](const TensorType *t) {
+    if (!t) {
+      h = hash_combine(h, ~uint64_t{0});
+      return;
+    }
+    h = hash_combine(h, static_cast<uint64_t>(t->shape.rank()));
+    for (int64_t d : t->shape.dims)
+      h = hash_combine(h, static_cast<uint64_t>(d));
+  };
+  for (ValueRef v : n.inputs) {
+    shape(g.type(v));
+    h = hash_combine(h, is_static[v.node] ? 1 : 2);
+  }
+  for (const TensorType &t : n.types)
+    shape(&t);
+  return h;
 }
 
 Graph single_op_graph(const OpConfig &c) {

@@ -26,6 +26,7 @@ struct OptimizeOptions : RunFlags {
   bool allow_unverified = false, no_fusions = false, check = false;
   double tolerance = 1e-4;
   opt::SearchOptions search;
+  size_t memory_mb = 512;
 };
 
 Model read_model(OptimizeOptions &o) {
@@ -54,6 +55,7 @@ void optimize(OptimizeOptions &o) {
   opt::require_proved(pack, o.rules, o.allow_unverified);
   const Model original = read_model(o);
   o.search.threads = o.threads;
+  o.search.memory_budget = o.memory_mb << 20;
   auto backend = make_run_backend(o);
   runtime::CostCache cache(cost_cache_path(o.cache));
   for (const std::string &w : cache.warnings())
@@ -99,10 +101,12 @@ void optimize(OptimizeOptions &o) {
     write_file_atomic(o.report, opt::report_json(in));
 
   std::printf("cost %.4f ms -> %.4f ms on %s (%s); %d expanded, %zu "
-              "distinct graphs, %.2f s\n",
+              "distinct graphs, %.2f s, %.0f MiB at most%s\n",
               r.search.initial_cost, r.final_cost, o.backend.c_str(),
               backend->device_name().c_str(), r.search.expanded,
-              r.search.distinct, r.search.seconds);
+              r.search.distinct, r.search.seconds,
+              static_cast<double>(r.search.peak_bytes) / (1 << 20),
+              r.search.stopped_by_memory ? " (stopped: memory budget)" : "");
   const auto names = opt::applied_names(in);
   std::printf("applied %zu:\n", names.size());
   for (const auto &n : names)
@@ -137,6 +141,9 @@ void register_optimize_command(CLI::App &app) {
       ->check(CLI::Range(1.0, 10.0));
   cmd->add_option("--budget", o->search.budget, "Graphs expanded at most")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--memory-budget", o->memory_mb,
+                  "MiB the search's states and graphs may take (512)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-fusions", o->no_fusions,
                 "Only the pack's rules, no hand-written fusions");
   cmd->add_option("--cost-cache", o->cache,

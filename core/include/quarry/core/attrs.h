@@ -80,6 +80,9 @@ void check_attr(std::string_view op, const AttrSpec &spec,
 /// The value as text: "3", "1,1", "same", "1e-05"; "" when absent.
 std::string format_attr(const AttrSpec &spec, const AttrValue &value);
 
+/// A stable 64-bit hash of a value (hash.h): equal values hash alike.
+uint64_t hash_attr(const AttrValue &v);
+
 /// Parses the text form of a value for `spec`; throws quarry::Error with a
 /// message (without position) on failure.
 AttrValue parse_attr(std::string_view op, const AttrSpec &spec,

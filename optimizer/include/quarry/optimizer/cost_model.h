@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace quarry::opt {
@@ -42,6 +43,23 @@ public:
   /// The configurations of the operators that run per inference, in node
   /// order (pure: safe to call from several threads).
   static std::vector<runtime::OpConfig> running_ops(const Graph &g);
+
+  /// The operators that run per inference, by node id, with the hash of
+  /// each one's configuration (runtime::config_hash; pure).
+  struct RunningNodes {
+    std::vector<int32_t> nodes;
+    std::vector<uint64_t> hashes;
+  };
+  static RunningNodes running_nodes(const Graph &g);
+
+  /// Whether every configuration hash has a cost already, so that
+  /// cost_of_known() needs neither graph nor measurement. Only reads: safe
+  /// from several threads while nothing is costed.
+  bool all_known(const std::vector<uint64_t> &hashes) const;
+  /// The sum of known costs (all_known must hold).
+  double cost_of_known(const std::vector<uint64_t> &hashes) const;
+  /// The graph's cost, costing (and remembering by hash) what is not known.
+  double cost_of(const Graph &g, const RunningNodes &running);
 
   /// Milliseconds of one configuration: from memory, the cache, or measured.
   double op_cost(const runtime::OpConfig &c);
@@ -63,6 +81,7 @@ private:
   runtime::MeasureOptions measure_;
   CostFn cost_fn_;
   std::map<std::string, double, std::less<>> memo_;
+  std::unordered_map<uint64_t, double> by_hash_;
   std::unique_ptr<runtime::Backend> reference_;
   int measured_ = 0;
   int fallbacks_ = 0;

@@ -4,7 +4,8 @@
 //   "model", "rules", "backend", "alpha", "budget",
 //   "cost_ms": {"before", "after"},            // the cost model's estimate
 //   "search": {"expanded", "candidates", "distinct", "seconds",
-//              "measured_configs"},
+//              "measured_configs", "memory_budget_bytes", "peak_bytes",
+//              "graphs_rebuilt", "stopped_by_memory"},
 //   "operators": {"before", "after"},
 //   "applied": [{"name", "kind": "rule"|"fusion", "origin", "source_file",
 //                "source_index", "status", "axioms"}...],  // in order

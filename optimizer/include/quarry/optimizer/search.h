@@ -8,6 +8,15 @@
 // search pass through slightly worse graphs to reach better ones. The
 // budget bounds the number of graphs expanded.
 //
+// Memory is bounded: a search state is its parent, the transformation and
+// the ordinal of the rewrite that made it (Transformation::apply_at), its
+// hash and its cost, a few dozen bytes; graphs are kept only in a cache
+// of recently built ones (least recently used first out) and rebuilt from
+// their nearest cached ancestor when expanded. `memory_budget` covers the
+// states, the seen-set, the queue, the cache and one expansion's
+// candidates; the search stops early, keeping the best graph found, when
+// the states alone would pass half of it.
+//
 // Candidates are generated on a oneTBB arena (one task per
 // transformation) and collected in transformation order, then costed one
 // after another, so the result for a given budget and cost cache does not
@@ -29,6 +38,8 @@ struct SearchOptions {
   int budget = 1000;         ///< graphs expanded at most
   int threads = 0;           ///< 0: oneTBB's default
   size_t max_matches = 2000; ///< per transformation and graph
+  /// Bytes the search's own data may take (see above).
+  size_t memory_budget = size_t{512} << 20;
 };
 
 struct SearchProgress {
@@ -49,11 +60,20 @@ struct SearchResult {
   size_t candidates = 0; ///< graphs generated, duplicates included
   size_t distinct = 0;   ///< distinct graphs costed
   double seconds = 0;
+  /// The most the search's data took at once (estimated), in bytes.
+  size_t peak_bytes = 0;
+  /// Graphs rebuilt from an ancestor because the cache had let them go.
+  size_t rebuilt = 0;
+  /// True when the memory budget ended the search before its budget.
+  bool stopped_by_memory = false;
 };
 
 SearchResult
 search(const Graph &start, const std::vector<Transformation> &transformations,
        CostModel &cost, const SearchOptions &opts,
        const std::function<void(const SearchProgress &)> &progress = {});
+
+/// Approximate bytes a graph takes in memory (nodes, attributes, types).
+size_t graph_bytes(const Graph &g);
 
 } // namespace quarry::opt

@@ -27,6 +27,14 @@ struct Transformation {
 
   /// Every graph one application makes from the host (at most `limit`).
   std::vector<Graph> apply(const HostInfo &host, size_t limit) const;
+
+  /// The same graphs one at a time, each with the ordinal that rebuilds it
+  /// through apply_at(): for a rule the index of its match, for a fusion
+  /// the index among the fusion's results.
+  void for_each(const HostInfo &host, size_t limit,
+                const std::function<void(int ordinal, Graph &&)> &f) const;
+  /// The graph for_each() gave with `ordinal` from this host.
+  std::optional<Graph> apply_at(const HostInfo &host, int ordinal) const;
 };
 
 /// The rule applied at `m`, or nullopt when a precondition fails, the

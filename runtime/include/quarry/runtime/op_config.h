@@ -34,6 +34,14 @@ OpConfig op_config(const Graph &g, int32_t id);
 OpConfig op_config(const Graph &g, int32_t id,
                    const std::vector<bool> &is_static);
 
+/// A 64-bit hash of node `id`'s configuration: its operator, attributes,
+/// operand shapes and which operands are static, and its results' shapes
+/// (which fix what attributes leave open, such as a split's sizes). Equal
+/// configurations hash alike; computed without building an OpConfig, for
+/// costing many graphs that differ in a few nodes.
+uint64_t config_hash(const Graph &g, int32_t id,
+                     const std::vector<bool> &is_static);
+
 /// A graph of just this operator: operands are variables in0, in1, ...
 /// (inputs or weights as configured), its results the graph's outputs.
 Graph single_op_graph(const OpConfig &c);
