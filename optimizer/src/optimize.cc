@@ -5,22 +5,93 @@
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/run_inputs.h"
 
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
 namespace quarry::opt {
+
+namespace {
+
+/// The graph with the weights it uses, static subgraphs folded.
+Model folded(const Graph &g, const Model &full) {
+  Model m{g, {}};
+  for (const Node &n : m.graph.nodes())
+    if (n.kind == OpKind::Weight)
+      m.weights.emplace(n.name, full.weights.at(n.name));
+  return fold_constants(m);
+}
+
+} // namespace
+
+OptimizeResult
+optimize(const Model &m, const std::vector<Transformation> &transformations,
+         CostModel &cost, const SearchOptions &opts,
+         const SelectOptions &select, uint64_t seed,
+         const std::function<void(const SearchProgress &)> &progress) {
+  const Model full = complete_weights(m, seed);
+  SearchOptions search_opts = opts;
+  search_opts.keep_best = std::max(opts.keep_best, select.candidates);
+  OptimizeResult r;
+  r.search = search(full.graph, transformations, cost, search_opts, progress);
+  if (select.candidates <= 0) {
+    r.model = folded(r.search.best, full);
+    r.final_cost = cost.graph_cost(r.model.graph);
+    r.steps = r.search.steps;
+    return r;
+  }
+  if (!select.timer)
+    throw Error("optimize: selection needs a way to time graphs");
+
+  // The original, then the cheapest candidates that differ from it.
+  std::vector<Model> models{full};
+  r.timed.push_back({r.search.initial_cost, 0, {}});
+  for (const RankedGraph &g : r.search.ranked) {
+    if (static_cast<int>(models.size()) > select.candidates)
+      break;
+    if (g.steps.empty())
+      continue;
+    models.push_back(folded(g.graph, full));
+    r.timed.push_back({cost.graph_cost(models.back().graph), 0, g.steps});
+  }
+  std::vector<std::function<double()>> timers;
+  for (const Model &model : models)
+    timers.push_back(select.timer(model));
+  std::vector<std::vector<double>> ms(models.size());
+  for (int round = 0; round < std::max(select.rounds, 1); ++round)
+    for (size_t i = 0; i < models.size(); ++i)
+      ms[i].push_back(timers[i]());
+  auto quantile = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+  };
+  for (size_t i = 0; i < models.size(); ++i)
+    r.timed[i].measured_ms = quantile(ms[i], 0.5);
+
+  // A candidate wins when its median is min_gain below the original's and
+  // three quarters of its runs beat the original's median: a gain the
+  // machine's noise could have made is no gain.
+  const double original = r.timed[0].measured_ms;
+  r.chosen = 0;
+  for (size_t i = 1; i < models.size(); ++i)
+    if (r.timed[i].measured_ms < original * (1.0 - select.min_gain) &&
+        quantile(ms[i], 0.75) < original &&
+        r.timed[i].measured_ms < r.timed[r.chosen].measured_ms)
+      r.chosen = static_cast<int>(i);
+  r.kept_original = r.chosen == 0;
+  r.model = r.kept_original ? full : models[r.chosen];
+  r.final_cost = r.timed[r.chosen].predicted_ms;
+  r.steps = r.timed[r.chosen].steps;
+  return r;
+}
 
 OptimizeResult
 optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts, uint64_t seed,
          const std::function<void(const SearchProgress &)> &progress) {
-  const Model full = complete_weights(m, seed);
-  OptimizeResult r;
-  r.search = search(full.graph, transformations, cost, opts, progress);
-  Model best{r.search.best, {}};
-  for (const Node &n : best.graph.nodes())
-    if (n.kind == OpKind::Weight)
-      best.weights.emplace(n.name, full.weights.at(n.name));
-  r.model = fold_constants(best);
-  r.final_cost = cost.graph_cost(r.model.graph);
-  return r;
+  SelectOptions none;
+  none.candidates = 0;
+  return optimize(m, transformations, cost, opts, none, seed, progress);
 }
 
 namespace {
@@ -48,6 +119,24 @@ double output_error(const Model &before, const Model &after, uint64_t seed) {
   const auto got =
       runtime::run_once(*reference->prepare(after.graph, in_after), in_after);
   return runtime::max_relative_error(got, want);
+}
+
+PrepareTimer backend_timer(runtime::Backend &backend, int warmup,
+                           uint64_t seed) {
+  return [&backend, warmup, seed](const Model &m) -> std::function<double()> {
+    const Bindings<float> v = values_for(m, seed);
+    std::shared_ptr<runtime::Executable> exe = backend.prepare(m.graph, v);
+    exe->set_inputs(v);
+    for (int i = 0; i < warmup; ++i)
+      exe->execute();
+    return [exe] {
+      const auto t0 = std::chrono::steady_clock::now();
+      exe->execute();
+      return std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - t0)
+          .count();
+    };
+  };
 }
 
 double measure_latency(const Model &m, runtime::Backend &backend,

@@ -54,9 +54,24 @@ std::string report_json(const ReportInput &in) {
   j["operators"] = {{"before", in.original->graph.num_operators()},
                     {"after", r.model.graph.num_operators()}};
   nlohmann::json applied = nlohmann::json::array();
-  for (int s : r.search.steps)
+  for (int s : r.steps)
     applied.push_back(step_json((*in.transformations)[s]));
   j["applied"] = applied;
+  if (!r.timed.empty()) {
+    // Predicted and measured side by side, for the original and each
+    // candidate timed whole.
+    nlohmann::json timed = nlohmann::json::array();
+    for (const TimedGraph &t : r.timed)
+      timed.push_back({{"predicted_ms", t.predicted_ms},
+                       {"measured_ms", t.measured_ms},
+                       {"steps", t.steps.size()}});
+    const TimedGraph &o = r.timed[0], &c = r.timed[r.chosen];
+    j["selection"] = {{"timed", timed},
+                      {"chosen", r.chosen},
+                      {"kept_original", r.kept_original},
+                      {"predicted_speedup", o.predicted_ms / c.predicted_ms},
+                      {"measured_speedup", o.measured_ms / c.measured_ms}};
+  }
   if (in.check) {
     const CheckResult &c = *in.check;
     j["check"] = {{"latency_ms_before", c.latency_before_ms},
@@ -70,7 +85,7 @@ std::string report_json(const ReportInput &in) {
 
 std::vector<std::string> applied_names(const ReportInput &in) {
   std::vector<std::string> out;
-  for (int s : in.result->search.steps) {
+  for (int s : in.result->steps) {
     const Transformation &t = (*in.transformations)[s];
     out.push_back(
         t.rule ? t.name + " (" + t.rule->provenance.origin + ", " +

@@ -233,11 +233,34 @@ Search::run(const Graph &start,
           {result_.expanded, queue_.size(), seen_.size(), states_[best].cost});
   }
 
-  result_.best = *materialize(best);
-  result_.best_cost = states_[best].cost;
-  for (int32_t at = best; states_[at].parent >= 0; at = states_[at].parent)
-    result_.steps.push_back(states_[at].transformation);
-  std::reverse(result_.steps.begin(), result_.steps.end());
+  // The best state (the first seen at the lowest cost), then the next
+  // cheapest ones, ties by hash as in the queue.
+  std::vector<int32_t> order;
+  for (size_t i = 0; i < states_.size(); ++i)
+    if (static_cast<int32_t>(i) != best)
+      order.push_back(static_cast<int32_t>(i));
+  const size_t keep = std::min(
+      order.size(), static_cast<size_t>(std::max(opts_.keep_best, 1) - 1));
+  std::partial_sort(order.begin(), order.begin() + keep, order.end(),
+                    [&](int32_t a, int32_t b) {
+                      return Cheaper{}({states_[b].cost, states_[b].hash, b},
+                                       {states_[a].cost, states_[a].hash, a});
+                    });
+  order.resize(keep);
+  order.insert(order.begin(), best);
+  for (size_t k = 0; k < order.size(); ++k) {
+    RankedGraph r;
+    r.graph = *materialize(order[k]);
+    r.cost = states_[order[k]].cost;
+    for (int32_t at = order[k]; states_[at].parent >= 0;
+         at = states_[at].parent)
+      r.steps.push_back(states_[at].transformation);
+    std::reverse(r.steps.begin(), r.steps.end());
+    result_.ranked.push_back(std::move(r));
+  }
+  result_.best = result_.ranked[0].graph;
+  result_.best_cost = result_.ranked[0].cost;
+  result_.steps = result_.ranked[0].steps;
   result_.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();

@@ -2,8 +2,12 @@
 #include "cost_fixture.h"
 #include "test_util.h"
 
+#include "quarry/optimizer/constant_fold.h"
+#include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
+
 #include "quarry/optimizer/transformation.h"
+#include <nlohmann/json.hpp>
 
 namespace quarry::opt::test {
 namespace {
@@ -118,6 +122,69 @@ TEST(Search, OptimizeFoldsWeightsAfterwards) {
       optimize(m, make_transformations(RulePack{}), costs.model, o, 7);
   EXPECT_LE(r.final_cost, r.search.initial_cost);
   EXPECT_LT(output_error(m, r.model, 7), kTolerance);
+}
+
+/// A timer whose graphs take `ms(graph)` milliseconds, every run.
+PrepareTimer fixed_timer(std::function<double(const Graph &)> ms) {
+  return [ms](const Model &m) -> std::function<double()> {
+    const double t = ms(m.graph);
+    return [t] { return t; };
+  };
+}
+
+TEST(Select, TheOriginalStaysWhenEveryCandidateMeasuresSlower) {
+  // The cost model sees gains; the measurements say every rewrite is
+  // slower: the original comes back, and the result says why.
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(kBranches), {}};
+  const Graph original = complete_weights(m, 7).graph;
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions sel;
+  sel.timer = fixed_timer([&](const Graph &g) {
+    return structurally_equal(g, original) ? 1.0 : 1.5;
+  });
+  const OptimizeResult r =
+      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  EXPECT_LT(r.search.best_cost, r.search.initial_cost);
+  EXPECT_TRUE(r.kept_original);
+  EXPECT_EQ(r.chosen, 0);
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_TRUE(structurally_equal(r.model.graph, original));
+  ASSERT_EQ(r.timed.size(), 4u); // the original and three candidates
+  for (size_t i = 1; i < r.timed.size(); ++i) {
+    EXPECT_EQ(r.timed[i].measured_ms, 1.5);
+    EXPECT_LT(r.timed[i].predicted_ms, r.timed[0].predicted_ms);
+  }
+}
+
+TEST(Select, TheFastestMeasuredCandidateWins) {
+  // Measured time falls with the operator count: the candidate with the
+  // fewest operators wins, whatever the estimates' order.
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(kBranches), {}};
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions sel;
+  sel.timer = fixed_timer(
+      [](const Graph &g) { return static_cast<double>(g.num_operators()); });
+  const OptimizeResult r =
+      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  ASSERT_FALSE(r.kept_original);
+  for (const TimedGraph &t : r.timed)
+    EXPECT_LE(r.timed[r.chosen].measured_ms, t.measured_ms);
+  EXPECT_EQ(r.steps, r.timed[r.chosen].steps);
+  EXPECT_LT(r.model.graph.num_operators(), m.graph.num_operators());
+  EXPECT_LT(output_error(m, r.model, 7), kTolerance);
+  // The report carries predicted and measured side by side.
+  const auto ts = make_transformations(RulePack{});
+  ReportInput in{"branches", "none", "cpu", o, &m, &r, &ts, 0, std::nullopt};
+  const auto j = nlohmann::json::parse(report_json(in));
+  EXPECT_EQ(j["selection"]["chosen"], r.chosen);
+  EXPECT_EQ(j["selection"]["timed"].size(), r.timed.size());
+  EXPECT_GT(j["selection"]["measured_speedup"].get<double>(), 1.0);
+  EXPECT_GT(j["selection"]["predicted_speedup"].get<double>(), 0.0);
+  EXPECT_EQ(j["applied"].size(), r.steps.size());
 }
 
 TEST(RulePolicy, UnprovedRulesAreRefusedUnlessAllowed) {

@@ -1,10 +1,14 @@
 //===- optimize.h - A model through search and folding ---------*- C++ -*-===//
 //
 //   Model --complete_weights--> search (rules + fusions, cost model)
-//         --fold_constants--> optimized Model
-// and the checks the CLI and the benchmark report: the outputs of the
-// original and the optimized model on the reference backend, and the
-// measured latency of both on a backend.
+//         --fold_constants--> the best few graphs
+//         --measured end to end against the original--> optimized Model
+// The cost model only proposes: the few cheapest graphs it found and the
+// original are timed whole, in turn, and the fastest wins; when no
+// candidate beats the original by SelectOptions::min_gain, the original is
+// returned unchanged and the result says so. Also the checks the CLI and
+// the benchmark report: the outputs of the original and the optimized
+// model on the reference backend, and the measured latency of both.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -17,15 +21,58 @@
 
 namespace quarry::opt {
 
+/// Prepares a model to be timed and returns a function that times one
+/// inference of it (ms): measured on a backend, or in tests a fixed
+/// function of the graph.
+using PrepareTimer = std::function<std::function<double()>(const Model &)>;
+
+struct SelectOptions {
+  /// How many of the search's cheapest graphs are timed against the
+  /// original; 0 trusts the cost model alone.
+  int candidates = 3;
+  /// A candidate replaces the original only when its median is at least
+  /// this fraction below the original's (noise is not a speed-up).
+  double min_gain = 0.02;
+  /// Rounds of timing; each round times every graph once, in turn, so a
+  /// busy spell of the machine falls on all of them alike.
+  int rounds = 15;
+  /// Required when candidates > 0.
+  PrepareTimer timer;
+};
+
+/// A graph timed whole during selection.
+struct TimedGraph {
+  double predicted_ms = 0; ///< the cost model's estimate
+  double measured_ms = 0;
+  std::vector<int> steps; ///< transformations from the original
+};
+
 struct OptimizeResult {
   Model model;         ///< the optimized model, static subgraphs folded
   SearchResult search; ///< best graph before folding, costs, steps
-  /// Cost-model estimate of `model` (folded): equal to search.best_cost.
+  /// Cost-model estimate of `model`: search.best_cost unless the original
+  /// was kept.
   double final_cost = 0;
+  /// Transformations that made `model`, in order (empty: the original).
+  std::vector<int> steps;
+  /// With selection: timed[0] is the original, then the candidates.
+  std::vector<TimedGraph> timed;
+  /// Index into `timed` of the graph returned (0: the original).
+  int chosen = -1;
+  /// Selection ran and found no candidate faster than the original.
+  bool kept_original = false;
 };
 
-/// Searches from `m` and folds the result; `seed` binds weights the model
-/// has no values for, as the runtime would.
+/// Searches from `m`, folds the best graphs and keeps the one that
+/// measures fastest (see above); `seed` binds weights the model has no
+/// values for, as the runtime would.
+OptimizeResult
+optimize(const Model &m, const std::vector<Transformation> &transformations,
+         CostModel &cost, const SearchOptions &opts,
+         const SelectOptions &select, uint64_t seed = 1,
+         const std::function<void(const SearchProgress &)> &progress = {});
+
+/// The same, trusting the cost model (no selection).
 OptimizeResult
 optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts, uint64_t seed = 1,
@@ -39,5 +86,10 @@ double output_error(const Model &before, const Model &after, uint64_t seed);
 /// Median milliseconds of one inference of `m` on `backend`.
 double measure_latency(const Model &m, runtime::Backend &backend,
                        const runtime::MeasureOptions &opts);
+
+/// A PrepareTimer on `backend`: each model prepared once with seeded
+/// inputs, warmed up `warmup` times, then timed run by run.
+PrepareTimer backend_timer(runtime::Backend &backend, int warmup,
+                           uint64_t seed);
 
 } // namespace quarry::opt

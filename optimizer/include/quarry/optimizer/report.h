@@ -9,6 +9,9 @@
 //   "operators": {"before", "after"},
 //   "applied": [{"name", "kind": "rule"|"fusion", "origin", "source_file",
 //                "source_index", "status", "axioms"}...],  // in order
+//   "selection": {"timed": [{"predicted_ms", "measured_ms", "steps"}...],
+//                 "chosen", "kept_original", "predicted_speedup",
+//                 "measured_speedup"},  // timed[0]: the original
 //   "check": {"latency_ms_before", "latency_ms_after", "speedup",
 //             "max_relative_error", "tolerance"}           // with --check
 // }

@@ -40,6 +40,15 @@ struct SearchOptions {
   size_t max_matches = 2000; ///< per transformation and graph
   /// Bytes the search's own data may take (see above).
   size_t memory_budget = size_t{512} << 20;
+  /// How many of the cheapest graphs to return (SearchResult::ranked).
+  int keep_best = 1;
+};
+
+/// One of the cheapest graphs the search saw.
+struct RankedGraph {
+  Graph graph;
+  double cost = 0;
+  std::vector<int> steps; ///< transformations from the start, in order
 };
 
 struct SearchProgress {
@@ -66,6 +75,9 @@ struct SearchResult {
   size_t rebuilt = 0;
   /// True when the memory budget ended the search before its budget.
   bool stopped_by_memory = false;
+  /// The keep_best cheapest distinct graphs, cheapest first (ties by
+  /// hash); ranked[0] is `best`.
+  std::vector<RankedGraph> ranked;
 };
 
 SearchResult
