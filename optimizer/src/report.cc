@@ -47,6 +47,7 @@ std::string report_json(const ReportInput &in) {
                  {"distinct", r.search.distinct},
                  {"seconds", r.search.seconds},
                  {"measured_configs", in.measured_configs},
+                 {"unsteady_configs", in.unsteady_configs},
                  {"memory_budget_bytes", in.options.memory_budget},
                  {"peak_bytes", r.search.peak_bytes},
                  {"graphs_rebuilt", r.search.rebuilt},

@@ -211,8 +211,16 @@ double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
       *measured = false;
     return *ms;
   }
-  const double ms = measure(b, c, opts);
-  cache.insert(key, ms);
+  const OpCost cost = measure_op(b, c, opts);
+  // As the file will give it back (9 significant digits), so that a cost
+  // read later equals the one returned now.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", cost.ms);
+  const double ms = std::strtod(text, nullptr);
+  if (cost.steady)
+    cache.insert(key, ms);
+  else
+    cache.count_unsteady();
   if (measured)
     *measured = true;
   return ms;

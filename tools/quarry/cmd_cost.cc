@@ -57,6 +57,9 @@ double operator_costs(const CostOptions &o, const Graph &g,
   std::printf("sum %.4f ms: %d operators", total, measured_ops);
   if (folded_ops > 0)
     std::printf(", %d folded into weights", folded_ops);
+  if (cache.unsteady() > 0)
+    std::printf(", %d measured while the machine was busy (not cached)",
+                cache.unsteady());
   std::printf("\n");
   return total;
 }

@@ -83,6 +83,12 @@ void optimize(OptimizeOptions &o) {
   opt::ReportInput in{run_subject(o), o.rules, o.backend, o.search,
                       &original,      &r,      &ts,       cost.measured(),
                       std::nullopt};
+  in.unsteady_configs = cache.unsteady();
+  if (cache.unsteady() > 0)
+    std::fprintf(stderr,
+                 "quarry: warning: %d operator measurements found the "
+                 "machine busy on every attempt; used, not cached\n",
+                 cache.unsteady());
   if (o.check) {
     opt::CheckResult c;
     c.tolerance = o.tolerance;

@@ -4,7 +4,8 @@
 //   "model", "rules", "backend", "alpha", "budget",
 //   "cost_ms": {"before", "after"},            // the cost model's estimate
 //   "search": {"expanded", "candidates", "distinct", "seconds",
-//              "measured_configs", "memory_budget_bytes", "peak_bytes",
+//              "measured_configs", "unsteady_configs",
+//              "memory_budget_bytes", "peak_bytes",
 //              "graphs_rebuilt", "stopped_by_memory"},
 //   "operators": {"before", "after"},
 //   "applied": [{"name", "kind": "rule"|"fusion", "origin", "source_file",
@@ -41,6 +42,8 @@ struct ReportInput {
   const std::vector<Transformation> *transformations = nullptr;
   int measured_configs = 0;
   std::optional<CheckResult> check;
+  /// Measurements the machine disturbed on every attempt (not cached).
+  int unsteady_configs = 0;
 };
 
 /// The report, pretty-printed, ending in a newline.

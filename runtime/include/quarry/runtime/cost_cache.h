@@ -40,6 +40,9 @@ public:
 
   /// "FILE:LINE: ..." for every record skipped while reading.
   const std::vector<std::string> &warnings() const { return warnings_; }
+  /// Measurements not stored because the machine was busy (OpCost::steady).
+  int unsteady() const { return unsteady_; }
+  void count_unsteady() { ++unsteady_; }
   const std::string &path() const { return path_; }
   size_t size() const { return costs_.size(); }
 
@@ -47,10 +50,13 @@ private:
   std::string path_;
   std::map<std::string, double, std::less<>> costs_;
   std::vector<std::string> warnings_;
+  int unsteady_ = 0;
 };
 
 /// The cost of `c` on `b`: from the cache when known, else measured and
-/// stored. `measured`, when given, says which.
+/// stored, unless the measurement found the machine busy on every attempt
+/// (then it is returned but not stored). `measured`, when given, says
+/// whether it was measured.
 double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
                       const MeasureOptions &opts, bool *measured = nullptr);
 

@@ -18,7 +18,25 @@ struct MeasureOptions {
   int warmup = 3;
   int runs = 10;
   uint64_t seed = 1; ///< for the random operand values
+  /// Attempts at an operator's cost before it is given up as disturbed.
+  int attempts = 3;
 };
+
+/// Repeated timings of one thing, summarized robustly.
+struct Timing {
+  /// The mean of the runs within three median absolute deviations of the
+  /// median: one slow run (a page fault, another process) does not count.
+  double ms = 0;
+  double median_ms = 0, min_ms = 0;
+  int runs = 0, kept = 0;
+  /// Whether the machine let the runs agree: the median within 1.5 times
+  /// the fastest run (plus 2 us for timer jitter). A busy machine makes
+  /// most runs slow, which no rejection of single outliers repairs.
+  bool steady = false;
+};
+
+/// Summarizes `samples` (milliseconds; at least one).
+Timing summarize(std::vector<double> samples);
 
 /// Median milliseconds per execute() of a prepared graph whose inputs are
 /// set.
@@ -26,6 +44,10 @@ double median_ms(Executable &e, const MeasureOptions &opts);
 
 /// An operator's cost as its backend runs it.
 struct OpCost {
+  /// False when every attempt found the machine busy: the cost is the
+  /// best seen, and is not to be cached.
+  bool steady = true;
+  int attempts = 0;
   /// Its kernel, in the layout the backend chose for it (each step timed
   /// alone, reorders left out).
   double ms = 0;
@@ -36,7 +58,8 @@ struct OpCost {
 };
 
 /// Prepares single_op_graph(c) on `b` with random values and times each of
-/// its steps.
+/// its steps, run by run; the kernel's runs are summarized (Timing) and, if
+/// not steady, timed again, up to opts.attempts times.
 OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts);
 
 /// measure_op(...).ms: what the cost cache keeps for a configuration.

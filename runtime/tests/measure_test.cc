@@ -1,0 +1,100 @@
+//===- measure_test.cc - Robust timings: outliers and busy machines -------===//
+#include "quarry/core/text.h"
+#include "quarry/runtime/cost_cache.h"
+#include "quarry/runtime/measure.h"
+#include "quarry/testing/scratch_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+namespace quarry::runtime {
+namespace {
+
+/// A backend whose one-step graphs take the times a script gives, run by
+/// run: what a machine busy for a while does to measurements.
+class ScriptedBackend : public Backend {
+public:
+  explicit ScriptedBackend(std::deque<double> ms) : ms_(std::move(ms)) {}
+  std::string_view name() const override { return "scripted"; }
+  std::string device_name() const override { return "script"; }
+  std::unique_ptr<Executable> prepare(const Graph &,
+                                      const Bindings<float> &) override {
+    return std::make_unique<Exe>(ms_);
+  }
+  size_t left() const { return ms_.size(); }
+
+private:
+  class Exe : public Executable {
+  public:
+    explicit Exe(std::deque<double> &ms) : ms_(ms) {}
+    void set_inputs(const Bindings<float> &) override {}
+    void execute() override {}
+    std::vector<Tensor<float>> outputs() override { return {}; }
+    std::vector<StepInfo> profile(int, int) override {
+      StepInfo s{"kernel", "scripted", "plain", false, {0}, ms_.front()};
+      ms_.pop_front();
+      return {s};
+    }
+
+  private:
+    std::deque<double> &ms_;
+  };
+  std::deque<double> ms_;
+};
+
+const OpConfig kRelu{
+    OpKind::Relu, make_attrs(OpKind::Relu), {Shape{4}}, {false}};
+
+TEST(Measure, OneSlowRunIsRejected) {
+  const Timing t = summarize({1.0, 1.1, 0.9, 1.0, 9.0});
+  EXPECT_TRUE(t.steady);
+  EXPECT_EQ(t.kept, 4);
+  EXPECT_NEAR(t.ms, 1.0, 1e-9);
+  EXPECT_EQ(t.min_ms, 0.9);
+}
+
+TEST(Measure, MostRunsSlowIsABusyMachine) {
+  const Timing t = summarize({0.003, 8.0, 8.1, 7.9, 8.0});
+  EXPECT_FALSE(t.steady);
+  EXPECT_EQ(t.median_ms, 8.0);
+}
+
+TEST(Measure, ABusySpellIsRetakenAndTheCalmTimingCached) {
+  // The known failure: 8 ms recorded for a 3 us operator.
+  ScriptedBackend b({0.003, 8.0, 8.0, 8.0, 8.0, //
+                     0.003, 0.003, 0.004, 0.003, 0.003});
+  quarry::testing::ScratchDir dir;
+  CostCache cache(dir.file("costs.tsv"));
+  bool measured = false;
+  const double ms = cached_measure(cache, b, kRelu, {0, 5, 1, 3}, &measured);
+  EXPECT_TRUE(measured);
+  EXPECT_NEAR(ms, 0.003, 2e-4);
+  EXPECT_EQ(b.left(), 0u); // two attempts
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.unsteady(), 0);
+}
+
+TEST(Measure, AMachineBusyThroughoutIsNeverCached) {
+  std::deque<double> script;
+  for (int attempt = 0; attempt < 3; ++attempt)
+    for (double ms : {0.003, 6.0 + attempt, 8.0, 8.0, 8.0})
+      script.push_back(ms);
+  ScriptedBackend b(script);
+  quarry::testing::ScratchDir dir;
+  CostCache cache(dir.file("costs.tsv"));
+  const OpCost cost = measure_op(b, kRelu, {0, 5, 1, 3});
+  EXPECT_FALSE(cost.steady);
+  EXPECT_EQ(cost.attempts, 3);
+  ScriptedBackend again(script);
+  bool measured = false;
+  cached_measure(cache, again, kRelu, {0, 5, 1, 3}, &measured);
+  EXPECT_TRUE(measured);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.unsteady(), 1);
+  // Nothing was written: a later reader finds no record.
+  EXPECT_EQ(CostCache(dir.file("costs.tsv")).size(), 0u);
+}
+
+} // namespace
+} // namespace quarry::runtime
