@@ -22,6 +22,47 @@ Model folded(const Graph &g, const Model &full) {
   return fold_constants(m);
 }
 
+/// The samples of each timer, timed in turn, round after round.
+std::vector<std::vector<double>>
+time_in_turn(const std::vector<std::function<double()>> &timers, int rounds) {
+  std::vector<std::vector<double>> ms(timers.size());
+  for (int round = 0; round < std::max(rounds, 1); ++round)
+    for (size_t i = 0; i < timers.size(); ++i)
+      ms[i].push_back(timers[i]());
+  return ms;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+/// The median ms of the original and of the graph after each step of
+/// `chosen`, rebuilt step by step and timed in turn.
+std::vector<double>
+time_each_step(const Model &full,
+               const std::vector<Transformation> &transformations,
+               const TimedGraph &chosen, const SelectOptions &select) {
+  std::vector<Model> prefixes{full};
+  Graph g = full.graph;
+  for (size_t i = 0; i < chosen.steps.size(); ++i) {
+    auto next = transformations[chosen.steps[i]].apply_at(HostInfo(g),
+                                                          chosen.ordinals[i]);
+    if (!next)
+      throw Error("optimize: step " + std::to_string(i) +
+                  " could not be replayed");
+    g = std::move(*next);
+    prefixes.push_back(folded(g, full));
+  }
+  std::vector<std::function<double()>> timers;
+  for (const Model &m : prefixes)
+    timers.push_back(select.timer(m));
+  std::vector<double> ms;
+  for (const auto &samples : time_in_turn(timers, select.attribute_rounds))
+    ms.push_back(quantile(samples, 0.5));
+  return ms;
+}
+
 } // namespace
 
 OptimizeResult
@@ -45,26 +86,20 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
 
   // The original, then the cheapest candidates that differ from it.
   std::vector<Model> models{full};
-  r.timed.push_back({r.search.initial_cost, 0, {}});
+  r.timed.push_back({r.search.initial_cost, 0, {}, {}});
   for (const RankedGraph &g : r.search.ranked) {
     if (static_cast<int>(models.size()) > select.candidates)
       break;
     if (g.steps.empty())
       continue;
     models.push_back(folded(g.graph, full));
-    r.timed.push_back({cost.graph_cost(models.back().graph), 0, g.steps});
+    r.timed.push_back(
+        {cost.graph_cost(models.back().graph), 0, g.steps, g.ordinals});
   }
   std::vector<std::function<double()>> timers;
   for (const Model &model : models)
     timers.push_back(select.timer(model));
-  std::vector<std::vector<double>> ms(models.size());
-  for (int round = 0; round < std::max(select.rounds, 1); ++round)
-    for (size_t i = 0; i < models.size(); ++i)
-      ms[i].push_back(timers[i]());
-  auto quantile = [](std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-  };
+  const auto ms = time_in_turn(timers, select.rounds);
   for (size_t i = 0; i < models.size(); ++i)
     r.timed[i].measured_ms = quantile(ms[i], 0.5);
 
@@ -82,6 +117,9 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   r.model = r.kept_original ? full : models[r.chosen];
   r.final_cost = r.timed[r.chosen].predicted_ms;
   r.steps = r.timed[r.chosen].steps;
+  if (!r.kept_original && select.attribute)
+    r.step_ms =
+        time_each_step(full, transformations, r.timed[r.chosen], select);
   return r;
 }
 

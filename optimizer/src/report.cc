@@ -1,21 +1,33 @@
 //===- report.cc - What an optimization did, as JSON ----------------------===//
 #include "quarry/optimizer/report.h"
 
+#include "quarry/rules/rule_print.h"
+
 #include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
 
 namespace quarry::opt {
 
 namespace {
 
+/// A family of steps: the rule's operators, or the fusion's name.
+std::string family_of(const Transformation &t) {
+  return t.rule ? rule_family(*t.rule) : t.name;
+}
+
 nlohmann::json step_json(const Transformation &t) {
   nlohmann::json j;
   j["name"] = t.name;
+  j["family"] = family_of(t);
   if (!t.rule) {
     j["kind"] = "fusion";
     return j;
   }
   const Provenance &p = t.rule->provenance;
   j["kind"] = "rule";
+  j["text"] = rule_text(*t.rule);
   j["origin"] = p.origin;
   j["source_file"] = p.source_file;
   if (p.source_index)
@@ -54,10 +66,38 @@ std::string report_json(const ReportInput &in) {
                  {"stopped_by_memory", r.search.stopped_by_memory}};
   j["operators"] = {{"before", in.original->graph.num_operators()},
                     {"after", r.model.graph.num_operators()}};
+  // Each step, with the gain measured across it when attributed; then the
+  // families, each with its steps' gains multiplied.
+  const bool attributed = r.step_ms.size() == r.steps.size() + 1;
   nlohmann::json applied = nlohmann::json::array();
-  for (int s : r.steps)
-    applied.push_back(step_json((*in.transformations)[s]));
+  std::vector<std::string> family_order;
+  std::map<std::string, std::pair<int, double>> families;
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const Transformation &t = (*in.transformations)[r.steps[i]];
+    nlohmann::json step = step_json(t);
+    const std::string family = family_of(t);
+    if (!families.count(family)) {
+      family_order.push_back(family);
+      families[family] = {0, 1.0};
+    }
+    ++families[family].first;
+    if (attributed) {
+      step["measured_ms_before"] = r.step_ms[i];
+      step["measured_ms_after"] = r.step_ms[i + 1];
+      step["measured_gain"] = r.step_ms[i] / r.step_ms[i + 1];
+      families[family].second *= r.step_ms[i] / r.step_ms[i + 1];
+    }
+    applied.push_back(step);
+  }
   j["applied"] = applied;
+  nlohmann::json fams = nlohmann::json::array();
+  for (const std::string &f : family_order) {
+    nlohmann::json fj{{"family", f}, {"steps", families[f].first}};
+    if (attributed)
+      fj["measured_gain"] = families[f].second;
+    fams.push_back(fj);
+  }
+  j["families"] = fams;
   if (!r.timed.empty()) {
     // Predicted and measured side by side, for the original and each
     // candidate timed whole.
@@ -85,14 +125,23 @@ std::string report_json(const ReportInput &in) {
 }
 
 std::vector<std::string> applied_names(const ReportInput &in) {
+  const OptimizeResult &r = *in.result;
+  const bool attributed = r.step_ms.size() == r.steps.size() + 1;
   std::vector<std::string> out;
-  for (int s : in.result->steps) {
-    const Transformation &t = (*in.transformations)[s];
-    out.push_back(
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const Transformation &t = (*in.transformations)[r.steps[i]];
+    std::string line =
         t.rule ? t.name + " (" + t.rule->provenance.origin + ", " +
                      std::string(proof_status_name(t.rule->provenance.status)) +
-                     ")"
-               : t.name + " (fusion)");
+                     "): " + rule_text(*t.rule)
+               : t.name + " (fusion)";
+    if (attributed) {
+      char gain[48];
+      std::snprintf(gain, sizeof gain, "  [measured %.3fx]",
+                    r.step_ms[i] / r.step_ms[i + 1]);
+      line += gain;
+    }
+    out.push_back(line);
   }
   return out;
 }

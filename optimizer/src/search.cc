@@ -253,9 +253,12 @@ Search::run(const Graph &start,
     r.graph = *materialize(order[k]);
     r.cost = states_[order[k]].cost;
     for (int32_t at = order[k]; states_[at].parent >= 0;
-         at = states_[at].parent)
+         at = states_[at].parent) {
       r.steps.push_back(states_[at].transformation);
+      r.ordinals.push_back(states_[at].ordinal);
+    }
     std::reverse(r.steps.begin(), r.steps.end());
+    std::reverse(r.ordinals.begin(), r.ordinals.end());
     result_.ranked.push_back(std::move(r));
   }
   result_.best = result_.ranked[0].graph;

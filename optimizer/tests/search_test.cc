@@ -185,6 +185,20 @@ TEST(Select, TheFastestMeasuredCandidateWins) {
   EXPECT_GT(j["selection"]["measured_speedup"].get<double>(), 1.0);
   EXPECT_GT(j["selection"]["predicted_speedup"].get<double>(), 0.0);
   EXPECT_EQ(j["applied"].size(), r.steps.size());
+  // Every step timed: the graph after each has no more operators than
+  // before (and the last is the chosen one).
+  ASSERT_EQ(r.step_ms.size(), r.steps.size() + 1);
+  EXPECT_EQ(r.step_ms.back(), r.timed[r.chosen].measured_ms);
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    EXPECT_GE(r.step_ms[i], r.step_ms[i + 1]);
+    EXPECT_GE(j["applied"][i]["measured_gain"].get<double>(), 1.0);
+    EXPECT_FALSE(j["applied"][i]["family"].get<std::string>().empty());
+  }
+  ASSERT_FALSE(j["families"].empty());
+  double product = 1;
+  for (const auto &f : j["families"])
+    product *= f["measured_gain"].get<double>();
+  EXPECT_NEAR(product, r.step_ms.front() / r.step_ms.back(), 1e-9);
 }
 
 TEST(RulePolicy, UnprovedRulesAreRefusedUnlessAllowed) {

@@ -4,6 +4,7 @@
 #include "quarry/core/text.h"
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace quarry {
@@ -97,6 +98,49 @@ std::string print_rule_pack(const RulePack &pack) {
   for (const Rule &rule : pack.rules)
     os << "\n" << print_rule(rule);
   return os.str();
+}
+
+namespace {
+
+/// One side of a rule on one line: its statements, without declarations;
+/// a lone statement that an output names is written as its expression.
+std::string one_line(const Graph &g) {
+  std::vector<std::string> statements;
+  std::istringstream lines(print_graph(g));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.rfind("input ", 0) == 0 ||
+        line.rfind("weight ", 0) == 0)
+      continue;
+    statements.push_back(line);
+  }
+  // "t0 = expr" and "output t0": just expr.
+  if (statements.size() == 2 && statements[1].rfind("output ", 0) == 0) {
+    const std::string name = statements[1].substr(7);
+    if (statements[0].rfind(name + " = ", 0) == 0)
+      return statements[0].substr(name.size() + 3);
+  }
+  std::string s;
+  for (const std::string &st : statements)
+    s += (s.empty() ? "" : "; ") + st;
+  return s;
+}
+
+} // namespace
+
+std::string rule_text(const Rule &rule) {
+  return one_line(rule.source) + " => " + one_line(rule.target);
+}
+
+std::string rule_family(const Rule &rule) {
+  std::set<std::string> ops;
+  for (const Graph *g : {&rule.source, &rule.target})
+    for (const Node &n : g->nodes())
+      if (!n.is_variable())
+        ops.emplace(op_name(n.kind));
+  std::string s;
+  for (const std::string &op : ops)
+    s += (s.empty() ? "" : "+") + op;
+  return s;
 }
 
 } // namespace quarry

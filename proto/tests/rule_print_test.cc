@@ -56,5 +56,26 @@ TEST(RulePrint, ListsHeaderRulesAndMapping) {
             "-> target output 1\n");
 }
 
+TEST(RulePrint, OneLineTextAndFamily) {
+  const Rule fuse = parse_rule("fuse",
+                               "input x\nweight w\n"
+                               "y = relu(conv2d(x, w))\noutput y\n",
+                               "input x\nweight w\n"
+                               "y = conv2d[act=relu](x, w)\noutput y\n");
+  EXPECT_EQ(rule_text(fuse), "relu(conv2d[s=1,1 pad=same act=none](x, w)) => "
+                             "conv2d[s=1,1 pad=same act=relu](x, w)");
+  EXPECT_EQ(rule_family(fuse), "conv2d+relu");
+  // Two outputs: the statements, joined.
+  const Rule merge = parse_rule(
+      "merge",
+      "input x\nweight a\nweight b\n"
+      "p = matmul(x, a)\nq = matmul(x, b)\noutput p, q\n",
+      "input x\nweight a\nweight b\n"
+      "p, q = split[axis=1](matmul(x, concat[axis=1](a, b)))\noutput p, q\n");
+  EXPECT_EQ(rule_family(merge), "concat+matmul+split");
+  EXPECT_NE(rule_text(merge).find(" => "), std::string::npos);
+  EXPECT_NE(rule_text(merge).find("; output"), std::string::npos);
+}
+
 } // namespace
 } // namespace quarry

@@ -7,6 +7,7 @@
 #include "quarry/report/summary_table.h"
 #include "quarry/report/svg_plot.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace quarry::report {
@@ -221,11 +222,41 @@ std::string optimize_section(const OptimizeSummary &o) {
                      value_text(o.latency->max_relative_error) + ".");
   out += grouped_bar_chart("Before and after optimization", {"before", "after"},
                            groups, "ms");
-  std::vector<Cells> applied;
-  for (const auto &[name, times] : o.applied)
-    applied.push_back({name, count_text(times)});
-  if (!applied.empty())
-    out += table({"applied", "times"}, applied, {1});
+  if (o.selection)
+    out += paragraph(
+        o.selection->kept_original
+            ? "The cost model predicted " +
+                  ratio_text(o.selection->predicted_speedup) + "; the " +
+                  count_text(o.selection->timed - 1) +
+                  " cheapest graphs it found measured no faster than the "
+                  "original, which was kept."
+            : "Predicted " + ratio_text(o.selection->predicted_speedup) +
+                  ", measured " + ratio_text(o.selection->measured_speedup) +
+                  " (the fastest of " + count_text(o.selection->timed - 1) +
+                  " candidates timed against the original).");
+  const bool texts =
+      std::any_of(o.step_list.begin(), o.step_list.end(),
+                  [](const auto &st) { return !st.text.empty(); });
+  if (texts) {
+    // Every step with its rule and the gain measured across it.
+    std::vector<Cells> steps;
+    for (const OptimizeSummary::Step &st : o.step_list)
+      steps.push_back({st.name, st.text.empty() ? st.family : st.text,
+                       st.gain ? ratio_text(*st.gain) : "-"});
+    out += table({"applied", "rule", "measured gain"}, steps, {2});
+  } else {
+    std::vector<Cells> applied;
+    for (const auto &[name, times] : o.applied)
+      applied.push_back({name, count_text(times)});
+    if (!applied.empty())
+      out += table({"applied", "times"}, applied, {1});
+  }
+  std::vector<Cells> families;
+  for (const OptimizeSummary::Family &f : o.families)
+    families.push_back(
+        {f.family, count_text(f.steps), f.gain ? ratio_text(*f.gain) : "-"});
+  if (!families.empty())
+    out += table({"rule family", "steps", "measured gain"}, families, {1, 2});
   return out;
 }
 

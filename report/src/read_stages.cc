@@ -129,8 +129,17 @@ OptimizeSummary read_optimize(const std::string &path) {
   o.cost_after_ms = f["cost_ms"]["after"].number();
   o.operators_before = f["operators"]["before"].integer();
   o.operators_after = f["operators"]["after"].integer();
+  auto optional_text = [](const JsonField &a, std::string_view key) {
+    return a.has(key) ? a[key].text() : std::string();
+  };
+  auto optional_number = [](const JsonField &a, std::string_view key) {
+    return a.has(key) ? std::optional<double>(a[key].number()) : std::nullopt;
+  };
   f["applied"].for_each([&](const JsonField &a) {
     const std::string name = a["name"].text();
+    o.step_list.push_back({name, optional_text(a, "text"),
+                           optional_text(a, "family"),
+                           optional_number(a, "measured_gain")});
     auto it = std::find_if(o.applied.begin(), o.applied.end(),
                            [&](const auto &p) { return p.first == name; });
     if (it == o.applied.end())
@@ -139,6 +148,19 @@ OptimizeSummary read_optimize(const std::string &path) {
       ++it->second;
     ++o.steps;
   });
+  if (f.has("families"))
+    f["families"].for_each([&](const JsonField &a) {
+      o.families.push_back({a["family"].text(), a["steps"].integer(),
+                            optional_number(a, "measured_gain")});
+    });
+  if (f.has("selection")) {
+    const JsonField sel = f["selection"];
+    int64_t timed = 0;
+    sel["timed"].for_each([&](const JsonField &) { ++timed; });
+    o.selection = OptimizeSummary::Selection{
+        timed, sel["kept_original"].boolean(),
+        sel["predicted_speedup"].number(), sel["measured_speedup"].number()};
+  }
   o.expanded = f["search"]["expanded"].integer();
   o.search_seconds = f["search"]["seconds"].number();
   if (f.has("check")) {

@@ -110,6 +110,27 @@ Json optimize_json(const OptimizeSummary &o) {
   for (const auto &[name, times] : o.applied)
     applied.push_back({{"name", name}, {"times", times}});
   j["applied"] = applied;
+  Json steps = Json::array();
+  for (const OptimizeSummary::Step &st : o.step_list) {
+    Json sj{{"name", st.name}, {"text", st.text}, {"family", st.family}};
+    if (st.gain)
+      sj["measured_gain"] = *st.gain;
+    steps.push_back(sj);
+  }
+  j["step_list"] = steps;
+  Json families = Json::array();
+  for (const OptimizeSummary::Family &f : o.families) {
+    Json fj{{"family", f.family}, {"steps", f.steps}};
+    if (f.gain)
+      fj["measured_gain"] = *f.gain;
+    families.push_back(fj);
+  }
+  j["families"] = families;
+  if (o.selection)
+    j["selection"] = {{"timed", o.selection->timed},
+                      {"kept_original", o.selection->kept_original},
+                      {"predicted_speedup", o.selection->predicted_speedup},
+                      {"measured_speedup", o.selection->measured_speedup}};
   j["expanded"] = o.expanded;
   j["search_seconds"] = o.search_seconds;
   if (o.latency)

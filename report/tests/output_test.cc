@@ -150,6 +150,52 @@ TEST(HtmlPage, StagesNotRunHaveNoPlots) {
   EXPECT_EQ(count(empty, "<svg "), 0u);
 }
 
+TEST(HtmlPage, AppliedRulesWithTheirTextGainsAndFamilies) {
+  // What optimize writes now: each step's rule on one line, its family and
+  // the gain measured across it; families; the selection.
+  ScratchDir scratch;
+  const pipeline::RunLayout run = copy_fixture_run(scratch);
+  edit_json(run.optimize_report(), [](json &j) {
+    for (json &a : j["applied"]) {
+      a["text"] = "relu(conv2d(x, w)) => conv2d[act=relu](x, w)";
+      a["family"] = "conv2d+relu";
+      a["measured_gain"] = 1.01;
+    }
+    j["families"] = json::array({{{"family", "conv2d+relu"},
+                                  {"steps", j["applied"].size()},
+                                  {"measured_gain", 1.17}}});
+    j["selection"] = {{"timed", json::array({json::object(), json::object()})},
+                      {"chosen", 1},
+                      {"kept_original", false},
+                      {"predicted_speedup", 1.25},
+                      {"measured_speedup", 1.17}};
+  });
+  const RunSummary s = read_run_summary(run);
+  ASSERT_FALSE(s.optimize.step_list.empty());
+  EXPECT_EQ(s.optimize.step_list[0].family, "conv2d+relu");
+  EXPECT_DOUBLE_EQ(*s.optimize.step_list[0].gain, 1.01);
+  ASSERT_EQ(s.optimize.families.size(), 1u);
+  EXPECT_DOUBLE_EQ(*s.optimize.families[0].gain, 1.17);
+  ASSERT_TRUE(s.optimize.selection);
+  EXPECT_FALSE(s.optimize.selection->kept_original);
+  const std::string page = html_page(s);
+  EXPECT_NE(page.find("relu(conv2d(x, w)) =&gt; conv2d[act=relu](x, w)"),
+            std::string::npos);
+  EXPECT_NE(page.find("<th>rule family</th>"), std::string::npos);
+  EXPECT_NE(page.find("Predicted 1.25x, measured 1.17x"), std::string::npos);
+  const json j = json::parse(summary_json(s));
+  EXPECT_EQ(j["optimize"]["families"][0]["family"], "conv2d+relu");
+  EXPECT_EQ(j["optimize"]["selection"]["measured_speedup"], 1.17);
+  // Older reports, without texts or gains, still read.
+  edit_json(run.optimize_report(), [](json &j) {
+    j.erase("families");
+    j.erase("selection");
+    for (json &a : j["applied"])
+      a.erase("measured_gain");
+  });
+  EXPECT_FALSE(read_run_summary(run).optimize.selection);
+}
+
 TEST(HtmlPage, TextFromFilesIsEscaped) {
   ScratchDir scratch;
   const pipeline::RunLayout run = copy_fixture_run(scratch);

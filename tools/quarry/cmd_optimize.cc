@@ -28,6 +28,7 @@ struct OptimizeOptions : RunFlags {
   opt::SearchOptions search;
   size_t memory_mb = 512;
   int measure_top = 3;
+  bool no_attribution = false;
 };
 
 Model read_model(OptimizeOptions &o) {
@@ -74,6 +75,7 @@ void optimize(OptimizeOptions &o) {
   opt::SelectOptions select;
   select.candidates = o.measure_top;
   select.rounds = o.measure.runs;
+  select.attribute = !o.no_attribution;
   select.timer = opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
   const opt::OptimizeResult r = opt::optimize(original, ts, cost, o.search,
                                               select, o.measure.seed, progress);
@@ -180,6 +182,9 @@ void register_optimize_command(CLI::App &app) {
                   "Time this many of the cheapest graphs found against the "
                   "original and keep the fastest (0: trust the cost model)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-attribution", o->no_attribution,
+                "Do not time the graph after each applied step (the report "
+                "then has no per-rule gains)");
   cmd->add_flag("--no-fusions", o->no_fusions,
                 "Only the pack's rules, no hand-written fusions");
   cmd->add_option("--cost-cache", o->cache,

@@ -38,13 +38,19 @@ struct SelectOptions {
   int rounds = 15;
   /// Required when candidates > 0.
   PrepareTimer timer;
+  /// When a candidate wins: time the graph after each of its steps too
+  /// (OptimizeResult::step_ms), `attribute_rounds` rounds, so that every
+  /// applied rule shows the gain it contributed.
+  bool attribute = true;
+  int attribute_rounds = 5;
 };
 
 /// A graph timed whole during selection.
 struct TimedGraph {
   double predicted_ms = 0; ///< the cost model's estimate
   double measured_ms = 0;
-  std::vector<int> steps; ///< transformations from the original
+  std::vector<int> steps;    ///< transformations from the original
+  std::vector<int> ordinals; ///< Transformation::apply_at's, per step
 };
 
 struct OptimizeResult {
@@ -61,6 +67,10 @@ struct OptimizeResult {
   int chosen = -1;
   /// Selection ran and found no candidate faster than the original.
   bool kept_original = false;
+  /// With attribution: the measured ms of the original and of the graph
+  /// after each step (steps.size() + 1 values; step i gained
+  /// step_ms[i] / step_ms[i + 1]).
+  std::vector<double> step_ms;
 };
 
 /// Searches from `m`, folds the best graphs and keeps the one that

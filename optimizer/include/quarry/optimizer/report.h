@@ -8,8 +8,11 @@
 //              "memory_budget_bytes", "peak_bytes",
 //              "graphs_rebuilt", "stopped_by_memory"},
 //   "operators": {"before", "after"},
-//   "applied": [{"name", "kind": "rule"|"fusion", "origin", "source_file",
-//                "source_index", "status", "axioms"}...],  // in order
+//   "applied": [{"name", "kind": "rule"|"fusion", "family", "text",
+//                "origin", "source_file", "source_index", "status",
+//                "axioms", "measured_ms_before", "measured_ms_after",
+//                "measured_gain"}...],  // in order; gains when attributed
+//   "families": [{"family", "steps", "measured_gain"}...],
 //   "selection": {"timed": [{"predicted_ms", "measured_ms", "steps"}...],
 //                 "chosen", "kept_original", "predicted_speedup",
 //                 "measured_speedup"},  // timed[0]: the original
@@ -49,7 +52,8 @@ struct ReportInput {
 /// The report, pretty-printed, ending in a newline.
 std::string report_json(const ReportInput &in);
 
-/// "name (origin, status)" of each applied step, for printing.
+/// "name (origin, status): source => target  [measured 1.02x]" of each
+/// applied step, for printing.
 std::vector<std::string> applied_names(const ReportInput &in);
 
 } // namespace quarry::opt

@@ -49,6 +49,8 @@ struct RankedGraph {
   Graph graph;
   double cost = 0;
   std::vector<int> steps; ///< transformations from the start, in order
+  /// Each step's Transformation::apply_at ordinal.
+  std::vector<int> ordinals;
 };
 
 struct SearchProgress {

@@ -17,4 +17,14 @@ namespace quarry {
 std::string print_rule(const Rule &rule);
 std::string print_rule_pack(const RulePack &pack);
 
+/// The rule on one line, source => target, each side its statements in the
+/// text form with variables' declarations left out and single-use values
+/// nested: "matmul[act=none](w1, w1) => transpose[perm=1,0 shuffle=0](...)".
+std::string rule_text(const Rule &rule);
+
+/// The rule's family: the operators its source and target use, sorted and
+/// joined by "+" ("concat+conv2d+split"). Rules of one family do the same
+/// kind of thing; reports sum what each family paid.
+std::string rule_family(const Rule &rule);
+
 } // namespace quarry

@@ -122,6 +122,28 @@ struct OptimizeSummary {
   int64_t steps = 0; ///< applications in all
   int64_t expanded = 0;
   double search_seconds = 0;
+  /// Each applied step in order: its rule on one line, its family, and the
+  /// gain measured across it (reports of older runs lack them).
+  struct Step {
+    std::string name, text, family;
+    std::optional<double> gain;
+  };
+  std::vector<Step> step_list;
+  /// Per family of rules: steps applied and their measured gains
+  /// multiplied.
+  struct Family {
+    std::string family;
+    int64_t steps = 0;
+    std::optional<double> gain;
+  };
+  std::vector<Family> families;
+  /// The cheapest graphs and the original timed whole (never slower).
+  struct Selection {
+    int64_t timed = 0;
+    bool kept_original = false;
+    double predicted_speedup = 0, measured_speedup = 0;
+  };
+  std::optional<Selection> selection;
   /// Measured latencies, when the optimizer ran with --check.
   struct Latency {
     double before_ms = 0;
