@@ -34,19 +34,24 @@ runtime::OpConfig node_config(const Graph &g, int32_t id,
 } // namespace
 
 std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
+  const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
   std::vector<runtime::OpConfig> ops;
-  for (int32_t id : running_nodes(g).nodes)
-    ops.push_back(node_config(g, id, fixed));
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (live[id] && !fixed[id] && !g.node(id).is_variable())
+      ops.push_back(node_config(g, id, fixed));
   return ops;
 }
 
-CostModel::RunningNodes CostModel::running_nodes(const Graph &g) {
+CostModel::RunningNodes CostModel::running_nodes(const Graph &g) const {
   const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
+  const std::vector<bool> fused =
+      backend_ ? backend_->fused_away(g) : std::vector<bool>();
   RunningNodes r;
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
-    if (!live[id] || fixed[id] || g.node(id).is_variable())
+    if (!live[id] || fixed[id] || g.node(id).is_variable() ||
+        (!fused.empty() && fused[id]))
       continue;
     r.nodes.push_back(id);
     r.hashes.push_back(runtime::config_hash(g, id, fixed));
@@ -62,14 +67,23 @@ bool CostModel::all_known(const std::vector<uint64_t> &hashes) const {
 }
 
 double CostModel::cost_of_known(const std::vector<uint64_t> &hashes) const {
-  double total = 0;
+  double total = launch_ms_ * static_cast<double>(hashes.size());
   for (uint64_t h : hashes)
     total += by_hash_.at(h);
   return total;
 }
 
+void CostModel::calibrate(const Graph &g, double measured_ms) {
+  launch_ms_ = 0;
+  const RunningNodes running = running_nodes(g);
+  const double alone = cost_of(g, running);
+  if (!running.nodes.empty() && measured_ms > alone)
+    launch_ms_ =
+        (measured_ms - alone) / static_cast<double>(running.nodes.size());
+}
+
 double CostModel::cost_of(const Graph &g, const RunningNodes &running) {
-  double total = 0;
+  double total = launch_ms_ * static_cast<double>(running.nodes.size());
   std::vector<bool> fixed;
   for (size_t i = 0; i < running.nodes.size(); ++i) {
     auto it = by_hash_.find(running.hashes[i]);

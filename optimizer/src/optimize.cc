@@ -74,6 +74,13 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   SearchOptions search_opts = opts;
   search_opts.keep_best = std::max(opts.keep_best, select.candidates);
   OptimizeResult r;
+  if (select.candidates > 0 && select.calibrate && select.timer) {
+    const auto samples =
+        time_in_turn({select.timer(full)}, std::max(select.rounds, 1));
+    r.calibrated_on_ms = quantile(samples[0], 0.5);
+    cost.calibrate(full.graph, r.calibrated_on_ms);
+    r.launch_ms = cost.launch_ms();
+  }
   r.search = search(full.graph, transformations, cost, search_opts, progress);
   if (select.candidates <= 0) {
     r.model = folded(r.search.best, full);

@@ -54,6 +54,9 @@ std::string report_json(const ReportInput &in) {
   j["alpha"] = in.options.alpha;
   j["budget"] = in.options.budget;
   j["cost_ms"] = {{"before", r.search.initial_cost}, {"after", r.final_cost}};
+  if (r.calibrated_on_ms > 0)
+    j["calibration"] = {{"measured_ms", r.calibrated_on_ms},
+                        {"launch_ms", r.launch_ms}};
   j["search"] = {{"expanded", r.search.expanded},
                  {"candidates", r.search.candidates},
                  {"distinct", r.search.distinct},

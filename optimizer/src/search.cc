@@ -162,7 +162,7 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
         Candidate c;
         c.ordinal = ordinal;
         c.hash = r.hash();
-        c.running = CostModel::running_nodes(r);
+        c.running = cost_.running_nodes(r);
         const size_t bytes = graph_bytes(r);
         if (!cost_.all_known(c.running.hashes) ||
             kept_bytes.fetch_add(bytes) + bytes <= keep_budget)

@@ -23,6 +23,8 @@ std::vector<StepInfo> Executable::profile(int warmup, int runs) {
   return s;
 }
 
+std::vector<bool> Backend::fused_away(const Graph &) const { return {}; }
+
 StepCounts count_steps(const std::vector<StepInfo> &steps) {
   StepCounts c;
   for (const StepInfo &s : steps) {

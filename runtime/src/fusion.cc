@@ -130,6 +130,17 @@ std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
   return std::nullopt;
 }
 
+std::vector<bool> absorbed_nodes(const Graph &g, const FusionPolicy &policy) {
+  std::vector<bool> absorbed(g.num_nodes(), false);
+  if (!policy.enabled)
+    return absorbed;
+  const Plan p = plan_shapes(g);
+  for (const FusedStep &s : fuse_steps(g, p, policy))
+    for (size_t i = 1; i < s.nodes.size(); ++i)
+      absorbed[s.nodes[i]] = true;
+  return absorbed;
+}
+
 std::vector<ScheduledStep> schedule_of(const Graph &g, const Plan &p,
                                        const std::vector<FusedStep> &steps) {
   std::vector<ScheduledStep> schedule;

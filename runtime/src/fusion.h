@@ -82,6 +82,10 @@ struct FusionPolicy {
 std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
                                   const FusionPolicy &policy);
 
+/// Per node of `g`: whether fuse_steps() on plan_shapes(g) absorbs it into
+/// another node's step.
+std::vector<bool> absorbed_nodes(const Graph &g, const FusionPolicy &policy);
+
 /// The order `steps` run in, as plan.h's assign_buffers takes it: each
 /// step reads its anchor's operands and its post-ops' and writes its
 /// result (all of the anchor's results when it runs alone).

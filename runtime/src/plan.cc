@@ -120,6 +120,26 @@ int64_t Plan::unplanned_elems() const {
   return n;
 }
 
+Plan plan_shapes(const Graph &g) {
+  Plan p;
+  p.values.resize(g.num_nodes());
+  p.static_values.resize(g.num_nodes());
+  const std::vector<bool> live = g.live_nodes();
+  const std::vector<bool> fixed = static_nodes(g);
+  for (int32_t id = 0; id < g.num_nodes(); ++id) {
+    if (!live[id])
+      continue;
+    const Node &n = g.node(id);
+    for (const TensorType &t : n.types)
+      p.values[id].push_back(PlannedValue{t, fixed[id], -1});
+    if (n.kind == OpKind::Input)
+      p.inputs.push_back(id);
+    else if (!n.is_variable() && !fixed[id])
+      p.steps.push_back(id);
+  }
+  return p;
+}
+
 std::vector<bool> static_nodes(const Graph &g) {
   std::vector<bool> is_static(g.num_nodes(), false);
   for (int32_t id = 0; id < g.num_nodes(); ++id) {

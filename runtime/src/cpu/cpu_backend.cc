@@ -121,6 +121,9 @@ public:
                                       const Bindings<float> &weights) override {
     return std::make_unique<CpuExecutable>(g, weights, policy_, conv_layout_);
   }
+  std::vector<bool> fused_away(const Graph &g) const override {
+    return absorbed_nodes(g, policy_);
+  }
 
 private:
   FusionPolicy policy_;

@@ -252,6 +252,9 @@ public:
                                       const Bindings<float> &weights) override {
     return std::make_unique<CudaExecutable>(g, weights, opts_);
   }
+  std::vector<bool> fused_away(const Graph &g) const override {
+    return absorbed_nodes(g, cuda_fusion(opts_.fuse));
+  }
 
 private:
   BackendOptions opts_;

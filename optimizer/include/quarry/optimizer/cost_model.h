@@ -44,13 +44,25 @@ public:
   /// order (pure: safe to call from several threads).
   static std::vector<runtime::OpConfig> running_ops(const Graph &g);
 
-  /// The operators that run per inference, by node id, with the hash of
-  /// each one's configuration (runtime::config_hash; pure).
+  /// The operators that run per inference as kernels of their own, by node
+  /// id, with the hash of each one's configuration (runtime::config_hash).
+  /// Nodes the backend runs inside another's kernel (Backend::fused_away:
+  /// an activation or a residual sum fused into a convolution) are left
+  /// out: they cost what the kernel costs anyway. Pure: safe from several
+  /// threads.
   struct RunningNodes {
     std::vector<int32_t> nodes;
     std::vector<uint64_t> hashes;
   };
-  static RunningNodes running_nodes(const Graph &g);
+  RunningNodes running_nodes(const Graph &g) const;
+
+  /// Fits the fixed cost of one kernel launch so that `g`'s cost equals
+  /// `measured_ms`, its whole-graph latency: what operators measured one at
+  /// a time leave out (threads started and stopped, data no longer in
+  /// cache). Every graph's cost then adds it once per kernel.
+  void calibrate(const Graph &g, double measured_ms);
+  /// The fitted cost per kernel (0 until calibrated).
+  double launch_ms() const { return launch_ms_; }
 
   /// Whether every configuration hash has a cost already, so that
   /// cost_of_known() needs neither graph nor measurement. Only reads: safe
@@ -82,6 +94,7 @@ private:
   CostFn cost_fn_;
   std::map<std::string, double, std::less<>> memo_;
   std::unordered_map<uint64_t, double> by_hash_;
+  double launch_ms_ = 0;
   std::unique_ptr<runtime::Backend> reference_;
   int measured_ = 0;
   int fallbacks_ = 0;

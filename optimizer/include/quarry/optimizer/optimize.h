@@ -43,6 +43,9 @@ struct SelectOptions {
   /// applied rule shows the gain it contributed.
   bool attribute = true;
   int attribute_rounds = 5;
+  /// Before the search: time the original whole and fit the cost model's
+  /// cost per kernel to it (CostModel::calibrate).
+  bool calibrate = true;
 };
 
 /// A graph timed whole during selection.
@@ -71,6 +74,9 @@ struct OptimizeResult {
   /// after each step (steps.size() + 1 values; step i gained
   /// step_ms[i] / step_ms[i + 1]).
   std::vector<double> step_ms;
+  /// With calibration: the original's measured ms it was fitted on, and
+  /// the fitted cost per kernel.
+  double calibrated_on_ms = 0, launch_ms = 0;
 };
 
 /// Searches from `m`, folds the best graphs and keeps the one that

@@ -79,6 +79,13 @@ public:
   /// or an operator the backend cannot run.
   virtual std::unique_ptr<Executable>
   prepare(const Graph &g, const Bindings<float> &weights) = 0;
+
+  /// Per node of `g` (types known): whether this backend would run it
+  /// inside another node's kernel (an activation or sum fused into a
+  /// convolution, say), so that it costs nothing of its own. Decided from
+  /// shapes alone, without preparing; safe from several threads. Empty:
+  /// the backend fuses nothing.
+  virtual std::vector<bool> fused_away(const Graph &g) const;
 };
 
 /// set_inputs, execute, outputs.

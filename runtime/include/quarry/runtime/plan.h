@@ -70,6 +70,11 @@ using SupportsOp = std::function<bool(OpKind)>;
 Plan make_plan(const Graph &g, const Bindings<float> &weights,
                std::string_view backend, const SupportsOp &supports);
 
+/// The plan of `g` without values: types, which values are static and the
+/// dynamic steps in order (no folding, no buffers, no weights needed), for
+/// deciding what a backend would fuse in graphs it will never run.
+Plan plan_shapes(const Graph &g);
+
 /// Per node: a weight, a constant, or computed from those only. These are
 /// the nodes make_plan folds; a cost model charges nothing for them.
 std::vector<bool> static_nodes(const Graph &g);
