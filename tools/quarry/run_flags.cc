@@ -18,6 +18,9 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
                                "A built-in network (quarry models list)");
   graph->excludes(model);
   model->excludes(graph);
+  cmd.add_option("--input-shape", f.input_shapes,
+                 "ONNX graphs: fix an input's dimensions, name=1x3x224x224 "
+                 "(repeat per input)");
   cmd.add_option("--backend", f.backend, "reference, cpu or cuda")
       ->check(CLI::IsMember({"reference", "cpu", "cuda"}));
   cmd.add_option("--batch", f.batch,
@@ -51,12 +54,21 @@ Model read_run_model(const RunFlags &f) {
     throw Error("give --graph FILE or --model NAME");
   Model m;
   if (!f.model.empty()) {
+    if (!f.input_shapes.empty())
+      throw Error("--input-shape applies to ONNX models, not to --model " +
+                  f.model);
     ModelOptions opts;
     opts.batch = f.batch > 0 ? f.batch : 1;
     opts.seed = f.measure.seed;
     return build_model(f.model, opts);
   }
-  m = load_graph_any(f.graph);
+  OnnxImportOptions onnx;
+  for (const std::string &s : f.input_shapes)
+    onnx.input_shapes.insert(parse_input_shape(s));
+  if (!onnx.input_shapes.empty() && !f.graph.ends_with(".onnx"))
+    throw Error(f.graph + ": --input-shape applies to ONNX models only (a .qg "
+                          "graph declares its input shapes)");
+  m = load_graph_any(f.graph, onnx);
   if (f.batch == 0)
     return m;
   try {

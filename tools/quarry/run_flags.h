@@ -18,18 +18,21 @@ struct RunFlags {
   int64_t batch = 0;  ///< 0: as the graph declares
   int threads = 0;    ///< 0: OMP_NUM_THREADS, else every core
   std::string layout; ///< cpu: convolutions' activation layout ("": auto)
+  /// ONNX graphs: "name=1x3x224x224" fixes an input's dimensions.
+  std::vector<std::string> input_shapes;
   runtime::MeasureOptions measure;
 };
 
-/// --graph | --model, --backend, --batch, --threads, --layout, --runs,
-/// --warmup, --seed.
+/// --graph | --model, --input-shape, --backend, --batch, --threads,
+/// --layout, --runs, --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 
 /// The backend --backend names, on --threads threads.
 std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f);
 
-/// The graph file (.qg with its weights file, or .onnx) or the named
-/// network, with --batch applied; errors name the file.
+/// The graph file (.qg with its weights file, or .onnx with --input-shape
+/// applied) or the named network, with --batch applied; errors name the
+/// file.
 Model read_run_model(const RunFlags &f);
 
 /// Seeded random values for every variable, except weights the model
