@@ -1,4 +1,5 @@
 //===- onnx_import.cc - Reading an ONNX model into a quarry Model ---------===//
+#include "onnx_fold.h"
 #include "onnx_importer.h"
 
 #include "quarry/core/file_io.h"
@@ -18,6 +19,13 @@ void Importer::fail(const std::string &message) const {
             (node_->name().empty() ? node_->output(0) : node_->name()) + "' (" +
             node_->op_type() + "): ";
   throw Error(SourcePos{file_, 0, 0}, where + message);
+}
+
+int Importer::axis(int64_t axis, int rank) const {
+  if (axis < -rank || axis >= rank)
+    fail("axis " + std::to_string(axis) + " out of range for rank " +
+         std::to_string(rank));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
 std::string Importer::fresh_name(const std::string &onnx_name) {
@@ -82,15 +90,17 @@ Model Importer::run() {
   for (const auto &op : model_.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx")
       opset_ = op.version();
-  if (opset_ < 9 || opset_ > 17)
+  if (opset_ < 6 || opset_ > 17)
     fail("opset " + std::to_string(opset_) +
-         " is not supported (opsets 9 to 17 are)");
+         " is not supported (opsets 6 to 17 are)");
   read_inputs_and_initializers();
   const auto &handlers = onnx_handlers();
   for (const auto &n : model_.graph().node()) {
     node_ = &n;
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       fail("operator domain '" + n.domain() + "' is not supported");
+    if (fold_node(*this))
+      continue; // every input known: evaluated now (onnx_fold.h)
     auto h = handlers.find(n.op_type());
     if (h == handlers.end())
       fail("operator " + n.op_type() +
@@ -148,6 +158,17 @@ const Constant *Importer::const_in(int i) const {
     return nullptr;
   auto c = constants_.find(node_->input(i));
   return c == constants_.end() ? nullptr : &c->second;
+}
+
+Shape Importer::input_shape(int i) const {
+  if (const Constant *c = const_in(i))
+    return c->shape;
+  if (!has_input(i))
+    fail("input " + std::to_string(i) + " is missing");
+  auto v = values_.find(node_->input(i));
+  if (v == values_.end())
+    fail("input '" + node_->input(i) + "' is never computed before");
+  return shape(v->second);
 }
 
 const Constant &Importer::need_const(int i, const char *what) const {

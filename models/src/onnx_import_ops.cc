@@ -27,12 +27,7 @@ int64_t product(const Shape &s, int from, int to) {
   return p;
 }
 
-int axis_of(I &m, int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank)
-    m.fail("axis " + std::to_string(axis) + " out of range for rank " +
-           std::to_string(rank));
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
+int axis_of(I &m, int64_t axis, int rank) { return m.axis(axis, rank); }
 
 /// Reshape of input 0 to `dims`; constants fold into constants.
 void reshape_to(I &m, Ints dims) {
@@ -84,8 +79,63 @@ ValueRef binary(I &m, BroadcastFn fn, ValueRef x, ValueRef y) {
       make_attrs(OpKind::Broadcast, {{"fn", static_cast<int64_t>(fn)}}),
       {x, y});
 }
+/// Input 1 of a binary operator, aligned for numpy broadcasting: before
+/// opset 7 it broadcasts only with broadcast=1, its axes placed from
+/// `axis` of input 0 on (trailing ones appended).
+ValueRef second_operand(I &m, ValueRef x) {
+  const ValueRef y = m.in(1);
+  if (m.opset() >= 7 || m.attr_int("broadcast", 0) == 0)
+    return y;
+  const Shape sx = m.shape(x), sy = m.shape(y);
+  const int axis = m.attr("axis") ? axis_of(m, m.attr_int("axis", 0), sx.rank())
+                                  : sx.rank() - sy.rank();
+  Ints dims = sy.dims;
+  while (axis + static_cast<int>(dims.size()) < sx.rank())
+    dims.push_back(1);
+  if (Shape(dims) == sy)
+    return y;
+  return m.add(OpKind::Reshape, make_attrs(OpKind::Reshape, {{"shape", dims}}),
+               {y});
+}
+
 Handler binary_fn(BroadcastFn fn) {
-  return [fn](I &m) { m.set_output(0, binary(m, fn, m.in(0), m.in(1))); };
+  return [fn](I &m) {
+    const ValueRef x = m.in(0);
+    m.set_output(0, binary(m, fn, x, second_operand(m, x)));
+  };
+}
+
+/// Max and Min take one or more operands.
+Handler variadic_fn(BroadcastFn fn) {
+  return [fn](I &m) {
+    ValueRef acc = m.in(0);
+    for (int i = 1; i < m.num_inputs(); ++i)
+      acc = binary(m, fn, acc, m.in(i));
+    m.set_output(0, acc);
+  };
+}
+
+/// Expand of a computed tensor to a constant shape: itself when nothing
+/// grows, else a broadcast add of zeros (exact: x + 0 == x).
+void expand(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const Ints target = m.need_const(1, "shape").ints;
+  const int r = std::max(sx.rank(), static_cast<int>(target.size()));
+  Ints out(r, 1);
+  for (int i = 0; i < r; ++i) {
+    const int ix = i - (r - sx.rank());
+    const int it = i - (r - static_cast<int>(target.size()));
+    const int64_t a = ix >= 0 ? sx[ix] : 1, b = it >= 0 ? target[it] : 1;
+    if (a != b && a != 1 && b != 1)
+      m.fail("cannot expand " + sx.str() + " to " + Shape(target).str());
+    out[i] = a == 1 ? b : a;
+  }
+  if (Shape(out) == sx)
+    return m.set_output(0, x);
+  const ValueRef zeros = m.constant_weight(m.node().output(0) + "_zeros",
+                                           Tensor<float>(Shape(out), 0.0f));
+  m.set_output(0, binary(m, BroadcastFn::Add, x, zeros));
 }
 
 ValueRef transpose(I &m, ValueRef x, Ints perm) {
@@ -309,6 +359,8 @@ Handler global_pool(OpKind kind) {
 void batchnorm(I &m) {
   if (m.attr_int("training_mode", 0))
     m.fail("training_mode=1 is not supported (inference only)");
+  if (m.opset() < 9 && m.attr_int("spatial", 1) == 0)
+    m.fail("spatial=0 (statistics per element) is not supported");
   for (int i = 1; i < m.node().output_size(); ++i)
     if (!m.node().output(i).empty())
       m.fail("training outputs (running mean/var) are not supported");
@@ -388,6 +440,53 @@ void slice(I &m) {
                                                    {"axes", axes},
                                                    {"steps", steps}}),
                         {x}));
+}
+
+/// Gather from a computed tensor at constant indices: one slice per run of
+/// consecutive indices, concatenated, then reshaped to ONNX's result shape.
+void gather(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const int axis = axis_of(m, m.attr_int("axis", 0), sx.rank());
+  const Constant &idx = m.need_const(1, "indices");
+  Ints at;
+  for (int64_t j : idx.ints) {
+    if (j < -sx[axis] || j >= sx[axis])
+      m.fail("index " + std::to_string(j) + " out of range for axis " +
+             std::to_string(axis) + " of " + sx.str());
+    at.push_back(j < 0 ? j + sx[axis] : j);
+  }
+  if (at.empty())
+    m.fail("gather of no indices");
+  std::vector<ValueRef> parts;
+  for (size_t b = 0; b < at.size();) {
+    size_t e = b + 1;
+    while (e < at.size() && at[e] == at[e - 1] + 1)
+      ++e;
+    parts.push_back(
+        m.add(OpKind::Slice,
+              make_attrs(OpKind::Slice, {{"starts", Ints{at[b]}},
+                                         {"ends", Ints{at[e - 1] + 1}},
+                                         {"axes", Ints{axis}},
+                                         {"steps", Ints{1}}}),
+              {x}));
+    b = e;
+  }
+  ValueRef v = parts[0];
+  if (parts.size() > 1)
+    v = m.add(OpKind::Concat,
+              make_attrs(OpKind::Concat, {{"axis", int64_t(axis)}}), parts);
+  Ints dims;
+  for (int i = 0; i < axis; ++i)
+    dims.push_back(sx[i]);
+  for (int64_t d : idx.shape.dims)
+    dims.push_back(d);
+  for (int i = axis + 1; i < sx.rank(); ++i)
+    dims.push_back(sx[i]);
+  if (Shape(dims) == m.shape(v))
+    return m.set_output(0, v);
+  m.set_output(0, m.add(OpKind::Reshape,
+                        make_attrs(OpKind::Reshape, {{"shape", dims}}), {v}));
 }
 
 void transpose_op(I &m) {
@@ -568,9 +667,11 @@ void constant(I &m) {
       c.ints.push_back(static_cast<int64_t>(v));
     }
   } else if (const auto *i = m.attr("value_int")) {
+    c.elem = onnx::TensorProto::INT64;
     c.reals = {static_cast<double>(i->i())};
     c.ints = {i->i()};
   } else if (const auto *is = m.attr("value_ints")) {
+    c.elem = onnx::TensorProto::INT64;
     c.shape = Shape{is->ints_size()};
     for (int64_t v : is->ints()) {
       c.reals.push_back(static_cast<double>(v));
@@ -663,6 +764,10 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
       {"Mul", binary_fn(B::Mul)},
       {"Div", binary_fn(B::Div)},
       {"Pow", binary_fn(B::Pow)},
+      {"Max", variadic_fn(B::Max)},
+      {"Min", variadic_fn(B::Min)},
+      {"Expand", expand},
+      {"Gather", gather},
       {"MatMul", matmul},
       {"Gemm", gemm},
       {"Conv", conv},

@@ -37,6 +37,8 @@ public:
   /// Input `i` as a constant; an error when it is computed at run time.
   const Constant &need_const(int i, const char *what) const;
   const Shape &shape(ValueRef v) const { return g_.type(v)->shape; }
+  /// The shape of input `i`, constant or computed (no weight is made).
+  Shape input_shape(int i) const;
 
   int64_t attr_int(const char *name, int64_t def) const;
   float attr_float(const char *name, float def) const;
@@ -57,6 +59,8 @@ public:
   void set_output_const(int i, Constant c);
 
   [[noreturn]] void fail(const std::string &message) const;
+  /// `axis` (negative counts from the end) as 0..rank-1; fails otherwise.
+  int axis(int64_t axis, int rank) const;
 
 private:
   void read_inputs_and_initializers();

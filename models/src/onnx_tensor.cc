@@ -40,6 +40,7 @@ template <class T> void append(Constant &c, const std::vector<T> &v) {
 
 Constant decode_tensor(const onnx::TensorProto &t) {
   Constant c;
+  c.elem = t.data_type();
   for (int64_t d : t.dims())
     c.shape.dims.push_back(d);
   if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL)

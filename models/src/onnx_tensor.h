@@ -13,6 +13,8 @@ namespace quarry::onnx_io {
 /// A constant of any numeric ONNX type: values as doubles, and as integers
 /// (exact for int64 data such as shapes and slice bounds).
 struct Constant {
+  /// The ONNX element type (onnx::TensorProto::DataType).
+  int32_t elem = onnx::TensorProto::FLOAT;
   Shape shape;
   std::vector<double> reals;
   std::vector<int64_t> ints;

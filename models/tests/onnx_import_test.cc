@@ -428,11 +428,32 @@ TEST(OnnxImport, DynamicDimensionsNeedAnInputShape) {
   EXPECT_THROW(parse_input_shape("x=4xx3"), Error);
 }
 
-TEST(OnnxImport, OpsetOutsideNineToSeventeenIsRefused) {
-  OnnxModel m(8);
-  m.input("x", {2}).output("y");
-  m.node("Relu", {"x"}, {"y"});
-  EXPECT_THROW(import_onnx_bytes(m.bytes(), "o.onnx"), Error);
+TEST(OnnxImport, OpsetOutsideSixToSeventeenIsRefused) {
+  for (int64_t opset : {5, 18}) {
+    OnnxModel m(opset);
+    m.input("x", {2}).output("y");
+    m.node("Relu", {"x"}, {"y"});
+    EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "o.onnx"); }),
+              "o.onnx: opset " + std::to_string(opset) +
+                  " is not supported (opsets 6 to 17 are)");
+  }
+}
+
+TEST(OnnxImport, BeforeOpsetSevenBroadcastingIsAskedForAndAligned) {
+  OnnxModel m(6);
+  m.input("x", {2, 3, 4}).input("b", {3}).output("y");
+  auto &add = m.node("Add", {"x", "b"}, {"y"});
+  set_int(add, "broadcast", 1);
+  set_int(add, "axis", 1);
+  const Model g = import_onnx_bytes(m.bytes(), "o6.onnx");
+  Bindings<float> b;
+  b.emplace("x", Tensor<float>(Shape{2, 3, 4}, 1.0f));
+  b.emplace("b", Tensor<float>(Shape{3}, {10, 20, 30}));
+  const auto y = evaluate(FloatDomain{}, g.graph, b);
+  ASSERT_EQ(y[0].shape, (Shape{2, 3, 4}));
+  EXPECT_EQ(y[0][0], 11);
+  EXPECT_EQ(y[0][4], 21);
+  EXPECT_EQ(y[0][23], 31);
 }
 
 TEST(OnnxImport, FloatOnlyOperatorsRefuseTheField) {

@@ -1,0 +1,560 @@
+//===- onnx_fold.cc - ONNX operators evaluated while importing ------------===//
+//
+// Values are computed as ONNX Runtime computes them: integer tensors in
+// int64 (division truncates), float tensors rounded to float32 after each
+// operator, comparisons giving bool. Constant keeps every value both as a
+// double and as an int64, so each folder fills both.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_fold.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+using TP = onnx::TensorProto;
+using Inputs = std::vector<const Constant *>;
+using Folder = std::function<std::vector<Constant>(I &, const Inputs &)>;
+
+bool integral(int32_t elem) {
+  return elem != TP::FLOAT && elem != TP::DOUBLE && elem != TP::FLOAT16 &&
+         elem != TP::BFLOAT16;
+}
+
+/// A constant of type `elem` from values given as doubles (rounded to
+/// float32 for FLOAT, truncated for integer types).
+Constant from_reals(int32_t elem, Shape shape, const std::vector<double> &v) {
+  Constant c;
+  c.elem = elem;
+  c.shape = std::move(shape);
+  c.reals.reserve(v.size());
+  c.ints.reserve(v.size());
+  for (double x : v) {
+    double r = x;
+    if (elem == TP::FLOAT)
+      r = static_cast<double>(static_cast<float>(x));
+    else if (elem == TP::BOOL)
+      r = x != 0 ? 1 : 0;
+    else if (integral(elem))
+      r = std::isfinite(x) ? std::trunc(x) : 0;
+    c.reals.push_back(r);
+    const double i = std::round(r);
+    c.ints.push_back(std::abs(i) < 9.2e18 ? static_cast<int64_t>(i)
+                                          : (i > 0 ? INT64_MAX : INT64_MIN));
+  }
+  return c;
+}
+
+Constant from_ints(int32_t elem, Shape shape, const Ints &v) {
+  Constant c;
+  c.elem = elem;
+  c.shape = std::move(shape);
+  c.ints = v;
+  for (int64_t x : v)
+    c.reals.push_back(static_cast<double>(x));
+  return c;
+}
+
+Constant pick(const Constant &c, Shape shape, const Ints &from) {
+  Constant r;
+  r.elem = c.elem;
+  r.shape = std::move(shape);
+  r.reals.reserve(from.size());
+  r.ints.reserve(from.size());
+  for (int64_t i : from) {
+    r.reals.push_back(c.reals[i]);
+    r.ints.push_back(c.ints[i]);
+  }
+  return r;
+}
+
+/// ONNX's multidirectional broadcasting of `shapes`.
+Shape broadcast_shape(I &m, const std::vector<Shape> &shapes) {
+  int rank = 0;
+  for (const Shape &s : shapes)
+    rank = std::max(rank, s.rank());
+  Shape out(Ints(rank, 1));
+  for (const Shape &s : shapes)
+    for (int i = 0; i < s.rank(); ++i) {
+      int64_t &o = out[rank - s.rank() + i];
+      if (s[i] == o || s[i] == 1)
+        continue;
+      if (o != 1)
+        m.fail("shapes do not broadcast: " + shapes[0].str() + " and " +
+               s.str());
+      o = s[i];
+    }
+  return out;
+}
+
+/// For each element of `out` (row-major), the element of `in` it reads
+/// when `in` is broadcast to `out`.
+Ints broadcast_index(const Shape &in, const Shape &out) {
+  const int64_t n = out.numel();
+  const int lead = out.rank() - in.rank();
+  const Ints in_strides = in.strides();
+  Ints idx(n), pos(out.rank(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t src = 0;
+    for (int i = 0; i < in.rank(); ++i)
+      if (in[i] != 1)
+        src += pos[lead + i] * in_strides[i];
+    idx[k] = src;
+    for (int i = out.rank() - 1; i >= 0; --i) {
+      if (++pos[i] < out[i])
+        break;
+      pos[i] = 0;
+    }
+  }
+  return idx;
+}
+
+/// An elementwise operator over broadcast inputs; `fn` sees each element's
+/// values as doubles and, for integer inputs, as int64.
+struct Elementwise {
+  enum Result { SameAsInput, Bool };
+  Result result = SameAsInput;
+  std::function<double(const std::vector<double> &)> real;
+  std::function<int64_t(const std::vector<int64_t> &)> integer; // optional
+};
+
+Folder elementwise(Elementwise e) {
+  return [e](I &m, const Inputs &in) {
+    std::vector<Shape> shapes;
+    for (const Constant *c : in)
+      shapes.push_back(c->shape);
+    const Shape out = broadcast_shape(m, shapes);
+    std::vector<Ints> index;
+    for (const Constant *c : in)
+      index.push_back(broadcast_index(c->shape, out));
+    // Where's operands are 1 and 2; its condition decides nothing here.
+    const Constant &typed = *in[in.size() == 3 ? 1 : 0];
+    const bool ints = integral(typed.elem) && e.integer;
+    const int64_t n = out.numel();
+    std::vector<double> reals(n);
+    Ints exact(n);
+    std::vector<double> rv(in.size());
+    Ints iv(in.size());
+    for (int64_t k = 0; k < n; ++k) {
+      for (size_t j = 0; j < in.size(); ++j) {
+        rv[j] = in[j]->reals[index[j][k]];
+        iv[j] = in[j]->ints[index[j][k]];
+      }
+      if (ints)
+        exact[k] = e.integer(iv);
+      else
+        reals[k] = e.real(rv);
+    }
+    const int32_t elem = e.result == Elementwise::Bool ? TP::BOOL : typed.elem;
+    return std::vector<Constant>{ints ? from_ints(elem, out, exact)
+                                      : from_reals(elem, out, reals)};
+  };
+}
+
+template <class F> Folder binary(F f) {
+  Elementwise e;
+  e.real = [f](const std::vector<double> &v) { return f(v[0], v[1]); };
+  e.integer = [f](const Ints &v) { return f(v[0], v[1]); };
+  return elementwise(e);
+}
+
+template <class F> Folder compare(F f) {
+  Elementwise e;
+  e.result = Elementwise::Bool;
+  e.real = [f](const std::vector<double> &v) { return f(v[0], v[1]) ? 1 : 0; };
+  e.integer = [f](const Ints &v) -> int64_t { return f(v[0], v[1]) ? 1 : 0; };
+  return elementwise(e);
+}
+
+template <class F> Folder unary(F f) {
+  Elementwise e;
+  e.real = [f](const std::vector<double> &v) { return f(v[0]); };
+  return elementwise(e);
+}
+
+std::vector<Constant> fold_div(I &m, const Inputs &in) {
+  if (integral(in[0]->elem))
+    for (int64_t d : in[1]->ints)
+      if (d == 0)
+        m.fail("integer division by zero");
+  return binary([](auto a, auto b) { return a / b; })(m, in);
+}
+
+std::vector<Constant> fold_mod(I &m, const Inputs &in) {
+  const bool fmod = m.attr_int("fmod", 0) != 0;
+  if (integral(in[0]->elem))
+    for (int64_t d : in[1]->ints)
+      if (d == 0)
+        m.fail("integer modulo by zero");
+  Elementwise e;
+  e.real = [fmod](const std::vector<double> &v) {
+    const double r = std::fmod(v[0], v[1]);
+    return !fmod && r != 0 && (r < 0) != (v[1] < 0) ? r + v[1] : r;
+  };
+  e.integer = [fmod](const Ints &v) {
+    const int64_t r = v[0] % v[1];
+    return !fmod && r != 0 && (r < 0) != (v[1] < 0) ? r + v[1] : r;
+  };
+  return elementwise(e)(m, in);
+}
+
+std::vector<Constant> fold_where(I &m, const Inputs &in) {
+  Elementwise e;
+  e.real = [](const std::vector<double> &v) { return v[0] != 0 ? v[1] : v[2]; };
+  e.integer = [](const Ints &v) { return v[0] != 0 ? v[1] : v[2]; };
+  return elementwise(e)(m, in);
+}
+
+std::vector<Constant> fold_cast(I &m, const Inputs &in) {
+  const auto to = static_cast<int32_t>(m.attr_int("to", TP::FLOAT));
+  if (integral(in[0]->elem) && integral(to) && to != TP::BOOL)
+    return {from_ints(to, in[0]->shape, in[0]->ints)};
+  return {from_reals(to, in[0]->shape, in[0]->reals)};
+}
+
+/// Shape (opset 15: `start` and `end`) of any input, constant or computed.
+std::vector<Constant> fold_shape(I &m, const Inputs &) {
+  const Shape s = m.input_shape(0);
+  const int r = s.rank();
+  auto clamp = [r](int64_t a) {
+    return std::clamp<int64_t>(a < 0 ? a + r : a, 0, r);
+  };
+  const int64_t start = clamp(m.attr_int("start", 0));
+  const int64_t end = clamp(m.attr_int("end", r));
+  Ints dims;
+  for (int64_t i = start; i < end; ++i)
+    dims.push_back(s[static_cast<int>(i)]);
+  const auto n = static_cast<int64_t>(dims.size());
+  return {from_ints(TP::INT64, Shape{n}, dims)};
+}
+
+std::vector<Constant> fold_size(I &m, const Inputs &) {
+  return {from_ints(TP::INT64, Shape{}, {m.input_shape(0).numel()})};
+}
+
+std::vector<Constant> fold_identity(I &, const Inputs &in) { return {*in[0]}; }
+
+/// Unsqueeze/Squeeze axes: the attribute before opset 13, input 1 after.
+Ints axes_of(I &m, const Inputs &in) {
+  if (m.opset() >= 13)
+    return in.size() > 1 && in[1] ? in[1]->ints : Ints{};
+  return m.attr_ints("axes").value_or(Ints{});
+}
+
+std::vector<Constant> fold_unsqueeze(I &m, const Inputs &in) {
+  const Ints axes = axes_of(m, in);
+  const int rank = in[0]->shape.rank() + static_cast<int>(axes.size());
+  std::vector<bool> added(rank, false);
+  for (int64_t a : axes)
+    added[m.axis(a, rank)] = true;
+  Shape out;
+  int next = 0;
+  for (int i = 0; i < rank; ++i)
+    out.dims.push_back(added[i] ? 1 : in[0]->shape[next++]);
+  if (next != in[0]->shape.rank())
+    m.fail("repeated axes");
+  Constant r = *in[0];
+  r.shape = out;
+  return {r};
+}
+
+std::vector<Constant> fold_squeeze(I &m, const Inputs &in) {
+  const Shape &s = in[0]->shape;
+  Ints axes = axes_of(m, in);
+  std::vector<bool> drop(s.rank(), false);
+  if (axes.empty())
+    for (int i = 0; i < s.rank(); ++i)
+      drop[i] = s[i] == 1;
+  for (int64_t a : axes) {
+    const int i = m.axis(a, s.rank());
+    if (s[i] != 1)
+      m.fail("cannot squeeze axis " + std::to_string(i) + " of " + s.str());
+    drop[i] = true;
+  }
+  Constant r = *in[0];
+  r.shape.dims.clear();
+  for (int i = 0; i < s.rank(); ++i)
+    if (!drop[i])
+      r.shape.dims.push_back(s[i]);
+  return {r};
+}
+
+std::vector<Constant> fold_concat(I &m, const Inputs &in) {
+  const Shape &s0 = in[0]->shape;
+  const int axis = m.axis(m.attr_int("axis", 0), s0.rank());
+  Shape out = s0;
+  out[axis] = 0;
+  for (const Constant *c : in) {
+    if (c->shape.rank() != s0.rank())
+      m.fail("concat of ranks " + std::to_string(s0.rank()) + " and " +
+             std::to_string(c->shape.rank()));
+    for (int i = 0; i < s0.rank(); ++i)
+      if (i != axis && c->shape[i] != s0[i])
+        m.fail("concat of " + s0.str() + " and " + c->shape.str());
+    out[axis] += c->shape[axis];
+  }
+  // Row-major: for each outer index, each input's block in turn.
+  int64_t outer = 1;
+  for (int i = 0; i < axis; ++i)
+    outer *= s0[i];
+  Constant r;
+  r.elem = in[0]->elem;
+  r.shape = out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Constant *c : in) {
+      const int64_t block = outer == 0 ? 0 : c->shape.numel() / outer;
+      for (int64_t k = o * block; k < (o + 1) * block; ++k) {
+        r.reals.push_back(c->reals[k]);
+        r.ints.push_back(c->ints[k]);
+      }
+    }
+  return {r};
+}
+
+std::vector<Constant> fold_gather(I &m, const Inputs &in) {
+  const Shape &s = in[0]->shape;
+  const int axis = m.axis(m.attr_int("axis", 0), s.rank());
+  const Constant &idx = *in[1];
+  Shape out;
+  for (int i = 0; i < axis; ++i)
+    out.dims.push_back(s[i]);
+  for (int64_t d : idx.shape.dims)
+    out.dims.push_back(d);
+  for (int i = axis + 1; i < s.rank(); ++i)
+    out.dims.push_back(s[i]);
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < axis; ++i)
+    outer *= s[i];
+  for (int i = axis + 1; i < s.rank(); ++i)
+    inner *= s[i];
+  Ints from;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j : idx.ints) {
+      if (j < -s[axis] || j >= s[axis])
+        m.fail("index " + std::to_string(j) + " out of range for axis " +
+               std::to_string(axis) + " of " + s.str());
+      const int64_t k = j < 0 ? j + s[axis] : j;
+      for (int64_t i = 0; i < inner; ++i)
+        from.push_back((o * s[axis] + k) * inner + i);
+    }
+  return {pick(*in[0], out, from)};
+}
+
+std::vector<Constant> fold_slice(I &m, const Inputs &in) {
+  const Shape &s = in[0]->shape;
+  Ints starts, ends, axes, steps;
+  if (m.opset() < 10) {
+    starts = m.attr_ints("starts").value_or(Ints{});
+    ends = m.attr_ints("ends").value_or(Ints{});
+    axes = m.attr_ints("axes").value_or(Ints{});
+  } else {
+    starts = in[1]->ints;
+    ends = in[2]->ints;
+    if (in.size() > 3 && in[3])
+      axes = in[3]->ints;
+    if (in.size() > 4 && in[4])
+      steps = in[4]->ints;
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    m.fail("starts, ends, axes and steps differ in length");
+  // Per axis: first index, step and count, clamped as ONNX says.
+  Ints first(s.rank(), 0), step(s.rank(), 1), count = s.dims;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int a = m.axis(axes[k], s.rank());
+    const int64_t d = s[a], st = steps[k];
+    if (st == 0)
+      m.fail("slice step 0");
+    int64_t b = starts[k] < 0 ? starts[k] + d : starts[k];
+    int64_t e = ends[k] < 0 ? ends[k] + d : ends[k];
+    if (st > 0) {
+      b = std::clamp<int64_t>(b, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+      count[a] = e > b ? (e - b + st - 1) / st : 0;
+    } else {
+      b = std::clamp<int64_t>(b, 0, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+      count[a] = b > e ? (b - e - st - 1) / -st : 0;
+    }
+    first[a] = b;
+    step[a] = st;
+  }
+  const Shape out(count);
+  const Ints strides = s.strides();
+  Ints from, pos(s.rank(), 0);
+  for (int64_t k = 0; k < out.numel(); ++k) {
+    int64_t src = 0;
+    for (int i = 0; i < s.rank(); ++i)
+      src += (first[i] + pos[i] * step[i]) * strides[i];
+    from.push_back(src);
+    for (int i = s.rank() - 1; i >= 0; --i) {
+      if (++pos[i] < count[i])
+        break;
+      pos[i] = 0;
+    }
+  }
+  return {pick(*in[0], out, from)};
+}
+
+std::vector<Constant> fold_constant_of_shape(I &m, const Inputs &in) {
+  Constant value = from_reals(TP::FLOAT, Shape{1}, {0.0});
+  if (const auto *a = m.attr("value")) {
+    try {
+      value = decode_tensor(a->t());
+    } catch (const Error &e) {
+      m.fail(e.what());
+    }
+    if (value.reals.size() != 1)
+      m.fail("value must hold one element");
+  }
+  for (int64_t d : in[0]->ints)
+    if (d < 0)
+      m.fail("negative dimension " + std::to_string(d));
+  const Shape out(in[0]->ints);
+  const int64_t n = out.numel();
+  if (n > (int64_t{1} << 26))
+    m.fail("a constant of " + out.str() + " is too large to fold");
+  Constant r;
+  r.elem = value.elem;
+  r.shape = out;
+  r.reals.assign(n, value.reals[0]);
+  r.ints.assign(n, value.ints[0]);
+  return {r};
+}
+
+std::vector<Constant> fold_range(I &m, const Inputs &in) {
+  for (const Constant *c : in)
+    if (c->reals.size() != 1)
+      m.fail("start, limit and delta must be scalars");
+  const bool ints = integral(in[0]->elem);
+  if (ints) {
+    const int64_t start = in[0]->ints[0], limit = in[1]->ints[0],
+                  delta = in[2]->ints[0];
+    if (delta == 0)
+      m.fail("delta 0");
+    const int64_t n = std::max<int64_t>(
+        0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+    Ints v;
+    for (int64_t k = 0; k < n; ++k)
+      v.push_back(start + k * delta);
+    return {from_ints(in[0]->elem, Shape{n}, v)};
+  }
+  const double start = in[0]->reals[0], limit = in[1]->reals[0],
+               delta = in[2]->reals[0];
+  if (delta == 0)
+    m.fail("delta 0");
+  const auto n =
+      static_cast<int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+  if (n > (int64_t{1} << 26))
+    m.fail("a range of " + std::to_string(n) + " elements is too large");
+  std::vector<double> v;
+  for (int64_t k = 0; k < n; ++k)
+    v.push_back(start + static_cast<double>(k) * delta);
+  return {from_reals(in[0]->elem, Shape{n}, v)};
+}
+
+std::vector<Constant> fold_expand(I &m, const Inputs &in) {
+  const Shape out = broadcast_shape(m, {in[0]->shape, Shape(in[1]->ints)});
+  if (out.numel() > (int64_t{1} << 26))
+    m.fail("a constant of " + out.str() + " is too large to fold");
+  return {pick(*in[0], out, broadcast_index(in[0]->shape, out))};
+}
+
+const std::map<std::string, Folder, std::less<>> &folders() {
+  static const std::map<std::string, Folder, std::less<>> table = {
+      {"Shape", fold_shape},
+      {"Size", fold_size},
+      {"Identity", fold_identity},
+      {"Cast", fold_cast},
+      {"Unsqueeze", fold_unsqueeze},
+      {"Squeeze", fold_squeeze},
+      {"Concat", fold_concat},
+      {"Gather", fold_gather},
+      {"Slice", fold_slice},
+      {"ConstantOfShape", fold_constant_of_shape},
+      {"Range", fold_range},
+      {"Expand", fold_expand},
+      {"Where", fold_where},
+      {"Add", binary([](auto a, auto b) { return a + b; })},
+      {"Sub", binary([](auto a, auto b) { return a - b; })},
+      {"Mul", binary([](auto a, auto b) { return a * b; })},
+      {"Div", fold_div},
+      {"Pow",
+       [](I &m, const Inputs &in) {
+         Elementwise e;
+         e.real = [](const std::vector<double> &v) {
+           return std::pow(v[0], v[1]);
+         };
+         return elementwise(e)(m, in);
+       }},
+      {"Mod", fold_mod},
+      {"Max", binary([](auto a, auto b) { return std::max(a, b); })},
+      {"Min", binary([](auto a, auto b) { return std::min(a, b); })},
+      {"Equal", compare([](auto a, auto b) { return a == b; })},
+      {"Less", compare([](auto a, auto b) { return a < b; })},
+      {"LessOrEqual", compare([](auto a, auto b) { return a <= b; })},
+      {"Greater", compare([](auto a, auto b) { return a > b; })},
+      {"GreaterOrEqual", compare([](auto a, auto b) { return a >= b; })},
+      {"And", compare([](auto a, auto b) { return a != 0 && b != 0; })},
+      {"Or", compare([](auto a, auto b) { return a != 0 || b != 0; })},
+      {"Not",
+       [](I &m, const Inputs &in) {
+         Elementwise e;
+         e.result = Elementwise::Bool;
+         e.real = [](const std::vector<double> &v) { return v[0] == 0; };
+         e.integer = [](const Ints &v) -> int64_t { return v[0] == 0; };
+         return elementwise(e)(m, in);
+       }},
+      {"Neg", unary([](double a) { return -a; })},
+      {"Abs", unary([](double a) { return std::abs(a); })},
+      {"Floor", unary([](double a) { return std::floor(a); })},
+      {"Ceil", unary([](double a) { return std::ceil(a); })},
+      {"Sqrt", unary([](double a) { return std::sqrt(a); })},
+  };
+  return table;
+}
+
+} // namespace
+
+bool fold_node(Importer &m) {
+  const auto &table = folders();
+  const auto it = table.find(m.node().op_type());
+  if (it == table.end())
+    return false;
+  const bool shape_only =
+      m.node().op_type() == "Shape" || m.node().op_type() == "Size";
+  Inputs in;
+  for (int i = 0; i < m.num_inputs(); ++i) {
+    const Constant *c = m.const_in(i);
+    if (!c && m.has_input(i) && !shape_only)
+      return false;
+    in.push_back(c);
+  }
+  if (!shape_only && (in.empty() || !in[0]))
+    return false;
+  std::vector<Constant> out = it->second(m, in);
+  for (size_t i = 0; i < out.size(); ++i)
+    m.set_output_const(static_cast<int>(i), std::move(out[i]));
+  return true;
+}
+
+std::vector<std::string> foldable_operators() {
+  std::vector<std::string> names;
+  for (const auto &[name, folder] : folders())
+    names.push_back(name);
+  return names;
+}
+
+} // namespace quarry::onnx_io
