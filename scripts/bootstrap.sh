@@ -15,7 +15,7 @@ packages=(
   libhdf5-dev hdf5-tools
   libssl-dev
   libdnnl-dev
-  libonnx-dev
+  libonnx-dev libonnx-testdata
   slurm-wlm munge
   libcli11-dev
   nlohmann-json3-dev

@@ -24,5 +24,6 @@ void register_validate_axioms_command(CLI::App &app);
 void register_optimize_command(CLI::App &app);
 void register_pipeline_command(CLI::App &app);
 void register_report_command(CLI::App &app);
+void register_conformance_command(CLI::App &app);
 
 } // namespace quarry::cli

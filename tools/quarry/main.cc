@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
   quarry::cli::register_optimize_command(app);
   quarry::cli::register_pipeline_command(app);
   quarry::cli::register_report_command(app);
+  quarry::cli::register_conformance_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -1,0 +1,280 @@
+//===- conformance.cc - ONNX's backend test cases run through quarry ------===//
+#include "quarry/conformance/conformance.h"
+
+#include "quarry/core/error.h"
+#include "quarry/core/file_io.h"
+#include "quarry/models/onnx.h"
+#include "quarry/models/tensor_file.h"
+#include "quarry/runtime/backends.h"
+
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+namespace quarry::conformance {
+
+namespace fs = std::filesystem;
+
+const char *outcome_name(Outcome o) {
+  switch (o) {
+  case Outcome::Pass:
+    return "pass";
+  case Outcome::Fail:
+    return "fail";
+  case Outcome::Unsupported:
+    return "unsupported";
+  }
+  return "?";
+}
+
+void Counts::add(Outcome o) {
+  (o == Outcome::Pass   ? passed
+   : o == Outcome::Fail ? failed
+                        : unsupported) += 1;
+}
+
+std::vector<std::string> find_cases(const std::vector<std::string> &paths) {
+  std::vector<std::string> cases;
+  for (const std::string &p : paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(p) / "model.onnx", ec)) {
+      cases.push_back(p);
+      continue;
+    }
+    if (!fs::is_directory(p, ec))
+      throw Error(p + ": no such directory");
+    std::vector<std::string> found;
+    for (const auto &e : fs::directory_iterator(p, ec))
+      if (fs::is_regular_file(e.path() / "model.onnx", ec))
+        found.push_back(e.path().string());
+    if (found.empty())
+      throw Error(p + ": holds no test case (no model.onnx in it or in any "
+                      "directory directly under it)");
+    std::sort(found.begin(), found.end());
+    cases.insert(cases.end(), found.begin(), found.end());
+  }
+  return cases;
+}
+
+namespace {
+
+/// An error message without the file name the importer puts first.
+std::string without_file(const std::string &message, const std::string &file) {
+  if (message.rfind(file + ": ", 0) == 0)
+    return message.substr(file.size() + 2);
+  return message;
+}
+
+std::vector<std::string> files_named(const fs::path &dir,
+                                     const std::string &prefix) {
+  std::vector<std::string> files;
+  for (int k = 0;; ++k) {
+    const fs::path f = dir / (prefix + std::to_string(k) + ".pb");
+    if (!fs::exists(f))
+      break;
+    files.push_back(f.string());
+  }
+  return files;
+}
+
+/// How far `got` is from `want`, as a multiple of the tolerance (NaN where
+/// NaN is expected, and equal infinities, count as exact); the index of
+/// the worst element.
+std::pair<double, int64_t> worst_of(const Tensor<float> &got,
+                                    const Tensor<float> &want,
+                                    const Options &o) {
+  double worst = 0;
+  int64_t at = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double g = got[i], w = want[i];
+    double e;
+    if (std::isnan(w) || std::isnan(g))
+      e = std::isnan(w) && std::isnan(g) ? 0 : INFINITY;
+    else if (std::isinf(w) || std::isinf(g))
+      e = g == w ? 0 : INFINITY;
+    else
+      e = std::fabs(g - w) / (o.atol + o.rtol * std::fabs(w));
+    if (e > worst) {
+      worst = e;
+      at = i;
+    }
+  }
+  return {worst, at};
+}
+
+} // namespace
+
+CaseResult run_case(const std::string &dir, const Options &opts) {
+  const auto start = std::chrono::steady_clock::now();
+  CaseResult r;
+  r.dir = dir;
+  r.name = fs::path(dir).filename().string();
+  const std::string model_path = (fs::path(dir) / "model.onnx").string();
+  auto finish = [&](Outcome o, std::string detail) {
+    r.outcome = o;
+    r.detail = std::move(detail);
+    r.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    return r;
+  };
+  std::string bytes;
+  try {
+    bytes = read_file_bytes(model_path);
+  } catch (const Error &e) {
+    return finish(Outcome::Fail, e.what());
+  }
+  onnx::ModelProto proto;
+  if (proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    std::set<std::string> ops;
+    for (const auto &n : proto.graph().node())
+      ops.insert(n.domain().empty() || n.domain() == "ai.onnx"
+                     ? n.op_type()
+                     : n.domain() + "." + n.op_type());
+    r.operators.assign(ops.begin(), ops.end());
+    auto is_float = [](const onnx::ValueInfoProto &v) {
+      return v.type().has_tensor_type() &&
+             v.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT;
+    };
+    std::set<std::string> initializers;
+    for (const auto &t : proto.graph().initializer())
+      initializers.insert(t.name());
+    r.float32 = true;
+    for (const auto &v : proto.graph().input())
+      if (!initializers.count(v.name()) && !is_float(v))
+        r.float32 = false;
+    for (const auto &v : proto.graph().output())
+      if (!is_float(v))
+        r.float32 = false;
+  }
+  Model m;
+  try {
+    m = import_onnx_bytes(bytes, model_path);
+  } catch (const Error &e) {
+    // ONNX's cases are valid models: what quarry refuses it lacks.
+    return finish(Outcome::Unsupported,
+                  "import: " + without_file(e.what(), model_path));
+  }
+  std::vector<std::string> input_names;
+  for (const Node &n : m.graph.nodes())
+    if (n.kind == OpKind::Input)
+      input_names.push_back(n.name);
+
+  std::unique_ptr<runtime::Executable> exe;
+  try {
+    runtime::BackendOptions bo;
+    bo.threads = opts.threads;
+    auto backend = runtime::make_backend(opts.backend, bo);
+    Bindings<float> values = m.weights;
+    for (const Node &n : m.graph.nodes())
+      if (n.kind == OpKind::Input)
+        values.emplace(n.name, Tensor<float>(n.types.at(0).shape, 0.0f));
+    exe = backend->prepare(m.graph, values);
+  } catch (const Error &e) {
+    return finish(Outcome::Unsupported,
+                  opts.backend + ": " + without_file(e.what(), model_path));
+  }
+
+  std::vector<fs::path> sets;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(dir, ec))
+    if (e.is_directory() &&
+        e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty())
+    return finish(Outcome::Fail, "no test_data_set_N directory");
+  for (const fs::path &set : sets) {
+    const std::string where = set.filename().string() + ": ";
+    try {
+      const auto inputs = files_named(set, "input_");
+      const auto outputs = files_named(set, "output_");
+      if (inputs.size() != input_names.size())
+        return finish(Outcome::Fail, where + std::to_string(inputs.size()) +
+                                         " input files for " +
+                                         std::to_string(input_names.size()) +
+                                         " graph inputs");
+      Bindings<float> values = m.weights;
+      for (size_t k = 0; k < inputs.size(); ++k)
+        values[input_names[k]] = read_tensor_file(inputs[k]).value;
+      const auto got = runtime::run_once(*exe, values);
+      if (got.size() != outputs.size())
+        return finish(Outcome::Fail,
+                      where + std::to_string(got.size()) + " outputs for " +
+                          std::to_string(outputs.size()) + " expected");
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        const Tensor<float> want = read_tensor_file(outputs[k]).value;
+        if (got[k].numel() != want.numel())
+          return finish(Outcome::Fail, where + "output " + std::to_string(k) +
+                                           " has shape " + got[k].shape.str() +
+                                           ", expected " + want.shape.str());
+        const auto [worst, at] = worst_of(got[k], want, opts);
+        if (worst > r.worst) {
+          r.worst = worst;
+          if (worst > 1)
+            r.detail = where + "output " + std::to_string(k) + " element " +
+                       std::to_string(at) + ": got " +
+                       std::to_string(got[k][at]) + ", expected " +
+                       std::to_string(want[at]);
+        }
+      }
+    } catch (const Error &e) {
+      return finish(Outcome::Fail, where + without_file(e.what(), model_path));
+    }
+    ++r.data_sets;
+  }
+  return finish(r.worst <= 1 ? Outcome::Pass : Outcome::Fail, r.detail);
+}
+
+std::map<std::string, Counts>
+by_operator(const std::vector<CaseResult> &results) {
+  std::map<std::string, Counts> counts;
+  for (const CaseResult &r : results)
+    for (const std::string &op : r.operators)
+      counts[op].add(r.outcome);
+  return counts;
+}
+
+std::string summary_json(const std::vector<CaseResult> &results,
+                         const Options &opts) {
+  nlohmann::json j;
+  Counts total, float32;
+  j["backend"] = opts.backend;
+  j["rtol"] = opts.rtol;
+  j["atol"] = opts.atol;
+  j["cases"] = nlohmann::json::array();
+  for (const CaseResult &r : results) {
+    total.add(r.outcome);
+    if (r.float32)
+      float32.add(r.outcome);
+    j["cases"].push_back({{"name", r.name},
+                          {"dir", r.dir},
+                          {"outcome", outcome_name(r.outcome)},
+                          {"detail", r.detail},
+                          {"worst", std::isfinite(r.worst) ? r.worst : 1e300},
+                          {"data_sets", r.data_sets},
+                          {"operators", r.operators},
+                          {"float32", r.float32},
+                          {"seconds", r.seconds}});
+  }
+  j["passed"] = total.passed;
+  j["failed"] = total.failed;
+  j["unsupported"] = total.unsupported;
+  j["float32"] = {{"passed", float32.passed},
+                  {"failed", float32.failed},
+                  {"unsupported", float32.unsupported}};
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto &[op, c] : by_operator(results))
+    ops[op] = {{"passed", c.passed},
+               {"failed", c.failed},
+               {"unsupported", c.unsupported}};
+  j["operators"] = ops;
+  return j.dump(1) + "\n";
+}
+
+} // namespace quarry::conformance

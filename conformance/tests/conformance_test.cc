@@ -1,0 +1,137 @@
+//===- conformance_test.cc - Cases pass, fail and are unsupported ---------===//
+//
+// Cases written here (a model and its data sets) pin each outcome; ONNX's
+// own cases from libonnx-testdata, when installed, check that a supported
+// operator passes and an unsupported one says which operator it is.
+//
+//===----------------------------------------------------------------------===//
+#include "quarry/conformance/conformance.h"
+
+#include "quarry/core/error.h"
+#include "quarry/models/tensor_file.h"
+#include "quarry/testing/error_of.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace quarry::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kNodeCases = "/usr/share/libonnx-testdata/data/node";
+
+/// A case directory for y = relu(x) over [2, 3] whose expected output is
+/// relu's, plus `error` on element 0.
+std::string relu_case(const std::string &name, float error,
+                      const std::string &op = "Relu") {
+  const fs::path dir = fs::path(::testing::TempDir()) / "conformance" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir / "test_data_set_0");
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  auto *g = m.mutable_graph();
+  g->set_name(name);
+  for (const char *v : {"x", "y"}) {
+    auto *info = std::string(v) == "x" ? g->add_input() : g->add_output();
+    info->set_name(v);
+    auto *t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(2);
+    t->mutable_shape()->add_dim()->set_dim_value(3);
+  }
+  auto *n = g->add_node();
+  n->set_op_type(op);
+  n->add_input("x");
+  n->add_output("y");
+  std::ofstream(dir / "model.onnx", std::ios::binary) << m.SerializeAsString();
+  Tensor<float> x(Shape{2, 3}, {-1, 2, -3, 4, -5, 6});
+  Tensor<float> y(Shape{2, 3}, {0, 2, 0, 4, 0, 6});
+  y[0] += error;
+  write_tensor_file((dir / "test_data_set_0" / "input_0.pb").string(), x, "x");
+  write_tensor_file((dir / "test_data_set_0" / "output_0.pb").string(), y, "y");
+  return dir.string();
+}
+
+TEST(Conformance, MatchingOutputsPass) {
+  for (const char *backend : {"reference", "cpu"}) {
+    Options o;
+    o.backend = backend;
+    const CaseResult r = run_case(relu_case("relu_ok", 0), o);
+    EXPECT_EQ(r.outcome, Outcome::Pass) << backend << ": " << r.detail;
+    EXPECT_EQ(r.data_sets, 1);
+    EXPECT_EQ(r.operators, std::vector<std::string>{"Relu"});
+  }
+}
+
+TEST(Conformance, AWrongOutputFailsWithTheElementAndBothValues) {
+  const CaseResult r = run_case(relu_case("relu_off", 0.01f), Options{});
+  EXPECT_EQ(r.outcome, Outcome::Fail);
+  EXPECT_EQ(r.detail,
+            "test_data_set_0: output 0 element 0: got 0.000000, expected "
+            "0.010000");
+  EXPECT_GT(r.worst, 1);
+}
+
+TEST(Conformance, AnUnknownOperatorIsUnsupportedAndNamed) {
+  const CaseResult r = run_case(relu_case("einsum", 0, "Einsum"), Options{});
+  EXPECT_EQ(r.outcome, Outcome::Unsupported);
+  EXPECT_NE(r.detail.find("operator Einsum is not supported"),
+            std::string::npos)
+      << r.detail;
+}
+
+TEST(Conformance, FindsCasesUnderADirectoryAndRefusesOthers) {
+  const std::string a = relu_case("relu_ok", 0);
+  const std::string parent = fs::path(a).parent_path().string();
+  const auto found = find_cases({parent});
+  EXPECT_NE(std::find(found.begin(), found.end(), a), found.end());
+  EXPECT_TRUE(std::is_sorted(found.begin(), found.end()));
+  EXPECT_EQ(find_cases({a}), std::vector<std::string>{a});
+  EXPECT_EQ(
+      quarry::testing::error_of([] { find_cases({"/nonexistent/cases"}); }),
+      "/nonexistent/cases: no such directory");
+}
+
+TEST(Conformance, SummaryCountsPerOperator) {
+  std::vector<CaseResult> rs(3);
+  rs[0].operators = {"Add", "Relu"};
+  rs[0].outcome = Outcome::Pass;
+  rs[1].operators = {"Relu"};
+  rs[1].outcome = Outcome::Fail;
+  rs[2].operators = {"Einsum"};
+  const auto j = nlohmann::json::parse(summary_json(rs, Options{}));
+  EXPECT_EQ(j["passed"], 1);
+  EXPECT_EQ(j["failed"], 1);
+  EXPECT_EQ(j["unsupported"], 1);
+  EXPECT_EQ(j["operators"]["Relu"]["failed"], 1);
+  EXPECT_EQ(j["operators"]["Relu"]["passed"], 1);
+}
+
+TEST(Conformance, OnnxOwnCases) {
+  if (!fs::exists(kNodeCases))
+    GTEST_SKIP() << kNodeCases
+                 << " is absent (install Debian's libonnx-testdata)";
+  for (const char *backend : {"reference", "cpu"}) {
+    Options o;
+    o.backend = backend;
+    for (const char *name :
+         {"test_relu", "test_add_bcast", "test_softmax_axis_1",
+          "test_conv_with_strides_padding", "test_maxpool_2d_pads"}) {
+      const CaseResult r = run_case(kNodeCases + "/" + name, o);
+      EXPECT_EQ(r.outcome, Outcome::Pass)
+          << backend << " " << name << ": " << r.detail;
+    }
+  }
+  const CaseResult r = run_case(kNodeCases + "/test_det_2d", Options{});
+  EXPECT_EQ(r.outcome, Outcome::Unsupported);
+  EXPECT_NE(r.detail.find("operator Det"), std::string::npos) << r.detail;
+}
+
+} // namespace
+} // namespace quarry::conformance
