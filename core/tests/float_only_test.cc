@@ -51,6 +51,46 @@ TEST(FloatOnly, SoftmaxAndReduceMean) {
       {2, 5});
 }
 
+TEST(FloatOnly, ReductionsOverAxes) {
+  T z({2, 3}, {1, -2, 3, 4, 5, 6});
+  auto reduce = [&](const std::string &fn, const std::string &axes) {
+    return run("input z\ny = reduce[fn=" + fn + " axes=" + axes +
+                   " keepdims=0](z)\noutput y",
+               {{"z", z}});
+  };
+  expect_values(reduce("sum", "1"), {2}, {2, 15});
+  expect_values(reduce("max", "0"), {3}, {4, 5, 6});
+  expect_values(reduce("min", "0,1"), {}, {-2});
+  expect_values(reduce("prod", "1"), {2}, {-6, 120});
+  expect_values(reduce("l1", "1"), {2}, {6, 15});
+  expect_values(reduce("l2", "0"), {3},
+                {std::sqrt(17.0f), std::sqrt(29.0f), std::sqrt(45.0f)});
+  expect_values(reduce("sum_square", "1"), {2}, {14, 77});
+  expect_values(reduce("log_sum", "0"), {3},
+                {std::log(5.0f), std::log(3.0f), std::log(9.0f)});
+  // Large values: the largest is taken out before exponentiating.
+  T big({1, 2}, {1000, 1000});
+  expect_values(run("input b\ny = reduce[fn=log_sum_exp axes=1](b)\noutput y",
+                    {{"b", big}}),
+                {1, 1}, {1000 + std::log(2.0f)});
+}
+
+TEST(FloatOnly, MorePointwiseFunctions) {
+  T x({4}, {-2, -0.5, 0.5, 2.5});
+  auto pointwise = [&](const std::string &attrs) {
+    return run("input x\ny = pointwise[" + attrs + "](x)\noutput y",
+               {{"x", x}});
+  };
+  expect_values(pointwise("fn=round"), {4}, {-2, -0.0f, 0, 2});
+  expect_values(pointwise("fn=sign"), {4}, {-1, -1, 1, 1});
+  expect_values(pointwise("fn=thresholded_relu alpha=1"), {4}, {0, 0, 0, 2.5});
+  expect_values(pointwise("fn=shrink alpha=1 beta=0.5"), {4}, {-1.5, 0, 0, 2});
+  expect_values(pointwise("fn=elu alpha=2"), {4},
+                {2 * std::expm1(-2.0f), 2 * std::expm1(-0.5f), 0.5, 2.5});
+  expect_values(pointwise("fn=softsign"), {4},
+                {-2.0f / 3, -0.5f / 1.5f, 0.5f / 1.5f, 2.5f / 3.5f});
+}
+
 TEST(FloatOnly, SliceClampsAndSteps) {
   T x({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   expect_values(run("input x\ny = slice[starts=1 ends=1000 axes=1 steps=2](x)"

@@ -264,18 +264,34 @@ private:
       const float alpha = static_cast<float>(n.attrs.real(P::kAlpha));
       const float beta = static_cast<float>(n.attrs.real(P::kBeta));
       static const char *const types[] = {
-          "Sqrt",       "Exp",       "Neg",  "Abs",         "Erf",
-          "Reciprocal", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish"};
+          "Sqrt",        "Exp",        "Neg",       "Abs",
+          "Erf",         "Reciprocal", "LeakyRelu", "Clip",
+          "HardSigmoid", "HardSwish",  "Log",       "Floor",
+          "Ceil",        "Round",      "Sign",      "Sin",
+          "Cos",         "Tan",        "Asin",      "Acos",
+          "Atan",        "Sinh",       "Cosh",      "Asinh",
+          "Acosh",       "Atanh",      "Softplus",  "Softsign",
+          "Elu",         "Selu",       "Celu",      "ThresholdedRelu",
+          "Shrink"};
+      static_assert(std::size(types) == std::size(ops::kPointwiseNames));
       std::vector<std::string> ins{in(n, 0)};
       if (fn == PointwiseFn::Clip) {
         ins.push_back(scalar(out + "_min", alpha));
         ins.push_back(scalar(out + "_max", beta));
       }
       auto *p = node(types[static_cast<int>(fn)], ins, {out});
-      if (fn == PointwiseFn::LeakyRelu || fn == PointwiseFn::HardSigmoid)
+      using F = PointwiseFn;
+      if (fn == F::LeakyRelu || fn == F::HardSigmoid || fn == F::Elu ||
+          fn == F::Selu || fn == F::Celu || fn == F::ThresholdedRelu)
         attr(p, "alpha", alpha);
-      if (fn == PointwiseFn::HardSigmoid)
+      if (fn == F::HardSigmoid)
         attr(p, "beta", beta);
+      if (fn == F::Selu)
+        attr(p, "gamma", beta);
+      if (fn == F::Shrink) {
+        attr(p, "lambd", alpha);
+        attr(p, "bias", beta);
+      }
       return;
     }
     case OpKind::Broadcast: {
@@ -292,6 +308,26 @@ private:
       auto *r = node("ReduceMean", {in(n, 0)}, {out});
       attr(r, "axes", n.attrs.list(ops::ReduceMean::kAxes));
       attr(r, "keepdims", n.attrs.i(ops::ReduceMean::kKeepDims));
+      return;
+    }
+    case OpKind::Reduce: {
+      using R = ops::Reduce;
+      static const char *const types[] = {
+          "ReduceSum",       "ReduceMax",    "ReduceMin",
+          "ReduceProd",      "ReduceL1",     "ReduceL2",
+          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"};
+      static_assert(std::size(types) == std::size(ops::kReduceNames));
+      const auto fn = static_cast<ops::ReduceFn>(n.attrs.i(R::kFn));
+      onnx::NodeProto *r;
+      if (fn == ops::ReduceFn::Sum) // opset 13 on: axes as an input
+        r = node("ReduceSum",
+                 {in(n, 0), ints(out + "_axes", n.attrs.list(R::kAxes))},
+                 {out});
+      else
+        r = node(types[static_cast<int>(fn)], {in(n, 0)}, {out});
+      if (fn != ops::ReduceFn::Sum)
+        attr(r, "axes", n.attrs.list(R::kAxes));
+      attr(r, "keepdims", n.attrs.i(R::kKeepDims));
       return;
     }
     case OpKind::Slice: {

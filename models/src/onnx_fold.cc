@@ -288,7 +288,7 @@ std::vector<Constant> fold_squeeze(I &m, const Inputs &in) {
 
 std::vector<Constant> fold_concat(I &m, const Inputs &in) {
   const Shape &s0 = in[0]->shape;
-  const int axis = m.axis(m.attr_int("axis", 0), s0.rank());
+  const int axis = m.axis(m.attr_int("axis", m.opset() < 4 ? 1 : 0), s0.rank());
   Shape out = s0;
   out[axis] = 0;
   for (const Constant *c : in) {

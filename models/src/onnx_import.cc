@@ -21,6 +21,26 @@ void Importer::fail(const std::string &message) const {
   throw Error(SourcePos{file_, 0, 0}, where + message);
 }
 
+void Importer::run_as(const onnx::NodeProto &n,
+                      const std::function<void(Importer &)> &h) {
+  const onnx::NodeProto *saved = node_;
+  node_ = &n;
+  try {
+    h(*this);
+  } catch (...) {
+    node_ = saved;
+    throw;
+  }
+  node_ = saved;
+}
+
+ValueRef Importer::value(const std::string &name) {
+  auto v = values_.find(name);
+  if (v == values_.end())
+    fail("'" + name + "' is never computed");
+  return v->second;
+}
+
 int Importer::axis(int64_t axis, int rank) const {
   if (axis < -rank || axis >= rank)
     fail("axis " + std::to_string(axis) + " out of range for rank " +
@@ -90,9 +110,9 @@ Model Importer::run() {
   for (const auto &op : model_.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx")
       opset_ = op.version();
-  if (opset_ < 6 || opset_ > 17)
+  if (opset_ < 1 || opset_ > 17)
     fail("opset " + std::to_string(opset_) +
-         " is not supported (opsets 6 to 17 are)");
+         " is not supported (opsets 1 to 17 are)");
   read_inputs_and_initializers();
   const auto &handlers = onnx_handlers();
   for (const auto &n : model_.graph().node()) {

@@ -377,7 +377,9 @@ void concat(I &m) {
     in.push_back(m.in(i));
   if (in.size() == 1)
     return m.set_output(0, in[0]);
-  const int axis = axis_of(m, m.attr_int("axis", 0), m.shape(in[0]).rank());
+  // Before opset 4 the axis defaults to 1.
+  const int axis = axis_of(m, m.attr_int("axis", m.opset() < 4 ? 1 : 0),
+                           m.shape(in[0]).rank());
   m.set_output(0, m.add(OpKind::Concat,
                         make_attrs(OpKind::Concat, {{"axis", int64_t(axis)}}),
                         std::move(in)));
@@ -507,7 +509,9 @@ Shape in0_shape(I &m) {
 
 void reshape(I &m) {
   const Shape sx = in0_shape(m);
-  Ints dims = m.need_const(1, "shape").ints;
+  // Before opset 5 the target is an attribute.
+  Ints dims = m.opset() < 5 ? m.attr_ints("shape").value_or(Ints{})
+                            : m.need_const(1, "shape").ints;
   const bool allow_zero = m.attr_int("allowzero", 0) != 0;
   int64_t known = 1, unknown = -1;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -570,17 +574,35 @@ void unsqueeze(I &m) {
   reshape_to(m, dims);
 }
 
-void reduce_mean(I &m) {
-  const ValueRef x = m.in(0);
-  Ints axes = m.attr_ints("axes").value_or(Ints{});
-  if (axes.empty())
-    for (int i = 0; i < m.shape(x).rank(); ++i)
-      axes.push_back(i);
-  m.set_output(0, m.add(OpKind::ReduceMean,
-                        make_attrs(OpKind::ReduceMean,
-                                   {{"axes", axes},
-                                    {"keepdims", m.attr_int("keepdims", 1)}}),
-                        {x}));
+/// ReduceMean and the other reductions: axes from the attribute, or (from
+/// opset 13, ReduceSum) from input 1; no axes means all of them, unless
+/// noop_with_empty_axes asks for the input unchanged.
+Handler reduce(std::optional<ops::ReduceFn> fn) {
+  return [fn](I &m) {
+    const ValueRef x = m.in(0);
+    Ints axes = m.attr_ints("axes").value_or(Ints{});
+    if (m.has_input(1))
+      axes = m.need_const(1, "axes").ints;
+    if (axes.empty()) {
+      if (m.attr_int("noop_with_empty_axes", 0))
+        return m.set_output(0, x);
+      for (int i = 0; i < m.shape(x).rank(); ++i)
+        axes.push_back(i);
+    }
+    const int64_t keep = m.attr_int("keepdims", 1);
+    if (!fn)
+      return m.set_output(
+          0, m.add(OpKind::ReduceMean,
+                   make_attrs(OpKind::ReduceMean,
+                              {{"axes", axes}, {"keepdims", keep}}),
+                   {x}));
+    m.set_output(
+        0, m.add(OpKind::Reduce,
+                 make_attrs(OpKind::Reduce, {{"fn", static_cast<int64_t>(*fn)},
+                                             {"axes", axes},
+                                             {"keepdims", keep}}),
+                 {x}));
+  };
 }
 
 void softmax(I &m) {
@@ -689,6 +711,16 @@ void clip(I &m) {
     lo = m.attr_float("min", -FLT_MAX);
     hi = m.attr_float("max", FLT_MAX);
   } else {
+    const bool computed = (m.has_input(1) && !m.const_in(1)) ||
+                          (m.has_input(2) && !m.const_in(2));
+    if (computed) { // bounds known at run time: max, then min
+      ValueRef y = m.in(0);
+      if (m.has_input(1))
+        y = binary(m, BroadcastFn::Max, y, m.in(1));
+      if (m.has_input(2))
+        y = binary(m, BroadcastFn::Min, y, m.in(2));
+      return m.set_output(0, y);
+    }
     if (m.has_input(1))
       lo = m.need_const(1, "min").reals.at(0);
     if (m.has_input(2))
@@ -703,7 +735,7 @@ void pad(I &m) {
   Ints pads;
   double value = 0;
   if (m.opset() < 11) {
-    pads = m.attr_ints("pads").value_or(Ints{});
+    pads = m.attr_ints(m.opset() < 2 ? "paddings" : "pads").value_or(Ints{});
     value = m.attr_float("value", 0);
   } else {
     pads = m.need_const(1, "pads").ints;
@@ -736,60 +768,112 @@ void cast(I &m) {
 const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
   using F = PointwiseFn;
   using B = BroadcastFn;
-  static const std::map<std::string, Handler, std::less<>> table = {
-      {"Identity", identity},
-      {"Dropout", dropout},
-      {"Cast", cast},
-      {"Constant", constant},
-      {"Relu", unary(OpKind::Relu)},
-      {"Sigmoid", unary(OpKind::Sigmoid)},
-      {"Tanh", unary(OpKind::Tanh)},
-      {"Sqrt", pointwise_fn(F::Sqrt)},
-      {"Exp", pointwise_fn(F::Exp)},
-      {"Neg", pointwise_fn(F::Neg)},
-      {"Abs", pointwise_fn(F::Abs)},
-      {"Erf", pointwise_fn(F::Erf)},
-      {"Reciprocal", pointwise_fn(F::Reciprocal)},
-      {"HardSwish", pointwise_fn(F::HardSwish)},
-      {"LeakyRelu",
-       [](I &m) { pointwise(m, F::LeakyRelu, m.attr_float("alpha", 0.01f)); }},
-      {"HardSigmoid",
-       [](I &m) {
-         pointwise(m, F::HardSigmoid, m.attr_float("alpha", 0.2f),
-                   m.attr_float("beta", 0.5f));
-       }},
-      {"Clip", clip},
-      {"Add", binary_fn(B::Add)},
-      {"Sub", binary_fn(B::Sub)},
-      {"Mul", binary_fn(B::Mul)},
-      {"Div", binary_fn(B::Div)},
-      {"Pow", binary_fn(B::Pow)},
-      {"Max", variadic_fn(B::Max)},
-      {"Min", variadic_fn(B::Min)},
-      {"Expand", expand},
-      {"Gather", gather},
-      {"MatMul", matmul},
-      {"Gemm", gemm},
-      {"Conv", conv},
-      {"ConvTranspose", conv_transpose},
-      {"BatchNormalization", batchnorm},
-      {"Concat", concat},
-      {"Split", split},
-      {"Slice", slice},
-      {"Transpose", transpose_op},
-      {"Reshape", reshape},
-      {"Flatten", flatten},
-      {"Squeeze", squeeze},
-      {"Unsqueeze", unsqueeze},
-      {"MaxPool", [](I &m) { pool(m, true); }},
-      {"AveragePool", [](I &m) { pool(m, false); }},
-      {"GlobalAveragePool", global_pool(OpKind::Pool2DAvg)},
-      {"GlobalMaxPool", global_pool(OpKind::Pool2DMax)},
-      {"ReduceMean", reduce_mean},
-      {"Softmax", softmax},
-      {"Resize", resize},
-      {"Pad", pad},
-  };
+  static const std::map<std::string, Handler, std::less<>> table = [] {
+    std::map<std::string, Handler, std::less<>> t = {
+        {"Identity", identity},
+        {"Dropout", dropout},
+        {"Cast", cast},
+        {"Constant", constant},
+        {"Relu", unary(OpKind::Relu)},
+        {"Sigmoid", unary(OpKind::Sigmoid)},
+        {"Tanh", unary(OpKind::Tanh)},
+        {"Sqrt", pointwise_fn(F::Sqrt)},
+        {"Exp", pointwise_fn(F::Exp)},
+        {"Neg", pointwise_fn(F::Neg)},
+        {"Abs", pointwise_fn(F::Abs)},
+        {"Erf", pointwise_fn(F::Erf)},
+        {"Reciprocal", pointwise_fn(F::Reciprocal)},
+        {"HardSwish", pointwise_fn(F::HardSwish)},
+        {"Log", pointwise_fn(F::Log)},
+        {"Floor", pointwise_fn(F::Floor)},
+        {"Ceil", pointwise_fn(F::Ceil)},
+        {"Round", pointwise_fn(F::Round)},
+        {"Sign", pointwise_fn(F::Sign)},
+        {"Sin", pointwise_fn(F::Sin)},
+        {"Cos", pointwise_fn(F::Cos)},
+        {"Tan", pointwise_fn(F::Tan)},
+        {"Asin", pointwise_fn(F::Asin)},
+        {"Acos", pointwise_fn(F::Acos)},
+        {"Atan", pointwise_fn(F::Atan)},
+        {"Sinh", pointwise_fn(F::Sinh)},
+        {"Cosh", pointwise_fn(F::Cosh)},
+        {"Asinh", pointwise_fn(F::Asinh)},
+        {"Acosh", pointwise_fn(F::Acosh)},
+        {"Atanh", pointwise_fn(F::Atanh)},
+        {"Softplus", pointwise_fn(F::Softplus)},
+        {"Softsign", pointwise_fn(F::Softsign)},
+        {"Elu",
+         [](I &m) { pointwise(m, F::Elu, m.attr_float("alpha", 1.0f)); }},
+        {"Selu",
+         [](I &m) {
+           pointwise(m, F::Selu,
+                     m.attr_float("alpha", 1.67326319217681884765625f),
+                     m.attr_float("gamma", 1.05070102214813232421875f));
+         }},
+        {"Celu",
+         [](I &m) { pointwise(m, F::Celu, m.attr_float("alpha", 1.0f)); }},
+        {"ThresholdedRelu",
+         [](I &m) {
+           pointwise(m, F::ThresholdedRelu, m.attr_float("alpha", 1.0f));
+         }},
+        {"Shrink",
+         [](I &m) {
+           pointwise(m, F::Shrink, m.attr_float("lambd", 0.5f),
+                     m.attr_float("bias", 0.0f));
+         }},
+        {"LeakyRelu",
+         [](I &m) {
+           pointwise(m, F::LeakyRelu, m.attr_float("alpha", 0.01f));
+         }},
+        {"HardSigmoid",
+         [](I &m) {
+           pointwise(m, F::HardSigmoid, m.attr_float("alpha", 0.2f),
+                     m.attr_float("beta", 0.5f));
+         }},
+        {"Clip", clip},
+        {"Add", binary_fn(B::Add)},
+        {"Sub", binary_fn(B::Sub)},
+        {"Mul", binary_fn(B::Mul)},
+        {"Div", binary_fn(B::Div)},
+        {"Pow", binary_fn(B::Pow)},
+        {"Max", variadic_fn(B::Max)},
+        {"Min", variadic_fn(B::Min)},
+        {"Expand", expand},
+        {"Gather", gather},
+        {"MatMul", matmul},
+        {"Gemm", gemm},
+        {"Conv", conv},
+        {"ConvTranspose", conv_transpose},
+        {"BatchNormalization", batchnorm},
+        {"Concat", concat},
+        {"Split", split},
+        {"Slice", slice},
+        {"Transpose", transpose_op},
+        {"Reshape", reshape},
+        {"Flatten", flatten},
+        {"Squeeze", squeeze},
+        {"Unsqueeze", unsqueeze},
+        {"MaxPool", [](I &m) { pool(m, true); }},
+        {"AveragePool", [](I &m) { pool(m, false); }},
+        {"GlobalAveragePool", global_pool(OpKind::Pool2DAvg)},
+        {"GlobalMaxPool", global_pool(OpKind::Pool2DMax)},
+        {"ReduceMean", reduce(std::nullopt)},
+        {"ReduceSum", reduce(ops::ReduceFn::Sum)},
+        {"ReduceMax", reduce(ops::ReduceFn::Max)},
+        {"ReduceMin", reduce(ops::ReduceFn::Min)},
+        {"ReduceProd", reduce(ops::ReduceFn::Prod)},
+        {"ReduceL1", reduce(ops::ReduceFn::L1)},
+        {"ReduceL2", reduce(ops::ReduceFn::L2)},
+        {"ReduceSumSquare", reduce(ops::ReduceFn::SumSquare)},
+        {"ReduceLogSum", reduce(ops::ReduceFn::LogSum)},
+        {"ReduceLogSumExp", reduce(ops::ReduceFn::LogSumExp)},
+        {"Softmax", softmax},
+        {"Resize", resize},
+        {"Pad", pad},
+    };
+    add_composite_handlers(t);
+    return t;
+  }();
   return table;
 }
 

@@ -58,6 +58,19 @@ public:
   void set_output(int i, ValueRef v);
   void set_output_const(int i, Constant c);
 
+  /// Runs `h` as if the current node were `n` (a rewritten copy: lifted
+  /// attributes, renamed inputs and outputs), then restores the node.
+  void run_as(const onnx::NodeProto &n,
+              const std::function<void(Importer &)> &h);
+  /// Names a value or a constant for later nodes (run_as's inputs).
+  void define(const std::string &name, ValueRef v) { values_[name] = v; }
+  void define_const(const std::string &name, Constant c) {
+    constants_[name] = std::move(c);
+  }
+  /// The value named `name` (a graph value, not a constant); fails when
+  /// no node has computed it.
+  ValueRef value(const std::string &name);
+
   [[noreturn]] void fail(const std::string &message) const;
   /// `axis` (negative counts from the end) as 0..rank-1; fails otherwise.
   int axis(int64_t axis, int rank) const;
@@ -82,5 +95,9 @@ private:
 using Handler = std::function<void(Importer &)>;
 /// The handler of each supported ONNX operator type.
 const std::map<std::string, Handler, std::less<>> &onnx_handlers();
+/// Adds the handlers that state an operator with several quarry operators
+/// (onnx_import_composite.cc), and lifts the window operators' handlers to
+/// take 1-D operands.
+void add_composite_handlers(std::map<std::string, Handler, std::less<>> &table);
 
 } // namespace quarry::onnx_io

@@ -310,6 +310,63 @@ std::vector<Case> cases() {
                  return m;
                },
                "input x\ny = reduce_mean[axes=1,2 keepdims=0](x)\noutput y"});
+  c.push_back({"ReduceMax",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {2, 3, 4}).output("y");
+                 set_ints(m.node("ReduceMax", {"x"}, {"y"}), "axes", {-1});
+                 return m;
+               },
+               "input x\ny = reduce[fn=max axes=-1](x)\noutput y"});
+  c.push_back(
+      {"ReduceSumAxesInput",
+       [] {
+         OnnxModel m;
+         m.input("x", {2, 3, 4}).output("y").ints("axes", {0, 2});
+         set_int(m.node("ReduceSum", {"x", "axes"}, {"y"}), "keepdims", 0);
+         return m;
+       },
+       "input x\ny = reduce[fn=sum axes=0,2 keepdims=0](x)\noutput y"});
+  c.push_back({"Selu",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {2, 3}).output("y");
+                 auto &n = m.node("Selu", {"x"}, {"y"});
+                 set_float(n, "alpha", 2);
+                 set_float(n, "gamma", 3);
+                 return m;
+               },
+               "input x\ny = pointwise[fn=selu alpha=2 beta=3](x)\noutput y"});
+  c.push_back({"LogSoftmax",
+               [] {
+                 return unary("LogSoftmax", {2, 3});
+               },
+               "input x\nd = broadcast[fn=sub](x, reduce[fn=max axes=1](x))\n"
+               "y = broadcast[fn=sub](d, reduce[fn=log_sum_exp axes=1](d))\n"
+               "output y"});
+  c.push_back(
+      {"Conv1D",
+       [] {
+         OnnxModel m;
+         m.input("x", {1, 2, 7}).input("w", {3, 2, 3}).output("y");
+         auto &n = m.node("Conv", {"x", "w"}, {"y"});
+         set_ints(n, "strides", {2});
+         set_ints(n, "pads", {1, 1});
+         return m;
+       },
+       "input x\ninput w\ny = reshape[shape=1,3,4](conv2d[s=1,2 "
+       "pad=same](reshape[shape=1,2,1,7](x), reshape[shape=3,2,1,3](w)))"
+       "\noutput y"});
+  c.push_back(
+      {"DepthToSpace",
+       [] {
+         OnnxModel m;
+         m.input("x", {1, 4, 2, 3}).output("y");
+         set_int(m.node("DepthToSpace", {"x"}, {"y"}), "blocksize", 2);
+         return m;
+       },
+       "input x\ny = reshape[shape=1,1,4,6](transpose[perm=0,3,4,1,5,2]("
+       "reshape[shape=1,2,2,1,2,3](x)))\noutput y"});
   c.push_back({"Softmax13",
                [] {
                  return unary("Softmax", {2, 3, 4});
@@ -428,14 +485,14 @@ TEST(OnnxImport, DynamicDimensionsNeedAnInputShape) {
   EXPECT_THROW(parse_input_shape("x=4xx3"), Error);
 }
 
-TEST(OnnxImport, OpsetOutsideSixToSeventeenIsRefused) {
-  for (int64_t opset : {5, 18}) {
+TEST(OnnxImport, OpsetOutsideOneToSeventeenIsRefused) {
+  for (int64_t opset : {0, 18}) {
     OnnxModel m(opset);
     m.input("x", {2}).output("y");
     m.node("Relu", {"x"}, {"y"});
     EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "o.onnx"); }),
               "o.onnx: opset " + std::to_string(opset) +
-                  " is not supported (opsets 6 to 17 are)");
+                  " is not supported (opsets 1 to 17 are)");
   }
 }
 

@@ -110,6 +110,7 @@ QUARRY_CPU_KERNEL(ops::Broadcast)
 QUARRY_CPU_KERNEL(ops::Pointwise)
 QUARRY_CPU_KERNEL(ops::Pool2DExplicit)
 QUARRY_CPU_KERNEL(ops::ReduceMean)
+QUARRY_CPU_KERNEL(ops::Reduce)
 QUARRY_CPU_KERNEL(ops::ConvTranspose)
 // Direct loops over row-major memory (kernels_loops.cc).
 QUARRY_CPU_KERNEL(ops::Split)

@@ -79,8 +79,10 @@ pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta) {
     return std::tuple{A::eltwise_clip_v2, alpha, beta};
   case F::HardSwish:
     return std::tuple{A::eltwise_hardswish, 0.0f, 0.0f};
-  case F::Erf:
-  case F::HardSigmoid:
+  case F::Elu:
+    return std::tuple{A::eltwise_elu, alpha, 0.0f};
+  default: // the rest run through their reference semantics (oneDNN's
+           // log, say, is not exact at 1)
     break;
   }
   return std::nullopt;
@@ -139,20 +141,21 @@ Lowered CpuKernel<ops::Pool2DExplicit>::make(Context &c, const Node &n,
   return pooling_lowered(c, dnnl::pooling_forward::primitive_desc(d, c.engine));
 }
 
-Lowered CpuKernel<ops::ReduceMean>::make(Context &c, const Node &n,
-                                         CpuOperands in, ResultTypes out,
-                                         PostOps) {
-  // oneDNN reduces to kept dimensions (extent 1 on reduced axes): the same
-  // floats as the result with or without keepdims.
+namespace {
+
+/// oneDNN's reduction `alg` of in[0] over `axes`. It reduces to kept
+/// dimensions (extent 1 on reduced axes): the same floats as the result
+/// with or without keepdims.
+Lowered reduction_lowered(Context &c, dnnl::algorithm alg, float p,
+                          const std::vector<int64_t> &axes, CpuOperands in,
+                          ResultTypes out) {
   const Shape &x = in[0].shape();
   dims kept = to_dims(x);
-  for (int64_t axis : n.attrs.list(ops::ReduceMean::kAxes))
-    kept[ops::normalize_axis(ops::ReduceMean::name, axis, x.rank())] = 1;
+  for (int64_t axis : axes)
+    kept[ops::normalize_axis("reduce", axis, x.rank())] = 1;
   const auto src = plain_md(x), dst = plain_md(kept);
   const dnnl::reduction::primitive_desc pd(
-      dnnl::reduction::desc(dnnl::algorithm::reduction_mean, src, dst, 0.0f,
-                            0.0f),
-      c.engine);
+      dnnl::reduction::desc(alg, src, dst, p, 0.0f), c.engine);
   Lowered l;
   l.in = {src};
   l.out = plain_mds(out);
@@ -163,6 +166,41 @@ Lowered CpuKernel<ops::ReduceMean>::make(Context &c, const Node &n,
                            {DNNL_ARG_DST, memory(dst, c.engine, b.out[0])}});
   };
   return l;
+}
+
+} // namespace
+
+Lowered CpuKernel<ops::ReduceMean>::make(Context &c, const Node &n,
+                                         CpuOperands in, ResultTypes out,
+                                         PostOps) {
+  return reduction_lowered(c, dnnl::algorithm::reduction_mean, 0.0f,
+                           n.attrs.list(ops::ReduceMean::kAxes), in, out);
+}
+
+Lowered CpuKernel<ops::Reduce>::make(Context &c, const Node &n, CpuOperands in,
+                                     ResultTypes out, PostOps) {
+  using A = dnnl::algorithm;
+  using F = ops::ReduceFn;
+  const auto &axes = n.attrs.list(ops::Reduce::kAxes);
+  switch (static_cast<F>(n.attrs.i(ops::Reduce::kFn))) {
+  case F::Sum:
+    return reduction_lowered(c, A::reduction_sum, 0.0f, axes, in, out);
+  case F::Max:
+    return reduction_lowered(c, A::reduction_max, 0.0f, axes, in, out);
+  case F::Min:
+    return reduction_lowered(c, A::reduction_min, 0.0f, axes, in, out);
+  case F::Prod:
+    return reduction_lowered(c, A::reduction_mul, 0.0f, axes, in, out);
+  case F::L1:
+    return reduction_lowered(c, A::reduction_norm_lp_sum, 1.0f, axes, in, out);
+  case F::L2:
+    return reduction_lowered(c, A::reduction_norm_lp_sum, 2.0f, axes, in, out);
+  case F::SumSquare:
+    return reduction_lowered(c, A::reduction_norm_lp_power_p_sum, 2.0f, axes,
+                             in, out);
+  default: // log_sum, log_sum_exp: their reference semantics
+    return reference_kernel(n, in, out);
+  }
 }
 
 Lowered CpuKernel<ops::ConvTranspose>::make(Context &c, const Node &n,

@@ -21,6 +21,7 @@
 #include "quarry/core/ops/pointwise.h"
 #include "quarry/core/ops/pool2d.h"
 #include "quarry/core/ops/pool2d_explicit.h"
+#include "quarry/core/ops/reduce.h"
 #include "quarry/core/ops/reduce_mean.h"
 #include "quarry/core/ops/reshape.h"
 #include "quarry/core/ops/resize.h"
@@ -67,6 +68,7 @@ namespace quarry {
   X(Broadcast, ops::Broadcast)                                                 \
   X(Softmax, ops::Softmax)                                                     \
   X(ReduceMean, ops::ReduceMean)                                               \
+  X(Reduce, ops::Reduce)                                                       \
   X(Slice, ops::Slice)                                                         \
   X(Pad, ops::Pad)                                                             \
   X(Pool2DExplicit, ops::Pool2DExplicit)                                       \

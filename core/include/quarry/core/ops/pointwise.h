@@ -8,6 +8,15 @@
 //   clip: min(max(x, alpha), beta)
 //   hard_sigmoid: max(0, min(1, alpha*x + beta))
 //   hard_swish: x * max(0, min(1, x/6 + 1/2))
+//   log, floor, ceil, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh,
+//   acosh, atanh: the C library's float functions
+//   round: to nearest, halves to even        sign: -1, 0 or 1
+//   softplus: log(1 + e^x)                   softsign: x / (1 + |x|)
+//   elu: x > 0 ? x : alpha*(e^x - 1)
+//   selu: beta * (x > 0 ? x : alpha*(e^x - 1))
+//   celu: max(0, x) + min(0, alpha*(e^(x/alpha) - 1))
+//   thresholded_relu: x > alpha ? x : 0
+//   shrink: x < -alpha ? x + beta : x > alpha ? x - beta : 0
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,11 +35,41 @@ enum class PointwiseFn : int64_t {
   LeakyRelu,
   Clip,
   HardSigmoid,
-  HardSwish
+  HardSwish,
+  Log,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Softplus,
+  Softsign,
+  Elu,
+  Selu,
+  Celu,
+  ThresholdedRelu,
+  Shrink
 };
 inline constexpr std::string_view kPointwiseNames[] = {
-    "sqrt",       "exp",        "neg",  "abs",          "erf",
-    "reciprocal", "leaky_relu", "clip", "hard_sigmoid", "hard_swish"};
+    "sqrt",         "exp",        "neg",        "abs",
+    "erf",          "reciprocal", "leaky_relu", "clip",
+    "hard_sigmoid", "hard_swish", "log",        "floor",
+    "ceil",         "round",      "sign",       "sin",
+    "cos",          "tan",        "asin",       "acos",
+    "atan",         "sinh",       "cosh",       "asinh",
+    "acosh",        "atanh",      "softplus",   "softsign",
+    "elu",          "selu",       "celu",       "thresholded_relu",
+    "shrink"};
 
 struct Pointwise : FloatOnly<Pointwise> {
   static constexpr std::string_view name = "pointwise";

@@ -1,0 +1,306 @@
+//===- onnx_import_composite.cc - ONNX operators as several quarry ones ---===//
+//
+// Operators quarry has no operator for but can state exactly with the ones
+// it has: normalizations as reductions and broadcasts, LogSoftmax through
+// log-sum-exp, PRelu, Sum and Mean, and 1-D convolution and pooling as
+// their 2-D forms over a height of 1.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_importer.h"
+
+namespace quarry::onnx_io {
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
+
+ValueRef broadcast(I &m, BroadcastFn fn, ValueRef a, ValueRef b) {
+  return m.add(
+      OpKind::Broadcast,
+      make_attrs(OpKind::Broadcast, {{"fn", static_cast<int64_t>(fn)}}),
+      {a, b});
+}
+
+ValueRef reshape(I &m, ValueRef x, Ints dims) {
+  if (m.shape(x) == Shape(dims))
+    return x;
+  return m.add(OpKind::Reshape,
+               make_attrs(OpKind::Reshape, {{"shape", std::move(dims)}}), {x});
+}
+
+ValueRef scalar(I &m, const std::string &hint, float v) {
+  return m.constant_weight(hint, Tensor<float>(Shape{1}, v));
+}
+
+ValueRef pointwise(I &m, ops::PointwiseFn fn, ValueRef x) {
+  return m.add(
+      OpKind::Pointwise,
+      make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(fn)}}), {x});
+}
+
+ValueRef reduce(I &m, ops::ReduceFn fn, ValueRef x, const Ints &axes) {
+  return m.add(OpKind::Reduce,
+               make_attrs(OpKind::Reduce, {{"fn", static_cast<int64_t>(fn)},
+                                           {"axes", axes},
+                                           {"keepdims", int64_t{1}}}),
+               {x});
+}
+
+ValueRef mean(I &m, ValueRef x, const Ints &axes) {
+  return m.add(OpKind::ReduceMean,
+               make_attrs(OpKind::ReduceMean,
+                          {{"axes", axes}, {"keepdims", int64_t{1}}}),
+               {x});
+}
+
+/// (x - mean) / sqrt(var + eps) over `axes`, as ONNX's own function bodies
+/// of LayerNormalization and InstanceNormalization compute it; the mean and
+/// the deviation kept (reduced axes of extent 1) for LayerNormalization's
+/// optional outputs.
+struct Normalized {
+  ValueRef y, mean, stdev;
+};
+Normalized normalized(I &m, ValueRef x, const Ints &axes, float eps) {
+  const ValueRef mu = mean(m, x, axes);
+  const ValueRef d = broadcast(m, BroadcastFn::Sub, x, mu);
+  const ValueRef var = mean(m, m.add(OpKind::EwMul, {d, d}), axes);
+  const ValueRef stdev =
+      pointwise(m, ops::PointwiseFn::Sqrt,
+                broadcast(m, BroadcastFn::Add, var,
+                          scalar(m, m.node().output(0) + "_eps", eps)));
+  return {broadcast(m, BroadcastFn::Div, d, stdev), mu, stdev};
+}
+
+void layer_normalization(I &m) {
+  const ValueRef x = m.in(0);
+  const int r = m.shape(x).rank();
+  const int axis = m.axis(m.attr_int("axis", -1), r);
+  Ints axes;
+  for (int i = axis; i < r; ++i)
+    axes.push_back(i);
+  const Normalized n = normalized(m, x, axes, m.attr_float("epsilon", 1e-5f));
+  ValueRef y = broadcast(m, BroadcastFn::Mul, n.y, m.in(1));
+  if (m.has_input(2))
+    y = broadcast(m, BroadcastFn::Add, y, m.in(2));
+  m.set_output(0, y);
+  m.set_output(1, n.mean);
+  if (m.node().output_size() > 2 && !m.node().output(2).empty())
+    m.set_output(2, pointwise(m, ops::PointwiseFn::Reciprocal, n.stdev));
+}
+
+void instance_normalization(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  if (sx.rank() < 3)
+    m.fail("input " + sx.str() + " has no spatial axes");
+  Ints axes, per_channel{sx[1]};
+  for (int i = 2; i < sx.rank(); ++i) {
+    axes.push_back(i);
+    per_channel.push_back(1);
+  }
+  ValueRef y = normalized(m, x, axes, m.attr_float("epsilon", 1e-5f)).y;
+  y = broadcast(m, BroadcastFn::Mul, y, reshape(m, m.in(1), per_channel));
+  m.set_output(
+      0, broadcast(m, BroadcastFn::Add, y, reshape(m, m.in(2), per_channel)));
+}
+
+/// x - max - log(sum(e^(x - max))) over the axis (before opset 13: the
+/// axis and every axis after it, as Softmax then normalized).
+void log_softmax(I &m) {
+  const ValueRef x = m.in(0);
+  const int r = m.shape(x).rank();
+  const int axis = m.axis(m.attr_int("axis", m.opset() < 13 ? 1 : -1), r);
+  Ints axes{axis};
+  if (m.opset() < 13)
+    for (int i = axis + 1; i < r; ++i)
+      axes.push_back(i);
+  const ValueRef d =
+      broadcast(m, BroadcastFn::Sub, x, reduce(m, ops::ReduceFn::Max, x, axes));
+  m.set_output(0, broadcast(m, BroadcastFn::Sub, d,
+                            reduce(m, ops::ReduceFn::LogSumExp, d, axes)));
+}
+
+/// max(x, 0) + slope * min(x, 0): exact, slope broadcast to x (before
+/// opset 7, a 1-D slope of x's channel count is per channel).
+void prelu(I &m) {
+  const ValueRef x = m.in(0);
+  ValueRef slope = m.in(1);
+  const Shape sx = m.shape(x), ss = m.shape(slope);
+  if (m.opset() < 7 && ss.rank() == 1 && sx.rank() > 2 && ss[0] == sx[1] &&
+      ss[0] != sx[sx.rank() - 1]) {
+    Ints dims{ss[0]};
+    dims.resize(sx.rank() - 1, 1);
+    slope = reshape(m, slope, dims);
+  }
+  const ValueRef zero = scalar(m, m.node().output(0) + "_zero", 0.0f);
+  const ValueRef neg = broadcast(m, BroadcastFn::Min, x, zero);
+  const ValueRef pos = broadcast(m, BroadcastFn::Max, x, zero);
+  m.set_output(0, m.add(OpKind::EwAdd,
+                        {pos, broadcast(m, BroadcastFn::Mul, neg, slope)}));
+}
+
+ValueRef sum_of_inputs(I &m) {
+  ValueRef acc = m.in(0);
+  for (int i = 1; i < m.num_inputs(); ++i) {
+    const ValueRef v = m.in(i);
+    acc = m.shape(acc) == m.shape(v) ? m.add(OpKind::EwAdd, {acc, v})
+                                     : broadcast(m, BroadcastFn::Add, acc, v);
+  }
+  return acc;
+}
+
+void sum(I &m) { m.set_output(0, sum_of_inputs(m)); }
+
+void mean_of_inputs(I &m) {
+  const ValueRef s = sum_of_inputs(m);
+  if (m.num_inputs() == 1)
+    return m.set_output(0, s);
+  m.set_output(0, broadcast(m, BroadcastFn::Div, s,
+                            scalar(m, m.node().output(0) + "_n",
+                                   static_cast<float>(m.num_inputs()))));
+}
+
+ValueRef transpose(I &m, ValueRef x, Ints perm) {
+  return m.add(OpKind::Transpose,
+               make_attrs(OpKind::Transpose, {{"perm", std::move(perm)}}), {x});
+}
+
+/// DepthToSpace (DCR or CRD order) and SpaceToDepth as reshape, transpose,
+/// reshape, the way ONNX defines them.
+void depth_to_space(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape s = m.shape(x);
+  const int64_t b = m.attr_int("blocksize", 0);
+  if (s.rank() != 4 || b < 1 || s[1] % (b * b) != 0)
+    m.fail("needs a [n, c, h, w] input with c divisible by blocksize^2");
+  const int64_t n = s[0], c = s[1] / (b * b), h = s[2], w = s[3];
+  const bool crd = m.attr_string("mode", "DCR") == "CRD";
+  const ValueRef t =
+      crd ? transpose(m, reshape(m, x, {n, c, b, b, h, w}), {0, 1, 4, 2, 5, 3})
+          : transpose(m, reshape(m, x, {n, b, b, c, h, w}), {0, 3, 4, 1, 5, 2});
+  m.set_output(0, reshape(m, t, {n, c, h * b, w * b}));
+}
+
+void space_to_depth(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape s = m.shape(x);
+  const int64_t b = m.attr_int("blocksize", 0);
+  if (s.rank() != 4 || b < 1 || s[2] % b != 0 || s[3] % b != 0)
+    m.fail("needs a [n, c, h, w] input with h and w divisible by blocksize");
+  const int64_t n = s[0], c = s[1], h = s[2] / b, w = s[3] / b;
+  const ValueRef t =
+      transpose(m, reshape(m, x, {n, c, h, b, w, b}), {0, 3, 5, 1, 2, 4});
+  m.set_output(0, reshape(m, t, {n, c * b * b, h, w}));
+}
+
+/// Tile with constant repeats: the operand concatenated with itself along
+/// each axis.
+void tile(I &m) {
+  ValueRef y = m.in(0);
+  const Ints repeats = m.need_const(1, "repeats").ints;
+  if (static_cast<int>(repeats.size()) != m.shape(y).rank())
+    m.fail("repeats has " + std::to_string(repeats.size()) +
+           " values for rank " + std::to_string(m.shape(y).rank()));
+  for (size_t a = 0; a < repeats.size(); ++a) {
+    if (repeats[a] < 1)
+      m.fail("repeats must be positive");
+    if (repeats[a] == 1)
+      continue;
+    std::vector<ValueRef> copies(static_cast<size_t>(repeats[a]), y);
+    y = m.add(OpKind::Concat,
+              make_attrs(OpKind::Concat, {{"axis", static_cast<int64_t>(a)}}),
+              copies);
+  }
+  m.set_output(0, y);
+}
+
+/// A 2-D window attribute from a 1-D one: `lead` first (1 for extents and
+/// strides, 0 for output padding); pads [b, e] become [0, b, 0, e].
+void lift_attribute(onnx::AttributeProto &a) {
+  if (a.type() != onnx::AttributeProto::INTS)
+    return;
+  const Ints v(a.ints().begin(), a.ints().end());
+  Ints lifted;
+  if (a.name() == "pads" && v.size() == 2)
+    lifted = {0, v[0], 0, v[1]};
+  else if ((a.name() == "kernel_shape" || a.name() == "strides" ||
+            a.name() == "dilations") &&
+           v.size() == 1)
+    lifted = {1, v[0]};
+  else if ((a.name() == "output_padding" || a.name() == "output_shape") &&
+           v.size() == 1)
+    lifted = {0, v[0]};
+  else
+    return;
+  a.clear_ints();
+  for (int64_t x : lifted)
+    a.add_ints(x);
+}
+
+/// Runs the 2-D handler `h` on a 1-D window operator ([n, c, length]
+/// operands) over a height of 1: operands 0 and 1 (data and weight) gain
+/// an axis at 2, attributes are lifted, and the result loses the axis.
+Handler lifted_1d(Handler h) {
+  return [h](I &m) {
+    if (m.input_shape(0).rank() != 3)
+      return h(m);
+    const onnx::NodeProto &orig = m.node();
+    onnx::NodeProto n = orig;
+    if (n.name().empty())
+      n.set_name(orig.output(0));
+    for (auto &a : *n.mutable_attribute())
+      lift_attribute(a);
+    for (int i = 0; i < std::min(2, m.num_inputs()); ++i) {
+      const std::string name = orig.input(i) + "#2d";
+      Shape s = m.input_shape(i);
+      if (s.rank() != 3)
+        m.fail("operand " + std::to_string(i) + " " + s.str() +
+               " is not 1-D [n, c, length]");
+      Ints dims{s[0], s[1], 1, s[2]};
+      if (const Constant *c = m.const_in(i)) {
+        Constant lifted = *c;
+        lifted.shape = Shape(dims);
+        m.define_const(name, std::move(lifted));
+      } else {
+        m.define(name, reshape(m, m.in(i), dims));
+      }
+      n.set_input(i, name);
+    }
+    for (int i = 0; i < n.output_size(); ++i)
+      if (!n.output(i).empty())
+        n.set_output(i, orig.output(i) + "#2d");
+    m.run_as(n, h);
+    for (int i = 0; i < orig.output_size(); ++i) {
+      if (orig.output(i).empty())
+        continue;
+      const ValueRef y = m.value(n.output(i));
+      const Shape s = m.shape(y);
+      m.set_output(i, reshape(m, y, Ints{s[0], s[1], s[3]}));
+    }
+  };
+}
+
+} // namespace
+
+void add_composite_handlers(
+    std::map<std::string, Handler, std::less<>> &table) {
+  table.emplace("LayerNormalization", layer_normalization);
+  table.emplace("InstanceNormalization", instance_normalization);
+  table.emplace("LogSoftmax", log_softmax);
+  table.emplace("PRelu", prelu);
+  table.emplace("Sum", sum);
+  table.emplace("Mean", mean_of_inputs);
+  table.emplace("DepthToSpace", depth_to_space);
+  table.emplace("SpaceToDepth", space_to_depth);
+  table.emplace("Tile", tile);
+  for (const char *op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool",
+                         "GlobalAveragePool", "GlobalMaxPool"}) {
+    auto it = table.find(op);
+    if (it != table.end())
+      it->second = lifted_1d(it->second);
+  }
+}
+
+} // namespace quarry::onnx_io
