@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 namespace quarry {
@@ -194,6 +195,78 @@ void write_tensor_file(const std::string &path, const Tensor<float> &t,
   if (is_npy(path))
     return write_file_atomic(path, npy_bytes(t));
   write_file_atomic(path, onnx_io::encode_tensor(name, t).SerializeAsString());
+}
+
+namespace {
+
+/// How the importer spells an ONNX name: '_' for other characters.
+std::string as_identifier(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+const Node *input_named(const Graph &g, const std::string &name) {
+  const Node *spelled = nullptr;
+  int matches = 0;
+  for (const Node &n : g.nodes()) {
+    if (n.kind != OpKind::Input)
+      continue;
+    if (n.name == name)
+      return &n;
+    const std::string id = as_identifier(name);
+    if (n.name == id || n.name == "v_" + id) {
+      spelled = &n;
+      ++matches;
+    }
+  }
+  return matches == 1 ? spelled : nullptr;
+}
+
+} // namespace
+
+Bindings<float> read_input_files(const Graph &g,
+                                 const std::vector<std::string> &specs) {
+  Bindings<float> values;
+  for (const std::string &spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw Error("--input expects NAME=FILE, got '" + spec + "'");
+    const std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
+    const Node *input = input_named(g, name);
+    if (!input)
+      throw Error("--input names '" + name + "', which is not a graph input");
+    TensorFile f = read_tensor_file(path);
+    if (f.elem_type != "float")
+      throw Error(SourcePos{path, 0, 0}, "holds " + f.elem_type +
+                                             " values; input '" + name +
+                                             "' is float32");
+    const Shape &want = input->types.at(0).shape;
+    if (f.value.shape != want)
+      throw Error(SourcePos{path, 0, 0}, "has shape " + f.value.shape.str() +
+                                             "; input '" + name + "' is " +
+                                             want.str());
+    if (!values.emplace(input->name, std::move(f.value)).second)
+      throw Error("--input gives '" + name + "' twice");
+  }
+  return values;
+}
+
+std::vector<std::string>
+save_output_files(const Graph &g, const std::vector<Tensor<float>> &outputs,
+                  const std::string &dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw Error(dir + ": cannot create the directory: " + ec.message());
+  std::vector<std::string> files;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const std::string path = dir + "/output_" + std::to_string(k) + ".pb";
+    write_tensor_file(path, outputs[k], g.node(g.outputs().at(k).node).name);
+    files.push_back(path);
+  }
+  return files;
 }
 
 } // namespace quarry

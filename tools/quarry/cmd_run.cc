@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "run_flags.h"
 
+#include "quarry/models/tensor_file.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 #include "quarry/runtime/run_inputs.h"
@@ -14,6 +15,8 @@ namespace quarry::cli {
 namespace {
 
 struct RunOptions : RunFlags {
+  std::vector<std::string> inputs; ///< NAME=FILE
+  std::string save_outputs;
   bool check = false;
   bool profile = false;
   double tolerance = 1e-4;
@@ -31,7 +34,9 @@ template <class F> auto about_file(const std::string &file, F &&f) {
 void run(const RunOptions &o) {
   const Model m = read_run_model(o);
   const Graph &g = m.graph;
-  const Bindings<float> values = run_values(m, o.measure.seed);
+  Bindings<float> values = run_values(m, o.measure.seed);
+  for (auto &[name, value] : read_input_files(g, o.inputs))
+    values[name] = std::move(value);
   auto backend = make_run_backend(o);
   auto exe =
       about_file(run_subject(o), [&] { return backend->prepare(g, values); });
@@ -42,6 +47,10 @@ void run(const RunOptions &o) {
   std::printf("%s (%s): median %.4f ms over %d runs after %d warm-up\n",
               o.backend.c_str(), backend->device_name().c_str(), ms,
               o.measure.runs, o.measure.warmup);
+  if (!o.save_outputs.empty())
+    for (const std::string &f :
+         save_output_files(g, runtime::run_once(*exe, values), o.save_outputs))
+      std::printf("wrote %s\n", f.c_str());
   if (!o.check)
     return;
   auto reference = runtime::make_backend("reference");
@@ -61,6 +70,12 @@ void register_run_command(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand(
       "run", "Run a graph on a backend and report its median latency");
   add_run_flags(*cmd, *o);
+  cmd->add_option("--input", o->inputs,
+                  "Run on this value for an input: NAME=FILE, an ONNX "
+                  "TensorProto (.pb) or a NumPy array (.npy); inputs not "
+                  "given get seeded random values");
+  cmd->add_option("--save-outputs", o->save_outputs,
+                  "Write the outputs to DIR/output_K.pb (ONNX TensorProto)");
   cmd->add_flag("--check", o->check,
                 "Also run the reference backend and report the largest "
                 "relative error");

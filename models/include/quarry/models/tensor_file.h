@@ -10,7 +10,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/core/domain.h"
+#include "quarry/core/evaluate.h"
+#include "quarry/core/graph.h"
 
 #include <string>
 
@@ -32,5 +33,20 @@ TensorFile read_tensor_file(const std::string &path);
 /// `name`), atomically.
 void write_tensor_file(const std::string &path, const Tensor<float> &t,
                        const std::string &name = "");
+
+/// Values for `g`'s inputs from "NAME=FILE" specifications (`--input`):
+/// NAME is the input's name in `g` or in the ONNX model it came from
+/// (which import spells with '_' for other characters). Errors name the
+/// file or the specification: an unknown input, a file that cannot be
+/// read, another shape, or an element type that is not float.
+Bindings<float> read_input_files(const Graph &g,
+                                 const std::vector<std::string> &specs);
+
+/// Writes `outputs` (one per graph output of `g`, in order) as
+/// DIR/output_K.pb, each a TensorProto named after its output, as ONNX's
+/// test data sets hold them; creates DIR. Returns the files written.
+std::vector<std::string>
+save_output_files(const Graph &g, const std::vector<Tensor<float>> &outputs,
+                  const std::string &dir);
 
 } // namespace quarry

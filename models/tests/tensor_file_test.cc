@@ -1,0 +1,103 @@
+//===- tensor_file_test.cc - Tensors in .pb and .npy files, run inputs ----===//
+#include "quarry/models/tensor_file.h"
+
+#include "quarry/core/error.h"
+#include "quarry/core/file_io.h"
+#include "quarry/core/text.h"
+#include "quarry/testing/error_of.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace quarry {
+namespace {
+
+using quarry::testing::error_of;
+
+std::string temp(const std::string &name) {
+  return (std::filesystem::path(::testing::TempDir()) / name).string();
+}
+
+Tensor<float> sample(const Shape &s) {
+  Tensor<float> t(s, 0.0f);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t[i] = 0.5f * static_cast<float>(i) - 1;
+  return t;
+}
+
+TEST(TensorFile, RoundTripsThroughBothFormats) {
+  for (const Shape &s : {Shape{2, 3}, Shape{4}, Shape{}}) {
+    for (const char *ext : {".pb", ".npy"}) {
+      const std::string path = temp(std::string("t") + ext);
+      write_tensor_file(path, sample(s), "x");
+      const TensorFile f = read_tensor_file(path);
+      EXPECT_EQ(f.value, sample(s)) << ext << " " << s.str();
+      EXPECT_EQ(f.elem_type, "float");
+      if (std::string(ext) == ".pb") {
+        EXPECT_EQ(f.name, "x");
+      }
+    }
+  }
+}
+
+TEST(TensorFile, ReadsIntegerNpyAndRefusesOtherFiles) {
+  // int64 [3] = 1, -2, 3 as NumPy writes it.
+  std::string header = "{'descr': '<i8', 'fortran_order': False, "
+                       "'shape': (3,), }";
+  while ((10 + header.size() + 1) % 64 != 0)
+    header += ' ';
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size());
+  bytes += '\0';
+  bytes += header;
+  for (int64_t v : {int64_t{1}, int64_t{-2}, int64_t{3}})
+    bytes.append(reinterpret_cast<const char *>(&v), sizeof v);
+  write_file_atomic(temp("i.npy"), bytes);
+  const TensorFile f = read_tensor_file(temp("i.npy"));
+  EXPECT_EQ(f.elem_type, "int64");
+  EXPECT_EQ(f.value, Tensor<float>(Shape{3}, {1, -2, 3}));
+
+  write_file_atomic(temp("cut.npy"), bytes.substr(0, bytes.size() - 4));
+  EXPECT_EQ(error_of([] { read_tensor_file(temp("cut.npy")); }),
+            temp("cut.npy") +
+                ": not a readable .npy file: holds fewer values than its "
+                "shape [3]");
+  write_file_atomic(temp("junk.pb"), "\xff\xff\xff");
+  EXPECT_EQ(
+      error_of([] {
+        read_tensor_file(temp("junk.pb"));
+      }).rfind(temp("junk.pb") + ": not a serialized onnx.TensorProto", 0),
+      0u);
+}
+
+TEST(TensorFile, InputsByGraphOrOnnxNameWithTheirShapeChecked) {
+  const Graph g = parse_graph("input input_1: [2,3]\ny = relu(input_1)\n"
+                              "output y\n");
+  write_tensor_file(temp("in.npy"), sample(Shape{2, 3}));
+  for (const char *name : {"input_1", "input.1"}) {
+    const Bindings<float> b =
+        read_input_files(g, {std::string(name) + "=" + temp("in.npy")});
+    EXPECT_EQ(b.at("input_1"), sample(Shape{2, 3})) << name;
+  }
+  EXPECT_EQ(error_of([&] { read_input_files(g, {"z=" + temp("in.npy")}); }),
+            "--input names 'z', which is not a graph input");
+  write_tensor_file(temp("wide.npy"), sample(Shape{2, 4}));
+  EXPECT_EQ(
+      error_of([&] { read_input_files(g, {"input_1=" + temp("wide.npy")}); }),
+      temp("wide.npy") + ": has shape [2,4]; input 'input_1' is [2,3]");
+  EXPECT_EQ(error_of([&] { read_input_files(g, {"input_1"}); }),
+            "--input expects NAME=FILE, got 'input_1'");
+}
+
+TEST(TensorFile, OutputsSavedAsOnnxTestDataSets) {
+  const Graph g = parse_graph("input x: [2,3]\ny = relu(x)\noutput y\n");
+  const auto files = save_output_files(g, {sample(Shape{2, 3})}, temp("outs"));
+  ASSERT_EQ(files, std::vector<std::string>{temp("outs") + "/output_0.pb"});
+  EXPECT_EQ(read_tensor_file(files[0]).value, sample(Shape{2, 3}));
+  EXPECT_EQ(read_tensor_file(files[0]).name, "y");
+}
+
+} // namespace
+} // namespace quarry
