@@ -149,8 +149,9 @@ AttrValue parse_attr(std::string_view op, const AttrSpec &spec,
   case AttrKind::Real: {
     double d;
     auto r = std::from_chars(text.data(), text.data() + text.size(), d);
+    // Infinities are values (a clip with no upper bound); NaN is not.
     if (r.ec != std::errc() || r.ptr != text.data() + text.size() ||
-        !std::isfinite(d))
+        std::isnan(d))
       throw Error(where(op, spec) + " expects a real number, got '" +
                   std::string(text) + "'");
     v = d;

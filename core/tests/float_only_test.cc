@@ -87,6 +87,10 @@ TEST(FloatOnly, MorePointwiseFunctions) {
   expect_values(pointwise("fn=shrink alpha=1 beta=0.5"), {4}, {-1.5, 0, 0, 2});
   expect_values(pointwise("fn=elu alpha=2"), {4},
                 {2 * std::expm1(-2.0f), 2 * std::expm1(-0.5f), 0.5, 2.5});
+  // An unbounded clip prints and parses its infinite bound; NaN is no bound.
+  expect_values(pointwise("fn=clip alpha=-1 beta=inf"), {4},
+                {-1, -0.5, 0.5, 2.5});
+  EXPECT_THROW(pointwise("fn=clip alpha=nan beta=1"), Error);
   expect_values(pointwise("fn=softsign"), {4},
                 {-2.0f / 3, -0.5f / 1.5f, 0.5f / 1.5f, 2.5f / 3.5f});
 }
