@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Published ONNX models (models/real/manifest.tsv) through quarry: each one
+# marked "runs" imports, runs on the cpu backend with --check against the
+# reference, is optimized to ONNX, and (when ONNX Runtime's ort_bench is
+# built) the optimized file gives the original's outputs in ONNX Runtime
+# within 1e-4; each one marked "refused" is refused with one line naming the
+# file and node. Skips (exit 77) when the model cache is absent.
+#
+#   tests/real_models.sh QUARRY RULES OUTDIR [ORT_BENCH]
+#
+# The cache is $QUARRY_MODEL_CACHE or ~/.cache/quarry/models
+# (scripts/fetch_models.sh fills it).
+set -uo pipefail
+quarry=$1 rules=$2 out=$3 ort=${4:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${QUARRY_MODEL_CACHE:-${HOME}/.cache/quarry/models}
+if [ ! -d "$cache" ]; then
+  echo "real_models: SKIPPED: no model cache at $cache (run scripts/fetch_models.sh)"
+  exit 77
+fi
+[ -x "$ort" ] || ort=""
+mkdir -p "$out"
+failed=0 ran=0 refused=0 missing=0
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+while IFS=$'\t' read -r name family package path sha shapes expect; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  model="$cache/$name.onnx"
+  if [ ! -f "$model" ]; then
+    echo "missing $name ($model)"
+    missing=$((missing + 1))
+    continue
+  fi
+  flags=()
+  if [ "$shapes" != "-" ]; then
+    IFS=',' read -ra parts <<<"$shapes"
+    for p in "${parts[@]}"; do flags+=(--input-shape "$p"); done
+  fi
+  if [ "$expect" = refused ]; then
+    err=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu --runs 1 \
+      --warmup 0 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc -eq 0 ]; then
+      fail "$name" "expected a refusal, but it ran (update the manifest)"
+    elif [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] ||
+      [[ "$err" != "quarry: $model: "* ]]; then
+      fail "$name" "refusal is not one line naming the file: $err"
+    else
+      echo "refused $name ($family): ${err#quarry: $model: }"
+      refused=$((refused + 1))
+    fi
+    continue
+  fi
+  if ! log=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu \
+    --runs 1 --warmup 0 --check 2>&1); then
+    fail "$name" "run --check: $log"
+    continue
+  fi
+  opt="$out/$name.opt.onnx"
+  if ! log=$("$quarry" optimize --onnx "$model" "${flags[@]}" --rules "$rules" \
+    --budget 3 --measure-top 1 --runs 3 --warmup 1 --no-attribution \
+    --cost-cache "$out/costs.tsv" --out "$opt" 2>&1); then
+    fail "$name" "optimize: $log"
+    continue
+  fi
+  if [ -n "$ort" ]; then
+    if ! log=$("$ort" --compare "$model" "$opt" "${flags[@]}" 2>&1); then
+      fail "$name" "ONNX Runtime, original against optimized: $log"
+      continue
+    fi
+    echo "ran $name ($family): $(printf '%s' "$log" | grep -o '"max_relative_difference":[^,]*')"
+  else
+    echo "ran $name ($family) (no ONNX Runtime to compare the optimized file)"
+  fi
+  ran=$((ran + 1))
+done <"$root/models/real/manifest.tsv"
+
+echo "real_models: $ran ran, $refused refused as expected, $missing missing, $failed failed"
+[ $failed -eq 0 ]
