@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "quarry/core/ops/common.h"
 
 namespace quarry::ops {
@@ -51,15 +54,22 @@ struct MatMul {
     const int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
     const int64_t batches = a.numel() / (m * k);
     const auto act = static_cast<Activation>(at.i(kAct));
+    // Row by row, a whole row of sums at a time: each sum still adds its
+    // products in order p = 0..k-1 (the same result as one dot product per
+    // element, in any domain), but b is read along its rows, contiguously.
+    std::vector<typename D::Scalar> row(static_cast<size_t>(n));
     for (int64_t bt = 0; bt < batches; ++bt)
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          auto acc = d.zero();
-          for (int64_t p = 0; p < k; ++p)
-            acc = d.add(
-                acc, d.mul(a[(bt * m + i) * k + p], b[(bt * k + p) * n + j]));
-          out[0][(bt * m + i) * n + j] = activate(d, act, acc);
+      for (int64_t i = 0; i < m; ++i) {
+        std::fill(row.begin(), row.end(), d.zero());
+        for (int64_t p = 0; p < k; ++p) {
+          const auto x = a[(bt * m + i) * k + p];
+          const auto *brow = &b[(bt * k + p) * n];
+          for (int64_t j = 0; j < n; ++j)
+            row[j] = d.add(row[j], d.mul(x, brow[j]));
         }
+        for (int64_t j = 0; j < n; ++j)
+          out[0][(bt * m + i) * n + j] = activate(d, act, row[j]);
+      }
   }
 };
 
