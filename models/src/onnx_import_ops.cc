@@ -231,11 +231,12 @@ std::optional<Padding> algebra_padding(const Shape &x, const Ints &k,
   return std::nullopt;
 }
 
-void require_2d(I &m, const Shape &x, const char *what) {
+void require_2d(I &m, const Shape &x, const char *what,
+                bool dilation_handled = false) {
   if (x.rank() != 4)
     m.fail(std::string("only 2-D ") + what + " (NCHW) is supported, got " +
            x.str());
-  if (auto d = m.attr_ints("dilations"))
+  if (auto d = m.attr_ints("dilations"); d && !dilation_handled)
     for (int64_t v : *d)
       if (v != 1)
         m.fail("dilations other than 1 are not supported");
@@ -259,11 +260,35 @@ ValueRef add_bias(I &m, ValueRef y) {
   return binary(m, BroadcastFn::Add, y, bias);
 }
 
+/// The kernel of a dilated convolution (input 1, a constant) with zeros
+/// between its taps: a plain convolution over it computes the same sums (an
+/// inserted zero adds 0), with more multiplications.
+ValueRef dilated_kernel(I &m, const Ints &d) {
+  const Constant *c = m.const_in(1);
+  if (!c || c->shape.rank() != 4)
+    m.fail("dilations other than 1 need a constant 4-D kernel");
+  const Tensor<float> w = c->as_float();
+  const Shape &s = w.shape;
+  const Shape out{s[0], s[1], (s[2] - 1) * d[0] + 1, (s[3] - 1) * d[1] + 1};
+  Tensor<float> t(out, 0.0f);
+  for (int64_t oc = 0; oc < s[0] * s[1]; ++oc)
+    for (int64_t i = 0; i < s[2]; ++i)
+      for (int64_t j = 0; j < s[3]; ++j)
+        t[(oc * out[2] + i * d[0]) * out[3] + j * d[1]] =
+            w[(oc * s[2] + i) * s[3] + j];
+  return m.constant_weight(m.node().input(1) + "_dilated", std::move(t));
+}
+
 void conv(I &m) {
   ValueRef x = m.in(0);
-  const ValueRef w = m.in(1);
+  const Ints dil = m.attr_ints("dilations").value_or(Ints{1, 1});
+  const bool dilated =
+      std::any_of(dil.begin(), dil.end(), [](int64_t v) { return v != 1; });
+  if (dilated && dil.size() != 2)
+    m.fail("dilations must have 2 values for a 2-D convolution");
+  const ValueRef w = dilated ? dilated_kernel(m, dil) : m.in(1);
   const Shape sx = m.shape(x), sw = m.shape(w);
-  require_2d(m, sx, "convolution");
+  require_2d(m, sx, "convolution", true);
   const Ints k{sw[2], sw[3]};
   const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
   if (sw[1] < 1 || m.attr_int("group", 1) * sw[1] != sx[1])

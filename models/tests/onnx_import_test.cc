@@ -461,6 +461,26 @@ TEST(OnnxImport, UnknownOperatorNamesTheNode) {
             "(neither in quarry's algebra nor a float-only operator)");
 }
 
+TEST(OnnxImport, DilatedConvolutionReadsEverySecondPixel) {
+  OnnxModel m;
+  m.input("x", {1, 1, 5, 5}).output("y");
+  m.floats("w", {1, 1, 2, 2}, {1, 2, 3, 4});
+  set_ints(m.node("Conv", {"x", "w"}, {"y"}), "dilations", {2, 2});
+  const Model g = import_onnx_bytes(m.bytes(), "d.onnx");
+  Bindings<float> b = g.weights;
+  Tensor<float> x(Shape{1, 1, 5, 5}, 0.0f);
+  for (int64_t i = 0; i < 25; ++i)
+    x[i] = static_cast<float>(i);
+  b.emplace("x", x);
+  const auto y = evaluate(FloatDomain{}, g.graph, b);
+  ASSERT_EQ(y[0].shape, (Shape{1, 1, 3, 3}));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      EXPECT_EQ(y[0][i * 3 + j], 1 * x[i * 5 + j] + 2 * x[i * 5 + j + 2] +
+                                     3 * x[(i + 2) * 5 + j] +
+                                     4 * x[(i + 2) * 5 + j + 2]);
+}
+
 TEST(OnnxImport, TruncatedFileIsAClearError) {
   OnnxModel m = cases()[14].onnx(); // MatMul with a 3x4 initializer
   const std::string bytes = m.bytes();
