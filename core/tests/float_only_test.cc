@@ -95,6 +95,22 @@ TEST(FloatOnly, MorePointwiseFunctions) {
                 {-2.0f / 3, -0.5f / 1.5f, 0.5f / 1.5f, 2.5f / 3.5f});
 }
 
+TEST(FloatOnly, PadModes) {
+  T x({1, 3}, {1, 2, 3});
+  auto pad = [&](const std::string &mode) {
+    return run("input x\ny = pad[pads=0,2,0,1 value=9 mode=" + mode +
+                   "](x)\noutput y",
+               {{"x", x}});
+  };
+  expect_values(pad("constant"), {1, 6}, {9, 9, 1, 2, 3, 9});
+  expect_values(pad("reflect"), {1, 6}, {3, 2, 1, 2, 3, 2});
+  expect_values(pad("edge"), {1, 6}, {1, 1, 1, 2, 3, 3});
+  // Reflecting needs more elements than the pad.
+  EXPECT_THROW(run("input x\ny = pad[pads=0,3,0,0 mode=reflect](x)\noutput y",
+                   {{"x", x}}),
+               Error);
+}
+
 TEST(FloatOnly, SliceClampsAndSteps) {
   T x({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   expect_values(run("input x\ny = slice[starts=1 ends=1000 axes=1 steps=2](x)"

@@ -340,13 +340,17 @@ private:
            {out});
       return;
     }
-    case OpKind::Pad:
-      node("Pad",
-           {in(n, 0), ints(out + "_pads", n.attrs.list(ops::Pad::kPads)),
-            scalar(out + "_value",
-                   static_cast<float>(n.attrs.real(ops::Pad::kValue)))},
-           {out});
+    case OpKind::Pad: {
+      auto *p =
+          node("Pad",
+               {in(n, 0), ints(out + "_pads", n.attrs.list(ops::Pad::kPads)),
+                scalar(out + "_value",
+                       static_cast<float>(n.attrs.real(ops::Pad::kValue)))},
+               {out});
+      attr(p, "mode",
+           std::string(ops::kPadModeNames[n.attrs.i(ops::Pad::kMode)]));
       return;
+    }
     case OpKind::Pool2DExplicit: {
       using P = ops::Pool2DExplicit;
       const bool is_max = n.attrs.i(P::kFn) == 1;

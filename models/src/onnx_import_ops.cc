@@ -755,8 +755,11 @@ void clip(I &m) {
 }
 
 void pad(I &m) {
-  if (m.attr_string("mode", "constant") != "constant")
-    m.fail("only constant padding is supported");
+  const std::string mode = m.attr_string("mode", "constant");
+  const auto *known = std::find(std::begin(ops::kPadModeNames),
+                                std::end(ops::kPadModeNames), mode);
+  if (known == std::end(ops::kPadModeNames))
+    m.fail("mode " + mode + " is not supported (constant, reflect, edge are)");
   Ints pads;
   double value = 0;
   if (m.opset() < 11) {
@@ -768,9 +771,14 @@ void pad(I &m) {
       value = m.need_const(2, "constant_value").reals.at(0);
   }
   m.set_output(
-      0, m.add(OpKind::Pad,
-               make_attrs(OpKind::Pad, {{"pads", pads}, {"value", value}}),
-               {m.in(0)}));
+      0,
+      m.add(OpKind::Pad,
+            make_attrs(OpKind::Pad,
+                       {{"pads", pads},
+                        {"value", value},
+                        {"mode", static_cast<int64_t>(
+                                     known - std::begin(ops::kPadModeNames))}}),
+            {m.in(0)}));
 }
 
 void dropout(I &m) {

@@ -99,6 +99,9 @@ Lowered CpuKernel<ops::Slice>::make(Context &, const Node &n, CpuOperands in,
 
 Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
                                   ResultTypes out, PostOps) {
+  if (static_cast<ops::PadMode>(n.attrs.i(ops::Pad::kMode)) !=
+      ops::PadMode::Constant)
+    return reference_kernel(n, in, out); // reflect, edge: rare and small
   const Shape &x = in[0].shape();
   const Shape r = out[0].shape;
   const auto &pads = n.attrs.list(ops::Pad::kPads);
