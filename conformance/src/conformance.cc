@@ -151,6 +151,17 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
     for (const auto &v : proto.graph().output())
       if (!is_float(v))
         r.float32 = false;
+    // Training and sequence cases are outside inference on tensors.
+    for (const auto &n : proto.graph().node()) {
+      const std::string &t = n.op_type();
+      if (n.domain() == "ai.onnx.preview.training" ||
+          t.rfind("Sequence", 0) == 0 || t == "SplitToSequence" ||
+          t == "ConcatFromSequence")
+        r.float32 = false;
+      for (const auto &a : n.attribute())
+        if (a.name() == "training_mode" && a.i() != 0)
+          r.float32 = false;
+    }
   }
   Model m;
   try {

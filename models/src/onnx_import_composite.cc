@@ -106,6 +106,55 @@ void instance_normalization(I &m) {
       0, broadcast(m, BroadcastFn::Add, y, reshape(m, m.in(2), per_channel)));
 }
 
+/// (x - mean) / sqrt(var) over `axes` (default 0, 2, 3), ONNX's
+/// MeanVarianceNormalization with its epsilon 1e-9.
+void mean_variance_normalization(I &m) {
+  const ValueRef x = m.in(0);
+  Ints axes = m.attr_ints("axes").value_or(Ints{0, 2, 3});
+  for (int64_t &a : axes)
+    a = m.axis(a, m.shape(x).rank());
+  m.set_output(0, normalized(m, x, axes, 1e-9f).y);
+}
+
+/// Local response normalization across channels:
+/// x / (bias + alpha / size * sum of x^2 over the size channels around)^beta,
+/// the window sum as an average pool (padding counted) over a [n, 1, c, hw]
+/// view, times size.
+void lrn(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape s = m.shape(x);
+  if (s.rank() < 3)
+    m.fail("input " + s.str() + " has no spatial axes");
+  const int64_t size = m.attr_int("size", 0);
+  if (size < 1)
+    m.fail("size must be positive");
+  int64_t spatial = 1;
+  for (int i = 2; i < s.rank(); ++i)
+    spatial *= s[i];
+  const float alpha = m.attr_float("alpha", 1e-4f),
+              beta = m.attr_float("beta", 0.75f),
+              bias = m.attr_float("bias", 1.0f);
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const ValueRef sq =
+      reshape(m, m.add(OpKind::EwMul, {x, x}), {s[0], 1, s[1], spatial});
+  const ValueRef window = m.add(
+      OpKind::Pool2DExplicit,
+      make_attrs(OpKind::Pool2DExplicit, {{"fn", int64_t{0}},
+                                          {"k", Ints{size, 1}},
+                                          {"s", Ints{1, 1}},
+                                          {"pads", Ints{before, 0, after, 0}},
+                                          {"count_pad", int64_t{1}}}),
+      {sq});
+  // bias + alpha / size * (size * mean) = bias + alpha * mean
+  ValueRef d = broadcast(m, BroadcastFn::Mul, reshape(m, window, s.dims),
+                         scalar(m, m.node().output(0) + "_alpha", alpha));
+  d = broadcast(m, BroadcastFn::Add, d,
+                scalar(m, m.node().output(0) + "_bias", bias));
+  d = broadcast(m, BroadcastFn::Pow, d,
+                scalar(m, m.node().output(0) + "_beta", beta));
+  m.set_output(0, broadcast(m, BroadcastFn::Div, x, d));
+}
+
 /// x - max - log(sum(e^(x - max))) over the axis (before opset 13: the
 /// axis and every axis after it, as Softmax then normalized).
 void log_softmax(I &m) {
@@ -295,6 +344,8 @@ void add_composite_handlers(
   table.emplace("DepthToSpace", depth_to_space);
   table.emplace("SpaceToDepth", space_to_depth);
   table.emplace("Tile", tile);
+  table.emplace("MeanVarianceNormalization", mean_variance_normalization);
+  table.emplace("LRN", lrn);
   for (const char *op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool",
                          "GlobalAveragePool", "GlobalMaxPool"}) {
     auto it = table.find(op);

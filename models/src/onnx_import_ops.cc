@@ -281,6 +281,7 @@ ValueRef dilated_kernel(I &m, const Ints &d) {
 
 void conv(I &m) {
   ValueRef x = m.in(0);
+  require_2d(m, m.shape(x), "convolution", true);
   const Ints dil = m.attr_ints("dilations").value_or(Ints{1, 1});
   const bool dilated =
       std::any_of(dil.begin(), dil.end(), [](int64_t v) { return v != 1; });
@@ -288,7 +289,6 @@ void conv(I &m) {
     m.fail("dilations must have 2 values for a 2-D convolution");
   const ValueRef w = dilated ? dilated_kernel(m, dil) : m.in(1);
   const Shape sx = m.shape(x), sw = m.shape(w);
-  require_2d(m, sx, "convolution", true);
   const Ints k{sw[2], sw[3]};
   const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
   if (sw[1] < 1 || m.attr_int("group", 1) * sw[1] != sx[1])
@@ -309,24 +309,52 @@ void conv(I &m) {
   m.set_output(0, add_bias(m, y));
 }
 
+/// ConvTranspose's pads: given, or computed from output_shape or auto_pad
+/// SAME_* the way ONNX defines them (the odd one at the end for SAME_UPPER,
+/// at the start otherwise). An output_shape beyond what the operator makes
+/// grows `out_pad` (zeros at the end), as ONNX's reference does.
+Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
+                     Ints &out_pad) {
+  const std::string mode = m.attr_string("auto_pad", "NOTSET");
+  if (mode == "VALID")
+    return {0, 0, 0, 0};
+  if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER")
+    m.fail("auto_pad " + mode + " is not supported");
+  auto shape = m.attr_ints("output_shape");
+  if (!shape && mode == "NOTSET")
+    return m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
+  Ints want(2);
+  for (int i = 0; i < 2; ++i)
+    want[i] = shape ? (*shape)[shape->size() - 2 + i] : x[2 + i] * s[i];
+  if (shape && shape->size() < 2)
+    m.fail("output_shape needs the output's height and width");
+  Ints p(4);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t total =
+        s[i] * (x[2 + i] - 1) + out_pad[i] + w[2 + i] - want[i];
+    if (total < 0) {
+      out_pad[i] -= total;
+      continue;
+    }
+    const bool upper = mode == "SAME_UPPER";
+    p[i] = upper ? total / 2 : total - total / 2;
+    p[i + 2] = total - p[i];
+  }
+  return p;
+}
+
 void conv_transpose(I &m) {
   const ValueRef x = m.in(0), w = m.in(1);
   require_2d(m, m.shape(x), "transposed convolution");
-  if (m.attr("output_shape"))
-    m.fail("output_shape is not supported; give pads instead");
-  const std::string mode = m.attr_string("auto_pad", "NOTSET");
-  if (mode != "NOTSET" && mode != "VALID")
-    m.fail("auto_pad " + mode + " is not supported");
+  const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  Ints out_pad = m.attr_ints("output_padding").value_or(Ints{0, 0});
+  const Ints pads = transposed_pads(m, m.shape(x), m.shape(w), s, out_pad);
   const ValueRef y = m.add(
       OpKind::ConvTranspose,
-      make_attrs(
-          OpKind::ConvTranspose,
-          {{"s", m.attr_ints("strides").value_or(Ints{1, 1})},
-           {"pads", mode == "VALID"
-                        ? Ints{0, 0, 0, 0}
-                        : m.attr_ints("pads").value_or(Ints{0, 0, 0, 0})},
-           {"out_pad", m.attr_ints("output_padding").value_or(Ints{0, 0})},
-           {"groups", m.attr_int("group", 1)}}),
+      make_attrs(OpKind::ConvTranspose, {{"s", s},
+                                         {"pads", pads},
+                                         {"out_pad", out_pad},
+                                         {"groups", m.attr_int("group", 1)}}),
       {x, w});
   m.set_output(0, add_bias(m, y));
 }

@@ -41,7 +41,7 @@ void run_conformance(const ConformanceOptions &o) {
   }
   if (!o.json.empty())
     write_file_atomic(o.json, summary_json(results, o.run));
-  std::printf("float32 cases: %d passed, %d failed, %d unsupported\n",
+  std::printf("float32 inference cases: %d passed, %d failed, %d unsupported\n",
               float32.passed, float32.failed, float32.unsupported);
   std::printf("%d passed, %d failed, %d unsupported\n", total.passed,
               total.failed, total.unsupported);

@@ -9,9 +9,11 @@
 // rtol * |want|); it is unsupported when quarry refuses to import or
 // prepare it (the reason names the operator or the form refused), and
 // fails when it runs and computes something else (or its run throws).
-// A case is a float32 case when every graph input and output is a float
-// tensor: ONNX's integer, bool, string, sequence and quantized cases are
-// outside quarry's float32 graphs, and the summary counts them apart.
+// A case is a float32 inference case when every graph input and output is
+// a float tensor and it uses no training or sequence operator: ONNX's
+// integer, bool, string, sequence, quantized and training cases are
+// outside quarry's float32 inference graphs, and the summary counts them
+// apart.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -44,7 +46,8 @@ struct CaseResult {
   int data_sets = 0;
   /// The ONNX operator types the model uses, sorted, once each.
   std::vector<std::string> operators;
-  /// Every graph input and output a float tensor.
+  /// A float32 inference case: every graph input and output a float
+  /// tensor, no training or sequence operator.
   bool float32 = false;
   double seconds = 0;
 };
