@@ -107,7 +107,8 @@ void instance_normalization(I &m) {
 }
 
 /// (x - mean) / sqrt(var) over `axes` (default 0, 2, 3), ONNX's
-/// MeanVarianceNormalization with its epsilon 1e-9.
+/// MeanVarianceNormalization. Its function adds epsilon 1e-9 after the root
+/// where this adds it under: the same floats unless the variance is ~0.
 void mean_variance_normalization(I &m) {
   const ValueRef x = m.in(0);
   Ints axes = m.attr_ints("axes").value_or(Ints{0, 2, 3});

@@ -85,6 +85,7 @@ TensorFile read_npy(const std::string &path) {
     throw bad("no shape");
   TensorFile f;
   Shape shape;
+  double elements = 1; // checked as it grows: no overflow on hostile files
   for (size_t i = 1; i + 1 < dims.size();) {
     while (i + 1 < dims.size() && (dims[i] == ' ' || dims[i] == ','))
       ++i;
@@ -101,6 +102,9 @@ TensorFile read_npy(const std::string &path) {
     if (digits == 0)
       throw bad("shape " + dims);
     shape.dims.push_back(d);
+    elements *= static_cast<double>(d);
+    if (elements > 0x1p34)
+      throw bad("shape " + dims + " is too large");
   }
   struct Kind {
     const char *descr, *onnx;
