@@ -86,6 +86,12 @@ TEST(Conformance, AnUnknownOperatorIsUnsupportedAndNamed) {
       << r.detail;
 }
 
+TEST(Conformance, TrainingAndSequenceCasesAreNotFloat32Inference) {
+  EXPECT_TRUE(run_case(relu_case("relu_ok", 0), Options{}).float32);
+  EXPECT_FALSE(
+      run_case(relu_case("seq", 0, "SequenceConstruct"), Options{}).float32);
+}
+
 TEST(Conformance, FindsCasesUnderADirectoryAndRefusesOthers) {
   const std::string a = relu_case("relu_ok", 0);
   const std::string parent = fs::path(a).parent_path().string();
