@@ -8,6 +8,9 @@
 #include "quarry/conformance/conformance.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/evaluate.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/models/onnx.h"
 #include "quarry/models/tensor_file.h"
 #include "quarry/testing/error_of.h"
 
@@ -15,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -117,6 +121,47 @@ TEST(Conformance, SummaryCountsPerOperator) {
   EXPECT_EQ(j["unsupported"], 1);
   EXPECT_EQ(j["operators"]["Relu"]["failed"], 1);
   EXPECT_EQ(j["operators"]["Relu"]["passed"], 1);
+}
+
+// ONNX's cubic Resize cases pass their scales or sizes as a graph input;
+// fixed as constants (--input-value), each must give ONNX's expected
+// output. Downsampling by scales that do not divide the extent is left out:
+// quarry's resize maps coordinates by output / input extent, ONNX by the
+// scale given (models/ONNX.md).
+TEST(Conformance, CubicResizeWithItsParametersFixed) {
+  if (!fs::exists(kNodeCases))
+    GTEST_SKIP() << kNodeCases
+                 << " is absent (install Debian's libonnx-testdata)";
+  int checked = 0;
+  for (const auto &e : fs::directory_iterator(kNodeCases)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("resize") == std::string::npos ||
+        name.find("cubic") == std::string::npos ||
+        name.find("downsample_scales") != std::string::npos)
+      continue;
+    const fs::path set = e.path() / "test_data_set_0";
+    OnnxImportOptions o;
+    // Inputs 1 (roi) and 2 (scales) are parameters; input 0 is the data.
+    for (int k = 1; fs::exists(set / ("input_" + std::to_string(k) + ".pb"));
+         ++k) {
+      TensorFile f = read_tensor_file(
+          (set / ("input_" + std::to_string(k) + ".pb")).string());
+      o.input_values.emplace(f.name, std::move(f));
+    }
+    const Model m = import_onnx((e.path() / "model.onnx").string(), o);
+    Bindings<float> b = m.weights;
+    TensorFile x = read_tensor_file((set / "input_0.pb").string());
+    b.emplace("X", x.value);
+    const auto got = evaluate(FloatDomain{}, m.graph, b);
+    const Tensor<float> want =
+        read_tensor_file((set / "output_0.pb").string()).value;
+    ASSERT_EQ(got.at(0).shape, want.shape) << name;
+    for (int64_t i = 0; i < want.numel(); ++i)
+      EXPECT_NEAR(got[0][i], want[i], 1e-4 + 1e-3 * std::fabs(want[i]))
+          << name << " element " << i;
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);
 }
 
 TEST(Conformance, OnnxOwnCases) {

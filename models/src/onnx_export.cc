@@ -384,6 +384,8 @@ private:
            std::string(ops::kResizeCoordNames[n.attrs.i(R::kCoord)]));
       attr(r, "nearest_mode",
            std::string(ops::kResizeNearestNames[n.attrs.i(R::kNearest)]));
+      attr(r, "cubic_coeff_a", static_cast<float>(n.attrs.real(R::kCubicA)));
+      attr(r, "exclude_outside", n.attrs.i(R::kExcludeOutside));
       return;
     }
     default:

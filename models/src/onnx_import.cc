@@ -72,9 +72,30 @@ void Importer::read_inputs_and_initializers() {
       fail(std::string("initializer: ") + e.what());
     }
   }
+  for (const auto &[name, file] : opts_.input_values) {
+    bool found = false;
+    for (const auto &input : graph.input())
+      found = found || input.name() == name;
+    if (!found)
+      fail("--input-value names '" + name + "', which is not a graph input");
+    onnx::TensorProto::DataType elem;
+    std::string upper;
+    for (char c : file.elem_type)
+      upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!onnx::TensorProto::DataType_Parse(upper, &elem))
+      elem = onnx::TensorProto::FLOAT;
+    Constant c;
+    c.elem = elem;
+    c.shape = file.value.shape;
+    for (float v : file.value.data) {
+      c.reals.push_back(v);
+      c.ints.push_back(static_cast<int64_t>(v));
+    }
+    constants_[name] = std::move(c);
+  }
   for (const auto &input : graph.input()) {
     if (constants_.count(input.name()))
-      continue; // an initializer listed as an input (older exporters)
+      continue; // an initializer listed as an input, or a fixed value
     const auto &type = input.type();
     if (!type.has_tensor_type())
       fail("graph input '" + input.name() + "' is not a tensor");
@@ -262,6 +283,15 @@ void Importer::set_output_const(int i, Constant c) {
 } // namespace quarry::onnx_io
 
 namespace quarry {
+
+std::pair<std::string, TensorFile> parse_input_value(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 >= text.size())
+    throw Error("--input-value expects name=FILE (.pb or .npy), got '" +
+                std::string(text) + "'");
+  return {std::string(text.substr(0, eq)),
+          read_tensor_file(std::string(text.substr(eq + 1)))};
+}
 
 std::pair<std::string, Shape> parse_input_shape(std::string_view text) {
   const size_t eq = text.find('=');

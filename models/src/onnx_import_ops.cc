@@ -684,8 +684,8 @@ void resize(I &m) {
   const ValueRef x = m.in(0);
   const Shape sx = m.shape(x);
   const std::string mode = m.attr_string("mode", "nearest");
-  if (mode != "nearest" && mode != "linear")
-    m.fail("mode " + mode + " is not supported (nearest, linear are)");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    m.fail("mode " + mode + " is not supported (nearest, linear, cubic are)");
   const std::string coord =
       m.attr_string("coordinate_transformation_mode",
                     m.opset() < 11 ? "asymmetric" : "half_pixel");
@@ -712,16 +712,18 @@ void resize(I &m) {
           std::floor(static_cast<double>(sx[i]) * scales[i])));
   }
   m.set_output(
-      0,
-      m.add(OpKind::Resize,
-            make_attrs(OpKind::Resize,
-                       {{"shape", out},
-                        {"mode", int64_t(mode == "linear")},
-                        {"coord", index_of(ops::kResizeCoordNames, coord,
-                                           "coordinate_transformation_mode")},
-                        {"nearest", index_of(ops::kResizeNearestNames, nearest,
-                                             "nearest_mode")}}),
-            {x}));
+      0, m.add(OpKind::Resize,
+               make_attrs(
+                   OpKind::Resize,
+                   {{"shape", out},
+                    {"mode", index_of(ops::kResizeModeNames, mode, "mode")},
+                    {"cubic_a", double(m.attr_float("cubic_coeff_a", -0.75f))},
+                    {"exclude_outside", m.attr_int("exclude_outside", 0)},
+                    {"coord", index_of(ops::kResizeCoordNames, coord,
+                                       "coordinate_transformation_mode")},
+                    {"nearest", index_of(ops::kResizeNearestNames, nearest,
+                                         "nearest_mode")}}),
+               {x}));
 }
 
 void constant(I &m) {

@@ -13,7 +13,7 @@ namespace {
 
 struct ImportOptions {
   std::string file, out;
-  std::vector<std::string> shapes;
+  std::vector<std::string> shapes, values;
 };
 
 struct ExportOptions {
@@ -26,6 +26,8 @@ void run_import(const ImportOptions &o) {
   OnnxImportOptions opts;
   for (const auto &s : o.shapes)
     opts.input_shapes.insert(parse_input_shape(s));
+  for (const auto &s : o.values)
+    opts.input_values.insert(parse_input_value(s));
   const Model m = import_onnx(o.file, opts);
   save_model(m, o.out);
   std::printf("%s: %d operators, %zu weights%s\n", o.out.c_str(),
@@ -55,6 +57,8 @@ void register_onnx_commands(CLI::App &app) {
   imp->add_option("--out", io->out, "Graph to write (.qg)")->required();
   imp->add_option("--input-shape", io->shapes,
                   "Fix an input's dimensions: name=1x3x224x224");
+  imp->add_option("--input-value", io->values,
+                  "Fix a parameter input's value: name=FILE (.pb or .npy)");
   imp->callback([io] { run_import(*io); });
 
   auto eo = std::make_shared<ExportOptions>();

@@ -21,6 +21,10 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
   cmd.add_option("--input-shape", f.input_shapes,
                  "ONNX graphs: fix an input's dimensions, name=1x3x224x224 "
                  "(repeat per input)");
+  cmd.add_option("--input-value", f.input_values,
+                 "ONNX graphs: fix a parameter input's value (Resize scales, "
+                 "a sample rate), name=FILE (.pb or .npy); it becomes a "
+                 "constant");
   cmd.add_option("--backend", f.backend, "reference, cpu or cuda")
       ->check(CLI::IsMember({"reference", "cpu", "cuda"}));
   cmd.add_option("--batch", f.batch,
@@ -54,8 +58,9 @@ Model read_run_model(const RunFlags &f) {
     throw Error("give --graph FILE or --model NAME");
   Model m;
   if (!f.model.empty()) {
-    if (!f.input_shapes.empty())
-      throw Error("--input-shape applies to ONNX models, not to --model " +
+    if (!f.input_shapes.empty() || !f.input_values.empty())
+      throw Error("--input-shape and --input-value apply to ONNX models, not "
+                  "to --model " +
                   f.model);
     ModelOptions opts;
     opts.batch = f.batch > 0 ? f.batch : 1;
@@ -65,9 +70,12 @@ Model read_run_model(const RunFlags &f) {
   OnnxImportOptions onnx;
   for (const std::string &s : f.input_shapes)
     onnx.input_shapes.insert(parse_input_shape(s));
-  if (!onnx.input_shapes.empty() && !f.graph.ends_with(".onnx"))
-    throw Error(f.graph + ": --input-shape applies to ONNX models only (a .qg "
-                          "graph declares its input shapes)");
+  for (const std::string &s : f.input_values)
+    onnx.input_values.insert(parse_input_value(s));
+  if ((!onnx.input_shapes.empty() || !onnx.input_values.empty()) &&
+      !f.graph.ends_with(".onnx"))
+    throw Error(f.graph + ": --input-shape and --input-value apply to ONNX "
+                          "models only (a .qg graph declares its inputs)");
   m = load_graph_any(f.graph, onnx);
   if (f.batch == 0)
     return m;

@@ -20,6 +20,8 @@ struct RunFlags {
   std::string layout; ///< cpu: convolutions' activation layout ("": auto)
   /// ONNX graphs: "name=1x3x224x224" fixes an input's dimensions.
   std::vector<std::string> input_shapes;
+  /// ONNX graphs: "name=FILE" fixes a parameter input's value.
+  std::vector<std::string> input_values;
   runtime::MeasureOptions measure;
 };
 

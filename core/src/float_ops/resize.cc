@@ -53,12 +53,21 @@ int64_t nearest_index(ResizeNearest mode, double c, int64_t in) {
   return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
 }
 
-/// Per axis and output coordinate: two source indices and the weight of the
-/// second (nearest: both the same, weight 0).
+/// Per axis and output coordinate: the source indices it reads and their
+/// weights (nearest: one, linear: two, cubic: four).
 struct Taps {
-  std::vector<int64_t> lo, hi;
-  std::vector<double> t;
+  std::vector<std::vector<int64_t>> index;
+  std::vector<std::vector<double>> weight;
 };
+
+/// Keys' cubic convolution kernel at distance d >= 0 with parameter a.
+double cubic_weight(double d, double a) {
+  if (d <= 1)
+    return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2)
+    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
 
 Taps axis_taps(const Attrs &a, int64_t in, int64_t out) {
   const auto mode = static_cast<ResizeMode>(a.i(Resize::kMode));
@@ -66,20 +75,41 @@ Taps axis_taps(const Attrs &a, int64_t in, int64_t out) {
   const auto nearest = static_cast<ResizeNearest>(a.i(Resize::kNearest));
   Taps taps;
   for (int64_t o = 0; o < out; ++o) {
-    const double c =
-        in == out ? static_cast<double>(o) : source_coord(coord, o, in, out);
-    if (mode == ResizeMode::Nearest) {
-      const int64_t i = nearest_index(nearest, c, in);
-      taps.lo.push_back(i);
-      taps.hi.push_back(i);
-      taps.t.push_back(0.0);
+    if (in == out) { // every mode reads the same element
+      taps.index.push_back({o});
+      taps.weight.push_back({1.0});
       continue;
     }
-    const double cc = std::clamp(c, 0.0, static_cast<double>(in - 1));
-    const int64_t lo = static_cast<int64_t>(std::floor(cc));
-    taps.lo.push_back(lo);
-    taps.hi.push_back(std::min(lo + 1, in - 1));
-    taps.t.push_back(cc - static_cast<double>(lo));
+    const double c = source_coord(coord, o, in, out);
+    std::vector<int64_t> index;
+    std::vector<double> weight;
+    if (mode == ResizeMode::Nearest) {
+      index = {nearest_index(nearest, c, in)};
+      weight = {1.0};
+    } else if (mode == ResizeMode::Linear) {
+      const double cc = std::clamp(c, 0.0, static_cast<double>(in - 1));
+      const int64_t lo = static_cast<int64_t>(std::floor(cc));
+      index = {lo, std::min(lo + 1, in - 1)};
+      weight = {1.0 - (cc - static_cast<double>(lo)), cc - lo};
+    } else {
+      const double base = std::floor(c), s = c - base;
+      const bool exclude = a.i(Resize::kExcludeOutside) != 0;
+      double total = 0;
+      for (int k = -1; k <= 2; ++k) {
+        const int64_t at = static_cast<int64_t>(base) + k;
+        double w = cubic_weight(std::fabs(s - k), a.real(Resize::kCubicA));
+        if (exclude && (at < 0 || at >= in))
+          w = 0;
+        index.push_back(std::clamp<int64_t>(at, 0, in - 1));
+        weight.push_back(w);
+        total += w;
+      }
+      if (exclude && total != 0)
+        for (double &w : weight)
+          w /= total;
+    }
+    taps.index.push_back(std::move(index));
+    taps.weight.push_back(std::move(weight));
   }
   return taps;
 }
@@ -93,21 +123,29 @@ void Resize::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   for (int k = 0; k < r; ++k)
     taps.push_back(axis_taps(a, x.shape[k], y.shape[k]));
   const auto xs = x.shape.strides();
-  std::vector<int64_t> idx(r, 0);
+  std::vector<int64_t> idx(r, 0), tap(r, 0);
   for (int64_t i = 0; i < y.numel(); ++i) {
-    // Sum over the 2^r corners; axes with weight 0 contribute one corner.
+    // Sum over every combination of one tap per axis (axes that are not
+    // resized have a single tap of weight 1).
     double acc = 0.0;
-    for (uint32_t corner = 0; corner < (1u << r); ++corner) {
+    std::fill(tap.begin(), tap.end(), 0);
+    while (true) {
       double wgt = 1.0;
       int64_t src = 0;
-      for (int k = 0; k < r && wgt != 0.0; ++k) {
-        const Taps &t = taps[k];
-        const bool high = (corner >> k) & 1u;
-        wgt *= high ? t.t[idx[k]] : 1.0 - t.t[idx[k]];
-        src += (high ? t.hi[idx[k]] : t.lo[idx[k]]) * xs[k];
+      for (int k = 0; k < r; ++k) {
+        wgt *= taps[k].weight[idx[k]][tap[k]];
+        src += taps[k].index[idx[k]][tap[k]] * xs[k];
       }
       if (wgt != 0.0)
         acc += wgt * x[src];
+      int k = r - 1;
+      for (; k >= 0; --k) {
+        if (++tap[k] < static_cast<int64_t>(taps[k].index[idx[k]].size()))
+          break;
+        tap[k] = 0;
+      }
+      if (k < 0)
+        break;
     }
     y[i] = static_cast<float>(acc);
     for (int k = r - 1; k >= 0; --k) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "quarry/models/model.h"
+#include "quarry/models/tensor_file.h"
 
 #include <map>
 #include <string>
@@ -21,7 +22,14 @@ namespace quarry {
 struct OnnxImportOptions {
   /// Fixes the dimensions of graph inputs (needed for dynamic ones).
   std::map<std::string, Shape, std::less<>> input_shapes;
+  /// Fixes the values of graph inputs that are parameters rather than data
+  /// (Resize scales, a sample rate): each becomes a constant, as if it were
+  /// an initializer, so what depends on it folds.
+  std::map<std::string, TensorFile, std::less<>> input_values;
 };
+
+/// "name=FILE" (a .pb or .npy tensor) as the value of that input.
+std::pair<std::string, TensorFile> parse_input_value(std::string_view text);
 
 /// "name=1x3x224x224" as (name, shape); throws quarry::Error otherwise.
 std::pair<std::string, Shape> parse_input_shape(std::string_view text);

@@ -1,6 +1,7 @@
-//===- ops/resize.h - Nearest and linear resampling ------------*- C++ -*-===//
+//===- ops/resize.h - Nearest, linear and cubic resampling -----*- C++ -*-===//
 //
-// resize[shape=.. mode=nearest|linear coord=C nearest=N](x), float only,
+// resize[shape=.. mode=nearest|linear|cubic coord=C nearest=N cubic_a=A
+// exclude_outside=E](x), float only,
 // as ONNX Resize to an explicit output shape. Output coordinate o on an axis
 // scaled by r = out/in maps to input coordinate
 //   half_pixel: (o + 0.5)/r - 0.5     asymmetric: o/r
@@ -8,7 +9,10 @@
 //                                     when out == 1
 // nearest rounds it (round_prefer_floor, round_prefer_ceil, floor, ceil) and
 // clamps; linear interpolates between the two neighbours of every resized
-// axis (clamped at the borders).
+// axis (clamped at the borders); cubic weighs the four around it with Keys'
+// kernel of parameter A (ONNX's cubic_coeff_a, default -0.75), repeating
+// the edge beyond the borders, or with exclude_outside=1 dropping what
+// falls outside and renormalizing.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -17,12 +21,13 @@
 
 namespace quarry::ops {
 
-inline constexpr std::string_view kResizeModeNames[] = {"nearest", "linear"};
+inline constexpr std::string_view kResizeModeNames[] = {"nearest", "linear",
+                                                        "cubic"};
 inline constexpr std::string_view kResizeCoordNames[] = {
     "half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"};
 inline constexpr std::string_view kResizeNearestNames[] = {
     "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-enum class ResizeMode : int64_t { Nearest, Linear };
+enum class ResizeMode : int64_t { Nearest, Linear, Cubic };
 enum class ResizeCoord : int64_t {
   HalfPixel,
   Asymmetric,
@@ -39,13 +44,15 @@ enum class ResizeNearest : int64_t {
 struct Resize : FloatOnly<Resize> {
   static constexpr std::string_view name = "resize";
   static constexpr int min_inputs = 1, max_inputs = 1;
-  enum : size_t { kShape, kMode, kCoord, kNearest };
+  enum : size_t { kShape, kMode, kCoord, kNearest, kCubicA, kExcludeOutside };
   static AttrSchema attrs() {
     static const AttrSpec specs[] = {
         {"shape", AttrKind::IntList, std::vector<int64_t>{1}},
         {"mode", AttrKind::Enum, int64_t{0}, kResizeModeNames},
         {"coord", AttrKind::Enum, int64_t{0}, kResizeCoordNames},
-        {"nearest", AttrKind::Enum, int64_t{0}, kResizeNearestNames}};
+        {"nearest", AttrKind::Enum, int64_t{0}, kResizeNearestNames},
+        {"cubic_a", AttrKind::Real, -0.75},
+        {"exclude_outside", AttrKind::Bool, int64_t{0}}};
     return specs;
   }
   static MaybeTypes infer(const Attrs &a, InTypes in);
