@@ -74,7 +74,13 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   SearchOptions search_opts = opts;
   search_opts.keep_best = std::max(opts.keep_best, select.candidates);
   OptimizeResult r;
+  auto phase = [&](const std::string &what) {
+    if (select.phase)
+      select.phase(what);
+  };
   if (select.candidates > 0 && select.calibrate && select.timer) {
+    phase("calibrating: timing the original, " +
+          std::to_string(std::max(select.rounds, 1)) + " runs");
     const auto samples =
         time_in_turn({select.timer(full)}, std::max(select.rounds, 1));
     r.calibrated_on_ms = quantile(samples[0], 0.5);
@@ -103,6 +109,9 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     r.timed.push_back(
         {cost.graph_cost(models.back().graph), 0, g.steps, g.ordinals});
   }
+  phase("selecting: timing the original and " +
+        std::to_string(models.size() - 1) + " candidates in turn, " +
+        std::to_string(select.rounds) + " rounds");
   std::vector<std::function<double()>> timers;
   for (const Model &model : models)
     timers.push_back(select.timer(model));
@@ -124,9 +133,13 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   r.model = r.kept_original ? full : models[r.chosen];
   r.final_cost = r.timed[r.chosen].predicted_ms;
   r.steps = r.timed[r.chosen].steps;
-  if (!r.kept_original && select.attribute)
+  if (!r.kept_original && select.attribute) {
+    phase("attributing: timing the graph after each of " +
+          std::to_string(r.steps.size()) + " steps, " +
+          std::to_string(select.attribute_rounds) + " rounds");
     r.step_ms =
         time_each_step(full, transformations, r.timed[r.chosen], select);
+  }
   return r;
 }
 

@@ -66,20 +66,29 @@ void optimize(OptimizeOptions &o) {
   const auto ts = opt::make_transformations(pack, !o.no_fusions);
 
   const bool tty = isatty(fileno(stderr));
+  bool progress_line = false; // a \r line on the terminal, not yet ended
   auto progress = [&](const opt::SearchProgress &p) {
-    if (tty)
-      std::fprintf(stderr,
-                   "\rexpanded %d/%d  queue %zu  seen %zu  best %.4f ms   ",
-                   p.expanded, o.search.budget, p.queue, p.seen, p.best_cost);
+    if (!tty)
+      return;
+    std::fprintf(stderr,
+                 "\rexpanded %d/%d  queue %zu  seen %zu  best %.4f ms   ",
+                 p.expanded, o.search.budget, p.queue, p.seen, p.best_cost);
+    progress_line = true;
   };
   opt::SelectOptions select;
   select.candidates = o.measure_top;
   select.rounds = o.measure.runs;
   select.attribute = !o.no_attribution;
   select.timer = opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
+  select.phase = [&](const std::string &what) {
+    if (progress_line)
+      std::fprintf(stderr, "\n");
+    progress_line = false;
+    std::fprintf(stderr, "%s\n", what.c_str());
+  };
   const opt::OptimizeResult r = opt::optimize(original, ts, cost, o.search,
                                               select, o.measure.seed, progress);
-  if (tty)
+  if (progress_line)
     std::fprintf(stderr, "\n");
 
   opt::ReportInput in{run_subject(o), o.rules, o.backend, o.search,

@@ -46,6 +46,10 @@ struct SelectOptions {
   /// Before the search: time the original whole and fit the cost model's
   /// cost per kernel to it (CostModel::calibrate).
   bool calibrate = true;
+  /// Told, in a few words, what is being timed before each phase that
+  /// measures (calibration, selection, attribution): they take minutes on
+  /// large networks. May be empty.
+  std::function<void(const std::string &)> phase;
 };
 
 /// A graph timed whole during selection.
