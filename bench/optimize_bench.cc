@@ -171,7 +171,10 @@ int main(int argc, char **argv) {
     }
     runtime::CostCache cache(a.cache);
     nlohmann::json out;
-    out["rules"] = a.rules;
+    // The pack as the source tree names it, not this machine's path.
+    const std::string source = QUARRY_SOURCE_DIR "/";
+    out["rules"] =
+        a.rules.rfind(source, 0) == 0 ? a.rules.substr(source.size()) : a.rules;
     out["rule_count"] = pack.rules.size();
     out["budget"] = a.search.budget;
     out["alpha"] = a.search.alpha;
