@@ -121,6 +121,11 @@ TEST(FloatOnly, SliceClampsAndSteps) {
                     "steps=-2](x)\noutput y",
                     {{"x", x}}),
                 {2, 3}, {4, 2, 0, 9, 7, 5});
+  // Stepping backwards, a start before the axis clamps to its first index.
+  expect_values(run("input x\ny = slice[starts=-1000 ends=-1000 axes=1 "
+                    "steps=-1](x)\noutput y",
+                    {{"x", x}}),
+                {2, 1}, {0, 5});
 }
 
 TEST(FloatOnly, PadAndExplicitPools) {

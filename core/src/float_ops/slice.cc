@@ -5,7 +5,7 @@
 
 namespace quarry::ops {
 
-Slice::Plan Slice::plan(const Attrs &a, const Shape &x) {
+Slice::Plan Slice::plan(const Attrs &a, const Shape &x, bool allow_empty) {
   const auto &starts = a.list(kStarts), &ends = a.list(kEnds),
              &axes = a.list(kAxes), &steps = a.list(kSteps);
   if (ends.size() != starts.size() || axes.size() != starts.size() ||
@@ -27,13 +27,13 @@ Slice::Plan Slice::plan(const Attrs &a, const Shape &x) {
     if (step > 0) {
       b = std::clamp<int64_t>(b, 0, n);
       e = std::clamp<int64_t>(e, 0, n);
-    } else {
-      b = std::clamp<int64_t>(b, -1, n - 1);
+    } else { // ONNX: starts within [0, n - 1], ends within [-1, n - 1]
+      b = std::clamp<int64_t>(b, 0, n - 1);
       e = std::clamp<int64_t>(e, -1, n - 1);
     }
-    const int64_t len =
-        step > 0 ? (e - b + step - 1) / step : (b - e - step - 1) / -step;
-    if (len < 1)
+    const int64_t len = std::max<int64_t>(
+        0, step > 0 ? (e - b + step - 1) / step : (b - e - step - 1) / -step);
+    if (len < 1 && !allow_empty)
       fail(name, "axis ", ax, " of ", x.str(), " sliced to nothing");
     p.start[ax] = b;
     p.step[ax] = step;

@@ -24,12 +24,14 @@ struct Slice : FloatOnly<Slice> {
         {"steps", AttrKind::IntList, std::vector<int64_t>{1}}};
     return specs;
   }
-  /// Per input axis, the first index and step of the slice.
+  /// Per input axis, the first index and step of the slice. Graphs hold
+  /// no empty tensors, so an empty result is an error unless `allow_empty`
+  /// (ONNX import evaluating shape arithmetic, where empty slices occur).
   struct Plan {
     std::vector<int64_t> start, step;
     Shape out;
   };
-  static Plan plan(const Attrs &a, const Shape &x);
+  static Plan plan(const Attrs &a, const Shape &x, bool allow_empty = false);
   static MaybeTypes infer(const Attrs &a, InTypes in) {
     return Types{TensorType(plan(a, in[0].shape).out)};
   }
