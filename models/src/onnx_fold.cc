@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_fold.h"
 
+#include "quarry/core/ops/broadcast.h"
+#include "quarry/core/ops/slice.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -75,37 +78,28 @@ Constant pick(const Constant &c, Shape shape, const Ints &from) {
   return r;
 }
 
-/// ONNX's multidirectional broadcasting of `shapes`.
-Shape broadcast_shape(I &m, const std::vector<Shape> &shapes) {
-  int rank = 0;
-  for (const Shape &s : shapes)
-    rank = std::max(rank, s.rank());
-  Shape out(Ints(rank, 1));
-  for (const Shape &s : shapes)
-    for (int i = 0; i < s.rank(); ++i) {
-      int64_t &o = out[rank - s.rank() + i];
-      if (s[i] == o || s[i] == 1)
-        continue;
-      if (o != 1)
-        m.fail("shapes do not broadcast: " + shapes[0].str() + " and " +
-               s.str());
-      o = s[i];
-    }
+/// ONNX's multidirectional broadcasting of `shapes`: core's rule
+/// (ops::broadcast_shape), pairwise.
+Shape broadcast_all(I &m, const std::vector<Shape> &shapes) {
+  Shape out = shapes.at(0);
+  try {
+    for (size_t i = 1; i < shapes.size(); ++i)
+      out = ops::broadcast_shape(m.node().op_type(), out, shapes[i]);
+  } catch (const Error &e) {
+    m.fail(e.what());
+  }
   return out;
 }
 
 /// For each element of `out` (row-major), the element of `in` it reads
 /// when `in` is broadcast to `out`.
 Ints broadcast_index(const Shape &in, const Shape &out) {
-  const int64_t n = out.numel();
-  const int lead = out.rank() - in.rank();
-  const Ints in_strides = in.strides();
-  Ints idx(n), pos(out.rank(), 0);
-  for (int64_t k = 0; k < n; ++k) {
+  const Ints st = ops::broadcast_strides(in, out);
+  Ints idx(out.numel()), pos(out.rank(), 0);
+  for (int64_t k = 0; k < out.numel(); ++k) {
     int64_t src = 0;
-    for (int i = 0; i < in.rank(); ++i)
-      if (in[i] != 1)
-        src += pos[lead + i] * in_strides[i];
+    for (int i = 0; i < out.rank(); ++i)
+      src += pos[i] * st[i];
     idx[k] = src;
     for (int i = out.rank() - 1; i >= 0; --i) {
       if (++pos[i] < out[i])
@@ -130,7 +124,7 @@ Folder elementwise(Elementwise e) {
     std::vector<Shape> shapes;
     for (const Constant *c : in)
       shapes.push_back(c->shape);
-    const Shape out = broadcast_shape(m, shapes);
+    const Shape out = broadcast_all(m, shapes);
     std::vector<Ints> index;
     for (const Constant *c : in)
       index.push_back(broadcast_index(c->shape, out));
@@ -239,53 +233,6 @@ std::vector<Constant> fold_size(I &m, const Inputs &) {
   return {from_ints(TP::INT64, Shape{}, {m.input_shape(0).numel()})};
 }
 
-std::vector<Constant> fold_identity(I &, const Inputs &in) { return {*in[0]}; }
-
-/// Unsqueeze/Squeeze axes: the attribute before opset 13, input 1 after.
-Ints axes_of(I &m, const Inputs &in) {
-  if (m.opset() >= 13)
-    return in.size() > 1 && in[1] ? in[1]->ints : Ints{};
-  return m.attr_ints("axes").value_or(Ints{});
-}
-
-std::vector<Constant> fold_unsqueeze(I &m, const Inputs &in) {
-  const Ints axes = axes_of(m, in);
-  const int rank = in[0]->shape.rank() + static_cast<int>(axes.size());
-  std::vector<bool> added(rank, false);
-  for (int64_t a : axes)
-    added[m.axis(a, rank)] = true;
-  Shape out;
-  int next = 0;
-  for (int i = 0; i < rank; ++i)
-    out.dims.push_back(added[i] ? 1 : in[0]->shape[next++]);
-  if (next != in[0]->shape.rank())
-    m.fail("repeated axes");
-  Constant r = *in[0];
-  r.shape = out;
-  return {r};
-}
-
-std::vector<Constant> fold_squeeze(I &m, const Inputs &in) {
-  const Shape &s = in[0]->shape;
-  Ints axes = axes_of(m, in);
-  std::vector<bool> drop(s.rank(), false);
-  if (axes.empty())
-    for (int i = 0; i < s.rank(); ++i)
-      drop[i] = s[i] == 1;
-  for (int64_t a : axes) {
-    const int i = m.axis(a, s.rank());
-    if (s[i] != 1)
-      m.fail("cannot squeeze axis " + std::to_string(i) + " of " + s.str());
-    drop[i] = true;
-  }
-  Constant r = *in[0];
-  r.shape.dims.clear();
-  for (int i = 0; i < s.rank(); ++i)
-    if (!drop[i])
-      r.shape.dims.push_back(s[i]);
-  return {r};
-}
-
 std::vector<Constant> fold_concat(I &m, const Inputs &in) {
   const Shape &s0 = in[0]->shape;
   const int axis = m.axis(m.attr_int("axis", m.opset() < 4 ? 1 : 0), s0.rank());
@@ -347,65 +294,30 @@ std::vector<Constant> fold_gather(I &m, const Inputs &in) {
   return {pick(*in[0], out, from)};
 }
 
+/// Slice by core's rule (ops::Slice::plan: ONNX's clamping), with the
+/// attributes the importer's slice handler reads (slice_attrs).
 std::vector<Constant> fold_slice(I &m, const Inputs &in) {
   const Shape &s = in[0]->shape;
-  Ints starts, ends, axes, steps;
-  if (m.opset() < 10) {
-    starts = m.attr_ints("starts").value_or(Ints{});
-    ends = m.attr_ints("ends").value_or(Ints{});
-    axes = m.attr_ints("axes").value_or(Ints{});
-  } else {
-    starts = in[1]->ints;
-    ends = in[2]->ints;
-    if (in.size() > 3 && in[3])
-      axes = in[3]->ints;
-    if (in.size() > 4 && in[4])
-      steps = in[4]->ints;
+  ops::Slice::Plan p;
+  try {
+    p = ops::Slice::plan(slice_attrs(m, s.rank()), s, true);
+  } catch (const Error &e) {
+    m.fail(e.what());
   }
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i)
-      axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty())
-    steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
-    m.fail("starts, ends, axes and steps differ in length");
-  // Per axis: first index, step and count, clamped as ONNX says.
-  Ints first(s.rank(), 0), step(s.rank(), 1), count = s.dims;
-  for (size_t k = 0; k < axes.size(); ++k) {
-    const int a = m.axis(axes[k], s.rank());
-    const int64_t d = s[a], st = steps[k];
-    if (st == 0)
-      m.fail("slice step 0");
-    int64_t b = starts[k] < 0 ? starts[k] + d : starts[k];
-    int64_t e = ends[k] < 0 ? ends[k] + d : ends[k];
-    if (st > 0) {
-      b = std::clamp<int64_t>(b, 0, d);
-      e = std::clamp<int64_t>(e, 0, d);
-      count[a] = e > b ? (e - b + st - 1) / st : 0;
-    } else {
-      b = std::clamp<int64_t>(b, 0, d - 1);
-      e = std::clamp<int64_t>(e, -1, d - 1);
-      count[a] = b > e ? (b - e - st - 1) / -st : 0;
-    }
-    first[a] = b;
-    step[a] = st;
-  }
-  const Shape out(count);
   const Ints strides = s.strides();
   Ints from, pos(s.rank(), 0);
-  for (int64_t k = 0; k < out.numel(); ++k) {
+  for (int64_t k = 0; k < p.out.numel(); ++k) {
     int64_t src = 0;
     for (int i = 0; i < s.rank(); ++i)
-      src += (first[i] + pos[i] * step[i]) * strides[i];
+      src += (p.start[i] + pos[i] * p.step[i]) * strides[i];
     from.push_back(src);
     for (int i = s.rank() - 1; i >= 0; --i) {
-      if (++pos[i] < count[i])
+      if (++pos[i] < p.out[i])
         break;
       pos[i] = 0;
     }
   }
-  return {pick(*in[0], out, from)};
+  return {pick(*in[0], p.out, from)};
 }
 
 std::vector<Constant> fold_constant_of_shape(I &m, const Inputs &in) {
@@ -466,7 +378,7 @@ std::vector<Constant> fold_range(I &m, const Inputs &in) {
 }
 
 std::vector<Constant> fold_expand(I &m, const Inputs &in) {
-  const Shape out = broadcast_shape(m, {in[0]->shape, Shape(in[1]->ints)});
+  const Shape out = broadcast_all(m, {in[0]->shape, Shape(in[1]->ints)});
   if (out.numel() > (int64_t{1} << 26))
     m.fail("a constant of " + out.str() + " is too large to fold");
   return {pick(*in[0], out, broadcast_index(in[0]->shape, out))};
@@ -476,10 +388,7 @@ const std::map<std::string, Folder, std::less<>> &folders() {
   static const std::map<std::string, Folder, std::less<>> table = {
       {"Shape", fold_shape},
       {"Size", fold_size},
-      {"Identity", fold_identity},
       {"Cast", fold_cast},
-      {"Unsqueeze", fold_unsqueeze},
-      {"Squeeze", fold_squeeze},
       {"Concat", fold_concat},
       {"Gather", fold_gather},
       {"Slice", fold_slice},

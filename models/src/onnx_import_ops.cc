@@ -120,21 +120,17 @@ Handler variadic_fn(BroadcastFn fn) {
 void expand(I &m) {
   const ValueRef x = m.in(0);
   const Shape sx = m.shape(x);
-  const Ints target = m.need_const(1, "shape").ints;
-  const int r = std::max(sx.rank(), static_cast<int>(target.size()));
-  Ints out(r, 1);
-  for (int i = 0; i < r; ++i) {
-    const int ix = i - (r - sx.rank());
-    const int it = i - (r - static_cast<int>(target.size()));
-    const int64_t a = ix >= 0 ? sx[ix] : 1, b = it >= 0 ? target[it] : 1;
-    if (a != b && a != 1 && b != 1)
-      m.fail("cannot expand " + sx.str() + " to " + Shape(target).str());
-    out[i] = a == 1 ? b : a;
+  const Shape target(m.need_const(1, "shape").ints);
+  Shape out;
+  try {
+    out = ops::broadcast_shape("Expand", sx, target);
+  } catch (const Error &e) {
+    m.fail(e.what());
   }
-  if (Shape(out) == sx)
+  if (out == sx)
     return m.set_output(0, x);
   const ValueRef zeros = m.constant_weight(m.node().output(0) + "_zeros",
-                                           Tensor<float>(Shape(out), 0.0f));
+                                           Tensor<float>(out, 0.0f));
   m.set_output(0, binary(m, BroadcastFn::Add, x, zeros));
 }
 
@@ -468,33 +464,7 @@ void split(I &m) {
 
 void slice(I &m) {
   const ValueRef x = m.in(0);
-  const int r = m.shape(x).rank();
-  Ints starts, ends, axes, steps;
-  if (m.opset() < 10) {
-    starts = m.attr_ints("starts").value_or(Ints{});
-    ends = m.attr_ints("ends").value_or(Ints{});
-    axes = m.attr_ints("axes").value_or(Ints{});
-  } else {
-    starts = m.need_const(1, "starts").ints;
-    ends = m.need_const(2, "ends").ints;
-    if (m.has_input(3))
-      axes = m.need_const(3, "axes").ints;
-    if (m.has_input(4))
-      steps = m.need_const(4, "steps").ints;
-  }
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i)
-      axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty())
-    steps.assign(starts.size(), 1);
-  for (int64_t &a : axes)
-    a = axis_of(m, a, r);
-  m.set_output(0, m.add(OpKind::Slice,
-                        make_attrs(OpKind::Slice, {{"starts", starts},
-                                                   {"ends", ends},
-                                                   {"axes", axes},
-                                                   {"steps", steps}}),
-                        {x}));
+  m.set_output(0, m.add(OpKind::Slice, slice_attrs(m, m.shape(x).rank()), {x}));
 }
 
 /// Gather from a computed tensor at constant indices: one slice per run of
@@ -818,7 +788,8 @@ void dropout(I &m) {
 }
 
 void cast(I &m) {
-  if (m.const_in(0) || m.attr_int("to", 1) == onnx::TensorProto::FLOAT)
+  // A constant operand was folded already (onnx_fold.h).
+  if (m.attr_int("to", 1) == onnx::TensorProto::FLOAT)
     return identity(m);
   m.fail("Cast of a computed tensor to " +
          onnx::TensorProto::DataType_Name(
@@ -827,6 +798,32 @@ void cast(I &m) {
 }
 
 } // namespace
+
+Attrs slice_attrs(Importer &m, int rank) {
+  Ints starts, ends, axes, steps;
+  if (m.opset() < 10) {
+    starts = m.attr_ints("starts").value_or(Ints{});
+    ends = m.attr_ints("ends").value_or(Ints{});
+    axes = m.attr_ints("axes").value_or(Ints{});
+  } else {
+    starts = m.need_const(1, "starts").ints;
+    ends = m.need_const(2, "ends").ints;
+    if (m.has_input(3))
+      axes = m.need_const(3, "axes").ints;
+    if (m.has_input(4))
+      steps = m.need_const(4, "steps").ints;
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  for (int64_t &a : axes)
+    a = m.axis(a, rank);
+  return make_attrs(
+      OpKind::Slice,
+      {{"starts", starts}, {"ends", ends}, {"axes", axes}, {"steps", steps}});
+}
 
 const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
   using F = PointwiseFn;

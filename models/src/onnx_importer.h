@@ -92,6 +92,11 @@ private:
   std::set<std::string> taken_;
 };
 
+/// Slice's attributes for the current node of an input of rank `rank`:
+/// from attributes before opset 10, constant inputs after; axes and steps
+/// defaulted, axes normalized. Shared by the handler and the folder.
+Attrs slice_attrs(Importer &m, int rank);
+
 using Handler = std::function<void(Importer &)>;
 /// The handler of each supported ONNX operator type.
 const std::map<std::string, Handler, std::less<>> &onnx_handlers();
