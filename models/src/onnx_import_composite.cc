@@ -16,13 +16,6 @@ using I = Importer;
 using Ints = std::vector<int64_t>;
 using ops::BroadcastFn;
 
-ValueRef broadcast(I &m, BroadcastFn fn, ValueRef a, ValueRef b) {
-  return m.add(
-      OpKind::Broadcast,
-      make_attrs(OpKind::Broadcast, {{"fn", static_cast<int64_t>(fn)}}),
-      {a, b});
-}
-
 ValueRef reshape(I &m, ValueRef x, Ints dims) {
   if (m.shape(x) == Shape(dims))
     return x;
@@ -64,13 +57,13 @@ struct Normalized {
 };
 Normalized normalized(I &m, ValueRef x, const Ints &axes, float eps) {
   const ValueRef mu = mean(m, x, axes);
-  const ValueRef d = broadcast(m, BroadcastFn::Sub, x, mu);
+  const ValueRef d = binary(m, BroadcastFn::Sub, x, mu);
   const ValueRef var = mean(m, m.add(OpKind::EwMul, {d, d}), axes);
   const ValueRef stdev =
       pointwise(m, ops::PointwiseFn::Sqrt,
-                broadcast(m, BroadcastFn::Add, var,
-                          scalar(m, m.node().output(0) + "_eps", eps)));
-  return {broadcast(m, BroadcastFn::Div, d, stdev), mu, stdev};
+                binary(m, BroadcastFn::Add, var,
+                       scalar(m, m.node().output(0) + "_eps", eps)));
+  return {binary(m, BroadcastFn::Div, d, stdev), mu, stdev};
 }
 
 void layer_normalization(I &m) {
@@ -81,9 +74,9 @@ void layer_normalization(I &m) {
   for (int i = axis; i < r; ++i)
     axes.push_back(i);
   const Normalized n = normalized(m, x, axes, m.attr_float("epsilon", 1e-5f));
-  ValueRef y = broadcast(m, BroadcastFn::Mul, n.y, m.in(1));
+  ValueRef y = binary(m, BroadcastFn::Mul, n.y, m.in(1));
   if (m.has_input(2))
-    y = broadcast(m, BroadcastFn::Add, y, m.in(2));
+    y = binary(m, BroadcastFn::Add, y, m.in(2));
   m.set_output(0, y);
   m.set_output(1, n.mean);
   if (m.node().output_size() > 2 && !m.node().output(2).empty())
@@ -101,9 +94,9 @@ void instance_normalization(I &m) {
     per_channel.push_back(1);
   }
   ValueRef y = normalized(m, x, axes, m.attr_float("epsilon", 1e-5f)).y;
-  y = broadcast(m, BroadcastFn::Mul, y, reshape(m, m.in(1), per_channel));
+  y = binary(m, BroadcastFn::Mul, y, reshape(m, m.in(1), per_channel));
   m.set_output(
-      0, broadcast(m, BroadcastFn::Add, y, reshape(m, m.in(2), per_channel)));
+      0, binary(m, BroadcastFn::Add, y, reshape(m, m.in(2), per_channel)));
 }
 
 /// (x - mean) / sqrt(var) over `axes` (default 0, 2, 3), ONNX's
@@ -147,13 +140,13 @@ void lrn(I &m) {
                                           {"count_pad", int64_t{1}}}),
       {sq});
   // bias + alpha / size * (size * mean) = bias + alpha * mean
-  ValueRef d = broadcast(m, BroadcastFn::Mul, reshape(m, window, s.dims),
-                         scalar(m, m.node().output(0) + "_alpha", alpha));
-  d = broadcast(m, BroadcastFn::Add, d,
-                scalar(m, m.node().output(0) + "_bias", bias));
-  d = broadcast(m, BroadcastFn::Pow, d,
-                scalar(m, m.node().output(0) + "_beta", beta));
-  m.set_output(0, broadcast(m, BroadcastFn::Div, x, d));
+  ValueRef d = binary(m, BroadcastFn::Mul, reshape(m, window, s.dims),
+                      scalar(m, m.node().output(0) + "_alpha", alpha));
+  d = binary(m, BroadcastFn::Add, d,
+             scalar(m, m.node().output(0) + "_bias", bias));
+  d = binary(m, BroadcastFn::Pow, d,
+             scalar(m, m.node().output(0) + "_beta", beta));
+  m.set_output(0, binary(m, BroadcastFn::Div, x, d));
 }
 
 /// x - max - log(sum(e^(x - max))) over the axis (before opset 13: the
@@ -167,9 +160,9 @@ void log_softmax(I &m) {
     for (int i = axis + 1; i < r; ++i)
       axes.push_back(i);
   const ValueRef d =
-      broadcast(m, BroadcastFn::Sub, x, reduce(m, ops::ReduceFn::Max, x, axes));
-  m.set_output(0, broadcast(m, BroadcastFn::Sub, d,
-                            reduce(m, ops::ReduceFn::LogSumExp, d, axes)));
+      binary(m, BroadcastFn::Sub, x, reduce(m, ops::ReduceFn::Max, x, axes));
+  m.set_output(0, binary(m, BroadcastFn::Sub, d,
+                         reduce(m, ops::ReduceFn::LogSumExp, d, axes)));
 }
 
 /// max(x, 0) + slope * min(x, 0): exact, slope broadcast to x (before
@@ -185,19 +178,16 @@ void prelu(I &m) {
     slope = reshape(m, slope, dims);
   }
   const ValueRef zero = scalar(m, m.node().output(0) + "_zero", 0.0f);
-  const ValueRef neg = broadcast(m, BroadcastFn::Min, x, zero);
-  const ValueRef pos = broadcast(m, BroadcastFn::Max, x, zero);
-  m.set_output(0, m.add(OpKind::EwAdd,
-                        {pos, broadcast(m, BroadcastFn::Mul, neg, slope)}));
+  const ValueRef neg = binary(m, BroadcastFn::Min, x, zero);
+  const ValueRef pos = binary(m, BroadcastFn::Max, x, zero);
+  m.set_output(0, binary(m, BroadcastFn::Add, pos,
+                         binary(m, BroadcastFn::Mul, neg, slope)));
 }
 
 ValueRef sum_of_inputs(I &m) {
   ValueRef acc = m.in(0);
-  for (int i = 1; i < m.num_inputs(); ++i) {
-    const ValueRef v = m.in(i);
-    acc = m.shape(acc) == m.shape(v) ? m.add(OpKind::EwAdd, {acc, v})
-                                     : broadcast(m, BroadcastFn::Add, acc, v);
-  }
+  for (int i = 1; i < m.num_inputs(); ++i)
+    acc = binary(m, BroadcastFn::Add, acc, m.in(i));
   return acc;
 }
 
@@ -207,14 +197,9 @@ void mean_of_inputs(I &m) {
   const ValueRef s = sum_of_inputs(m);
   if (m.num_inputs() == 1)
     return m.set_output(0, s);
-  m.set_output(0, broadcast(m, BroadcastFn::Div, s,
-                            scalar(m, m.node().output(0) + "_n",
-                                   static_cast<float>(m.num_inputs()))));
-}
-
-ValueRef transpose(I &m, ValueRef x, Ints perm) {
-  return m.add(OpKind::Transpose,
-               make_attrs(OpKind::Transpose, {{"perm", std::move(perm)}}), {x});
+  m.set_output(0, binary(m, BroadcastFn::Div, s,
+                         scalar(m, m.node().output(0) + "_n",
+                                static_cast<float>(m.num_inputs()))));
 }
 
 /// DepthToSpace (DCR or CRD order) and SpaceToDepth as reshape, transpose,

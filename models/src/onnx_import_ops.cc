@@ -13,6 +13,22 @@
 
 namespace quarry::onnx_io {
 
+ValueRef binary(Importer &m, ops::BroadcastFn fn, ValueRef x, ValueRef y) {
+  if (m.shape(x) == m.shape(y) &&
+      (fn == ops::BroadcastFn::Add || fn == ops::BroadcastFn::Mul))
+    return m.add(fn == ops::BroadcastFn::Add ? OpKind::EwAdd : OpKind::EwMul,
+                 {x, y});
+  return m.add(
+      OpKind::Broadcast,
+      make_attrs(OpKind::Broadcast, {{"fn", static_cast<int64_t>(fn)}}),
+      {x, y});
+}
+
+ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm) {
+  return m.add(OpKind::Transpose,
+               make_attrs(OpKind::Transpose, {{"perm", std::move(perm)}}), {x});
+}
+
 namespace {
 
 using I = Importer;
@@ -68,17 +84,6 @@ Handler pointwise_fn(PointwiseFn fn) {
   return [fn](I &m) { pointwise(m, fn); };
 }
 
-/// x (op) y: ewadd/ewmul for equal shapes, broadcast otherwise.
-ValueRef binary(I &m, BroadcastFn fn, ValueRef x, ValueRef y) {
-  if (m.shape(x) == m.shape(y) &&
-      (fn == BroadcastFn::Add || fn == BroadcastFn::Mul))
-    return m.add(fn == BroadcastFn::Add ? OpKind::EwAdd : OpKind::EwMul,
-                 {x, y});
-  return m.add(
-      OpKind::Broadcast,
-      make_attrs(OpKind::Broadcast, {{"fn", static_cast<int64_t>(fn)}}),
-      {x, y});
-}
 /// Input 1 of a binary operator, aligned for numpy broadcasting: before
 /// opset 7 it broadcasts only with broadcast=1, its axes placed from
 /// `axis` of input 0 on (trailing ones appended).
@@ -132,11 +137,6 @@ void expand(I &m) {
   const ValueRef zeros = m.constant_weight(m.node().output(0) + "_zeros",
                                            Tensor<float>(out, 0.0f));
   m.set_output(0, binary(m, BroadcastFn::Add, x, zeros));
-}
-
-ValueRef transpose(I &m, ValueRef x, Ints perm) {
-  return m.add(OpKind::Transpose,
-               make_attrs(OpKind::Transpose, {{"perm", std::move(perm)}}), {x});
 }
 
 void matmul(I &m) {

@@ -92,6 +92,11 @@ private:
   std::set<std::string> taken_;
 };
 
+/// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),
+/// broadcast otherwise.
+ValueRef binary(Importer &m, ops::BroadcastFn fn, ValueRef x, ValueRef y);
+ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm);
+
 /// Slice's attributes for the current node of an input of rank `rank`:
 /// from attributes before opset 10, constant inputs after; axes and steps
 /// defaulted, axes normalized. Shared by the handler and the folder.
