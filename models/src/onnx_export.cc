@@ -14,11 +14,30 @@
 
 #include <onnx/checker.h>
 
+#include <cctype>
 #include <functional>
 
 namespace quarry {
 
 namespace {
+
+/// ONNX's name for a function quarry spells in snake case: leaky_relu is
+/// LeakyRelu, sum_square (of a reduction) SumSquare.
+std::string onnx_name(std::string_view snake) {
+  std::string name;
+  bool upper = true;
+  for (char c : snake) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    name += upper
+                ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                : c;
+    upper = false;
+  }
+  return name;
+}
 
 using Ints = std::vector<int64_t>;
 using ops::BroadcastFn;
@@ -263,23 +282,13 @@ private:
       const auto fn = static_cast<PointwiseFn>(n.attrs.i(P::kFn));
       const float alpha = static_cast<float>(n.attrs.real(P::kAlpha));
       const float beta = static_cast<float>(n.attrs.real(P::kBeta));
-      static const char *const types[] = {
-          "Sqrt",        "Exp",        "Neg",       "Abs",
-          "Erf",         "Reciprocal", "LeakyRelu", "Clip",
-          "HardSigmoid", "HardSwish",  "Log",       "Floor",
-          "Ceil",        "Round",      "Sign",      "Sin",
-          "Cos",         "Tan",        "Asin",      "Acos",
-          "Atan",        "Sinh",       "Cosh",      "Asinh",
-          "Acosh",       "Atanh",      "Softplus",  "Softsign",
-          "Elu",         "Selu",       "Celu",      "ThresholdedRelu",
-          "Shrink"};
-      static_assert(std::size(types) == std::size(ops::kPointwiseNames));
       std::vector<std::string> ins{in(n, 0)};
       if (fn == PointwiseFn::Clip) {
         ins.push_back(scalar(out + "_min", alpha));
         ins.push_back(scalar(out + "_max", beta));
       }
-      auto *p = node(types[static_cast<int>(fn)], ins, {out});
+      auto *p = node(onnx_name(ops::kPointwiseNames[static_cast<int>(fn)]), ins,
+                     {out});
       using F = PointwiseFn;
       if (fn == F::LeakyRelu || fn == F::HardSigmoid || fn == F::Elu ||
           fn == F::Selu || fn == F::Celu || fn == F::ThresholdedRelu)
@@ -312,11 +321,6 @@ private:
     }
     case OpKind::Reduce: {
       using R = ops::Reduce;
-      static const char *const types[] = {
-          "ReduceSum",       "ReduceMax",    "ReduceMin",
-          "ReduceProd",      "ReduceL1",     "ReduceL2",
-          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"};
-      static_assert(std::size(types) == std::size(ops::kReduceNames));
       const auto fn = static_cast<ops::ReduceFn>(n.attrs.i(R::kFn));
       onnx::NodeProto *r;
       if (fn == ops::ReduceFn::Sum) // opset 13 on: axes as an input
@@ -324,7 +328,8 @@ private:
                  {in(n, 0), ints(out + "_axes", n.attrs.list(R::kAxes))},
                  {out});
       else
-        r = node(types[static_cast<int>(fn)], {in(n, 0)}, {out});
+        r = node("Reduce" + onnx_name(ops::kReduceNames[static_cast<int>(fn)]),
+                 {in(n, 0)}, {out});
       if (fn != ops::ReduceFn::Sum)
         attr(r, "axes", n.attrs.list(R::kAxes));
       attr(r, "keepdims", n.attrs.i(R::kKeepDims));

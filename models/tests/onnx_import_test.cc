@@ -481,6 +481,31 @@ TEST(OnnxImport, DilatedConvolutionReadsEverySecondPixel) {
                                      4 * x[(i + 2) * 5 + j + 2]);
 }
 
+// Export names pointwise and reduce functions after their snake-case
+// names (leaky_relu: LeakyRelu); every one must pass the ONNX checker and
+// come back the same.
+TEST(OnnxExport, EveryPointwiseAndReduceFunctionRoundTrips) {
+  std::vector<std::string> ops;
+  for (std::string_view fn : ops::kPointwiseNames)
+    ops.push_back("pointwise[fn=" + std::string(fn) + " alpha=0.5 beta=1]");
+  for (std::string_view fn : ops::kReduceNames)
+    ops.push_back("reduce[fn=" + std::string(fn) + " axes=1]");
+  for (const std::string &op : ops) {
+    const Graph g = parse_graph("input x: [2,3]\ny = " + op + "(x)\noutput y");
+    const Model m{g, {}};
+    const Model back = import_onnx_bytes(export_onnx_bytes(m), op);
+    Bindings<float> b;
+    Tensor<float> x(Shape{2, 3}, {0.25f, 0.5f, 0.75f, 0.3f, 0.6f, 0.9f});
+    b.emplace("x", x);
+    const auto got = run(back.graph, b), want = run(g, b);
+    ASSERT_EQ(got[0].shape, want[0].shape) << op;
+    for (int64_t k = 0; k < want[0].numel(); ++k) // acosh(0.25) is NaN
+      if (!(std::isnan(got[0][k]) && std::isnan(want[0][k]))) {
+        EXPECT_NEAR(got[0][k], want[0][k], 1e-6) << op;
+      }
+  }
+}
+
 TEST(OnnxImport, TruncatedFileIsAClearError) {
   OnnxModel m = cases()[14].onnx(); // MatMul with a 3x4 initializer
   const std::string bytes = m.bytes();
