@@ -33,16 +33,6 @@ runtime::OpConfig node_config(const Graph &g, int32_t id,
 
 } // namespace
 
-std::vector<runtime::OpConfig> CostModel::running_ops(const Graph &g) {
-  const std::vector<bool> live = g.live_nodes();
-  const std::vector<bool> fixed = runtime::static_nodes(g);
-  std::vector<runtime::OpConfig> ops;
-  for (int32_t id = 0; id < g.num_nodes(); ++id)
-    if (live[id] && !fixed[id] && !g.node(id).is_variable())
-      ops.push_back(node_config(g, id, fixed));
-  return ops;
-}
-
 CostModel::RunningNodes CostModel::running_nodes(const Graph &g) const {
   const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
@@ -124,13 +114,6 @@ double CostModel::measure(const runtime::OpConfig &c) {
   }
   measured_ += measured ? 1 : 0;
   return ms;
-}
-
-double CostModel::cost_of(const std::vector<runtime::OpConfig> &ops) {
-  double total = 0;
-  for (const auto &c : ops)
-    total += op_cost(c);
-  return total;
 }
 
 double CostModel::graph_cost(const Graph &g) {

@@ -40,10 +40,6 @@ public:
   /// asserted), and for costs computed rather than measured.
   explicit CostModel(CostFn cost);
 
-  /// The configurations of the operators that run per inference, in node
-  /// order (pure: safe to call from several threads).
-  static std::vector<runtime::OpConfig> running_ops(const Graph &g);
-
   /// The operators that run per inference as kernels of their own, by node
   /// id, with the hash of each one's configuration (runtime::config_hash).
   /// Nodes the backend runs inside another's kernel (Backend::fused_away:
@@ -75,9 +71,8 @@ public:
 
   /// Milliseconds of one configuration: from memory, the cache, or measured.
   double op_cost(const runtime::OpConfig &c);
-  /// Sum of op_cost over running_ops(g).
+  /// cost_of(g, running_nodes(g)).
   double graph_cost(const Graph &g);
-  double cost_of(const std::vector<runtime::OpConfig> &ops);
 
   /// Configurations measured (not found in the cache) so far.
   int measured() const { return measured_; }
