@@ -242,6 +242,16 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
   return finish(r.worst <= 1 ? Outcome::Pass : Outcome::Fail, r.detail);
 }
 
+Totals totals(const std::vector<CaseResult> &results) {
+  Totals t;
+  for (const CaseResult &r : results) {
+    t.all.add(r.outcome);
+    if (r.float32)
+      t.float32.add(r.outcome);
+  }
+  return t;
+}
+
 std::map<std::string, Counts>
 by_operator(const std::vector<CaseResult> &results) {
   std::map<std::string, Counts> counts;
@@ -254,15 +264,12 @@ by_operator(const std::vector<CaseResult> &results) {
 std::string summary_json(const std::vector<CaseResult> &results,
                          const Options &opts) {
   nlohmann::json j;
-  Counts total, float32;
+  const Totals t = totals(results);
   j["backend"] = opts.backend;
   j["rtol"] = opts.rtol;
   j["atol"] = opts.atol;
   j["cases"] = nlohmann::json::array();
   for (const CaseResult &r : results) {
-    total.add(r.outcome);
-    if (r.float32)
-      float32.add(r.outcome);
     j["cases"].push_back({{"name", r.name},
                           {"dir", r.dir},
                           {"outcome", outcome_name(r.outcome)},
@@ -273,12 +280,12 @@ std::string summary_json(const std::vector<CaseResult> &results,
                           {"float32", r.float32},
                           {"seconds", r.seconds}});
   }
-  j["passed"] = total.passed;
-  j["failed"] = total.failed;
-  j["unsupported"] = total.unsupported;
-  j["float32"] = {{"passed", float32.passed},
-                  {"failed", float32.failed},
-                  {"unsupported", float32.unsupported}};
+  j["passed"] = t.all.passed;
+  j["failed"] = t.all.failed;
+  j["unsupported"] = t.all.unsupported;
+  j["float32"] = {{"passed", t.float32.passed},
+                  {"failed", t.float32.failed},
+                  {"unsupported", t.float32.unsupported}};
   nlohmann::json ops = nlohmann::json::object();
   for (const auto &[op, c] : by_operator(results))
     ops[op] = {{"passed", c.passed},

@@ -23,13 +23,9 @@ void run_conformance(const ConformanceOptions &o) {
   using namespace conformance;
   const std::vector<std::string> cases = find_cases(o.dirs);
   std::vector<CaseResult> results;
-  Counts total, float32;
   for (const std::string &dir : cases) {
     results.push_back(run_case(dir, o.run));
     const CaseResult &r = results.back();
-    total.add(r.outcome);
-    if (r.float32)
-      float32.add(r.outcome);
     if (r.outcome == Outcome::Pass) {
       if (!o.quiet)
         std::printf("pass %s\n", r.name.c_str());
@@ -41,6 +37,7 @@ void run_conformance(const ConformanceOptions &o) {
   }
   if (!o.json.empty())
     write_file_atomic(o.json, summary_json(results, o.run));
+  const auto [total, float32] = totals(results);
   std::printf("float32 inference cases: %d passed, %d failed, %d unsupported\n",
               float32.passed, float32.failed, float32.unsupported);
   std::printf("%d passed, %d failed, %d unsupported\n", total.passed,

@@ -65,6 +65,12 @@ struct Counts {
   void add(Outcome o);
 };
 
+/// The outcomes of all cases, and of the float32 inference ones.
+struct Totals {
+  Counts all, float32;
+};
+Totals totals(const std::vector<CaseResult> &results);
+
 /// Per ONNX operator: the outcomes of the cases that use it.
 std::map<std::string, Counts>
 by_operator(const std::vector<CaseResult> &results);
