@@ -5,6 +5,7 @@
 // and written as initializers. The result passes onnx::checker.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_names.h"
 #include "onnx_tensor.h"
 
 #include "quarry/core/evaluate.h"
@@ -14,30 +15,11 @@
 
 #include <onnx/checker.h>
 
-#include <cctype>
 #include <functional>
 
 namespace quarry {
 
 namespace {
-
-/// ONNX's name for a function quarry spells in snake case: leaky_relu is
-/// LeakyRelu, sum_square (of a reduction) SumSquare.
-std::string onnx_name(std::string_view snake) {
-  std::string name;
-  bool upper = true;
-  for (char c : snake) {
-    if (c == '_') {
-      upper = true;
-      continue;
-    }
-    name += upper
-                ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
-                : c;
-    upper = false;
-  }
-  return name;
-}
 
 using Ints = std::vector<int64_t>;
 using ops::BroadcastFn;
@@ -287,8 +269,9 @@ private:
         ins.push_back(scalar(out + "_min", alpha));
         ins.push_back(scalar(out + "_max", beta));
       }
-      auto *p = node(onnx_name(ops::kPointwiseNames[static_cast<int>(fn)]), ins,
-                     {out});
+      auto *p =
+          node(onnx_io::onnx_name(ops::kPointwiseNames[static_cast<int>(fn)]),
+               ins, {out});
       using F = PointwiseFn;
       if (fn == F::LeakyRelu || fn == F::HardSigmoid || fn == F::Elu ||
           fn == F::Selu || fn == F::Celu || fn == F::ThresholdedRelu)
@@ -328,7 +311,8 @@ private:
                  {in(n, 0), ints(out + "_axes", n.attrs.list(R::kAxes))},
                  {out});
       else
-        r = node("Reduce" + onnx_name(ops::kReduceNames[static_cast<int>(fn)]),
+        r = node("Reduce" + onnx_io::onnx_name(
+                                ops::kReduceNames[static_cast<int>(fn)]),
                  {in(n, 0)}, {out});
       if (fn != ops::ReduceFn::Sum)
         attr(r, "axes", n.attrs.list(R::kAxes));

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_importer.h"
+#include "onnx_names.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -837,31 +838,6 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"Relu", unary(OpKind::Relu)},
         {"Sigmoid", unary(OpKind::Sigmoid)},
         {"Tanh", unary(OpKind::Tanh)},
-        {"Sqrt", pointwise_fn(F::Sqrt)},
-        {"Exp", pointwise_fn(F::Exp)},
-        {"Neg", pointwise_fn(F::Neg)},
-        {"Abs", pointwise_fn(F::Abs)},
-        {"Erf", pointwise_fn(F::Erf)},
-        {"Reciprocal", pointwise_fn(F::Reciprocal)},
-        {"HardSwish", pointwise_fn(F::HardSwish)},
-        {"Log", pointwise_fn(F::Log)},
-        {"Floor", pointwise_fn(F::Floor)},
-        {"Ceil", pointwise_fn(F::Ceil)},
-        {"Round", pointwise_fn(F::Round)},
-        {"Sign", pointwise_fn(F::Sign)},
-        {"Sin", pointwise_fn(F::Sin)},
-        {"Cos", pointwise_fn(F::Cos)},
-        {"Tan", pointwise_fn(F::Tan)},
-        {"Asin", pointwise_fn(F::Asin)},
-        {"Acos", pointwise_fn(F::Acos)},
-        {"Atan", pointwise_fn(F::Atan)},
-        {"Sinh", pointwise_fn(F::Sinh)},
-        {"Cosh", pointwise_fn(F::Cosh)},
-        {"Asinh", pointwise_fn(F::Asinh)},
-        {"Acosh", pointwise_fn(F::Acosh)},
-        {"Atanh", pointwise_fn(F::Atanh)},
-        {"Softplus", pointwise_fn(F::Softplus)},
-        {"Softsign", pointwise_fn(F::Softsign)},
         {"Elu",
          [](I &m) { pointwise(m, F::Elu, m.attr_float("alpha", 1.0f)); }},
         {"Selu",
@@ -918,19 +894,18 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"GlobalAveragePool", global_pool(OpKind::Pool2DAvg)},
         {"GlobalMaxPool", global_pool(OpKind::Pool2DMax)},
         {"ReduceMean", reduce(std::nullopt)},
-        {"ReduceSum", reduce(ops::ReduceFn::Sum)},
-        {"ReduceMax", reduce(ops::ReduceFn::Max)},
-        {"ReduceMin", reduce(ops::ReduceFn::Min)},
-        {"ReduceProd", reduce(ops::ReduceFn::Prod)},
-        {"ReduceL1", reduce(ops::ReduceFn::L1)},
-        {"ReduceL2", reduce(ops::ReduceFn::L2)},
-        {"ReduceSumSquare", reduce(ops::ReduceFn::SumSquare)},
-        {"ReduceLogSum", reduce(ops::ReduceFn::LogSum)},
-        {"ReduceLogSumExp", reduce(ops::ReduceFn::LogSumExp)},
         {"Softmax", softmax},
         {"Resize", resize},
         {"Pad", pad},
     };
+    // Every other pointwise function takes no attribute: ONNX names it
+    // as quarry does, in camel case (those with attributes are above).
+    for (size_t f = 0; f < std::size(ops::kPointwiseNames); ++f)
+      t.emplace(onnx_name(ops::kPointwiseNames[f]),
+                pointwise_fn(static_cast<F>(f)));
+    for (size_t f = 0; f < std::size(ops::kReduceNames); ++f)
+      t.emplace("Reduce" + onnx_name(ops::kReduceNames[f]),
+                reduce(static_cast<ops::ReduceFn>(f)));
     add_composite_handlers(t);
     return t;
   }();
