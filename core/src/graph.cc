@@ -135,6 +135,20 @@ void Graph::mark_output(ValueRef v) {
   outputs_.push_back(v);
 }
 
+void Graph::truncate(int num_nodes) {
+  if (num_nodes < 0 || num_nodes > this->num_nodes())
+    throw Error("truncate: " + std::to_string(num_nodes) +
+                " is not a node count of this graph");
+  for (ValueRef v : outputs_)
+    if (v.node >= num_nodes)
+      throw Error("truncate: node " + std::to_string(v.node) +
+                  " is a graph output");
+  for (int32_t id = num_nodes; id < this->num_nodes(); ++id)
+    if (nodes_[id].is_variable())
+      variables_.erase(nodes_[id].name);
+  nodes_.resize(num_nodes);
+}
+
 const TensorType *Graph::type(ValueRef v) const {
   const Node &n = nodes_.at(v.node);
   return n.types.empty() ? nullptr : &n.types[v.output];

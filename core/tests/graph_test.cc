@@ -22,6 +22,41 @@ TEST(Graph, RejectsBadConstruction) {
                Error);
 }
 
+TEST(Graph, TruncateTakesBackLaterNodes) {
+  Graph g;
+  ValueRef x = g.input("x", Shape{2});
+  g.mark_output(g.add1(OpKind::Relu, {x}));
+  g.weight("w", Shape{2});
+  g.add1(OpKind::Tanh, {x});
+  g.truncate(2);
+  EXPECT_EQ(g.num_nodes(), 2);
+  EXPECT_EQ(g.find_variable("w"), -1);
+  g.weight("w", Shape{2});            // the name is free again
+  EXPECT_THROW(g.truncate(1), Error); // would drop the output
+  EXPECT_THROW(g.truncate(9), Error);
+}
+
+TEST(Graph, OpaqueOperatorsKeepTheirShapesAndNeverEvaluate) {
+  Graph g = parse_graph("input x: [2,3]\n"
+                        "a, b = opaque[id=4 shapes=2,3,2,0 types=1,7](x)\n"
+                        "r = relu(a)\noutput r\noutput b");
+  const Node &n = g.node(g.outputs()[1].node);
+  EXPECT_EQ(n.kind, OpKind::Opaque);
+  EXPECT_EQ(n.types[0].shape, (Shape{3, 2}));
+  EXPECT_EQ(n.types[1].shape, Shape{});
+  EXPECT_TRUE(op_info(OpKind::Opaque).traits.uninterpreted);
+  EXPECT_EQ(parse_graph(print_graph(g)).hash(), g.hash());
+  // Shapes and types must agree.
+  EXPECT_THROW(parse_graph("input x: [2]\n"
+                           "a = opaque[id=1 shapes=1,2,1,2 types=1](x)\n"
+                           "output a"),
+               Error);
+  EXPECT_THROW(parse_graph("input x: [2]\n"
+                           "a = opaque[id=1 shapes=3,2 types=1](x)\n"
+                           "output a"),
+               Error);
+}
+
 TEST(Graph, HashIgnoresOrderAndValueNames) {
   Graph a = parse_graph("input x: [2,2]\ninput y: [2,2]\n"
                         "p = relu(x)\nq = relu(y)\nr = ewadd(p, q)\noutput r");

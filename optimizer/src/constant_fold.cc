@@ -107,7 +107,7 @@ Model fold_constants(const Model &m) {
   const Graph g = with_split_sizes(m.graph);
   const std::vector<ValueRef> values = frontier(g);
   if (values.empty())
-    return Model{g, m.weights};
+    return Model{g, m.weights, m.kept_onnx};
   const auto results =
       evaluate(FloatDomain{}, static_part(g, values), m.weights);
 
@@ -115,6 +115,7 @@ Model fold_constants(const Model &m) {
   Splice s;
   s.pattern = &pattern;
   Model out;
+  out.kept_onnx = m.kept_onnx;
   int next = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     const std::string name = fresh_name(g, next);

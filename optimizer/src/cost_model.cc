@@ -40,7 +40,10 @@ CostModel::RunningNodes CostModel::running_nodes(const Graph &g) const {
       backend_ ? backend_->fused_away(g) : std::vector<bool>();
   RunningNodes r;
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
+    // An uninterpreted operator is the same in every candidate and has no
+    // cost quarry could measure: it adds nothing.
     if (!live[id] || fixed[id] || g.node(id).is_variable() ||
+        op_info(g.node(id).kind).traits.uninterpreted ||
         (!fused.empty() && fused[id]))
       continue;
     r.nodes.push_back(id);

@@ -3,6 +3,7 @@
 
 #include "quarry/optimizer/constant_fold.h"
 #include "quarry/runtime/backends.h"
+#include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
 
 #include <algorithm>
@@ -15,7 +16,7 @@ namespace {
 
 /// The graph with the weights it uses, static subgraphs folded.
 Model folded(const Graph &g, const Model &full) {
-  Model m{g, {}};
+  Model m{g, {}, full.kept_onnx};
   for (const Node &n : m.graph.nodes())
     if (n.kind == OpKind::Weight)
       m.weights.emplace(n.name, full.weights.at(n.name));
@@ -63,17 +64,33 @@ time_each_step(const Model &full,
   return ms;
 }
 
+/// Why the graph cannot be timed: the first node quarry cannot run, or "".
+std::string unrunnable(const Graph &g) {
+  const std::vector<bool> live = g.live_nodes();
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (live[id] && op_info(g.node(id).kind).traits.uninterpreted)
+      return runtime::describe_node(g, id) +
+             " is kept from the imported model as it is and cannot run";
+  return "";
+}
+
 } // namespace
 
 OptimizeResult
 optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
-         const SelectOptions &select, uint64_t seed,
+         const SelectOptions &select_in, uint64_t seed,
          const std::function<void(const SearchProgress &)> &progress) {
   const Model full = complete_weights(m, seed);
+  OptimizeResult r;
+  SelectOptions select = select_in;
+  if (select.candidates > 0) {
+    r.not_timed = unrunnable(full.graph);
+    if (!r.not_timed.empty())
+      select.candidates = 0;
+  }
   SearchOptions search_opts = opts;
   search_opts.keep_best = std::max(opts.keep_best, select.candidates);
-  OptimizeResult r;
   auto phase = [&](const std::string &what) {
     if (select.phase)
       select.phase(what);

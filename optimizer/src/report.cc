@@ -54,6 +54,8 @@ std::string report_json(const ReportInput &in) {
   j["alpha"] = in.options.alpha;
   j["budget"] = in.options.budget;
   j["cost_ms"] = {{"before", r.search.initial_cost}, {"after", r.final_cost}};
+  if (!r.not_timed.empty())
+    j["not_timed"] = r.not_timed;
   if (r.calibrated_on_ms > 0)
     j["calibration"] = {{"measured_ms", r.calibrated_on_ms},
                         {"launch_ms", r.launch_ms}};

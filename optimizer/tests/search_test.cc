@@ -158,6 +158,37 @@ TEST(Select, TheOriginalStaysWhenEveryCandidateMeasuresSlower) {
   }
 }
 
+TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
+  // An imported node quarry keeps as it is (an If, say) cannot run: the
+  // search rewrites around it, and nothing is timed.
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(std::string(kBranches) +
+                            "k = opaque[id=0 shapes=4,1,8,8,8 types=1](z)\n"
+                            "output k\n"),
+                {}};
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions sel;
+  bool timed = false;
+  sel.timer = [&](const Model &) -> std::function<double()> {
+    timed = true;
+    return [] { return 1.0; };
+  };
+  const OptimizeResult r =
+      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  EXPECT_FALSE(timed);
+  EXPECT_TRUE(r.timed.empty());
+  EXPECT_NE(r.not_timed.find("(opaque)"), std::string::npos) << r.not_timed;
+  EXPECT_LT(r.search.best_cost, r.search.initial_cost);
+  int opaque = 0;
+  for (const Node &n : r.model.graph.nodes())
+    opaque += n.kind == OpKind::Opaque;
+  EXPECT_EQ(opaque, 1);
+  const auto ts = make_transformations(RulePack{});
+  ReportInput in{"kept", "none", "cpu", o, &m, &r, &ts, 0, std::nullopt};
+  EXPECT_EQ(nlohmann::json::parse(report_json(in))["not_timed"], r.not_timed);
+}
+
 TEST(Select, TheFastestMeasuredCandidateWins) {
   // Measured time falls with the operator count: the candidate with the
   // fewest operators wins, whatever the estimates' order.

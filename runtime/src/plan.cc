@@ -148,7 +148,8 @@ std::vector<bool> static_nodes(const Graph &g) {
       is_static[id] = n.kind == OpKind::Weight;
       continue;
     }
-    bool all = true;
+    // An uninterpreted operator is never computed ahead: nothing can.
+    bool all = !op_info(n.kind).traits.uninterpreted;
     for (ValueRef v : n.inputs)
       all = all && is_static[v.node];
     is_static[id] = all;
@@ -170,6 +171,11 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
   p.values.resize(g.num_nodes());
   p.static_values.resize(g.num_nodes());
   fold(g, weights, backend, supports, g.live_nodes(), p);
+  for (int32_t id : p.steps)
+    if (op_info(g.node(id).kind).traits.uninterpreted)
+      fail(backend, describe_node(g, id) +
+                        " is kept from the imported model as it is; quarry "
+                        "cannot run it");
   std::vector<ScheduledStep> schedule;
   for (int32_t id : p.steps) {
     ScheduledStep s{g.node(id).inputs, {}};

@@ -77,6 +77,10 @@ public:
   /// Marks a value as a graph output (in order; a value may appear twice).
   void mark_output(ValueRef v);
 
+  /// Drops every node after the first `num_nodes` (an importer taking back
+  /// what a failed step added); no graph output may be among them.
+  void truncate(int num_nodes);
+
   const std::vector<Node> &nodes() const { return nodes_; }
   const Node &node(int32_t id) const { return nodes_.at(id); }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }

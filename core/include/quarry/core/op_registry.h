@@ -17,6 +17,7 @@
 #include "quarry/core/ops/elementwise.h"
 #include "quarry/core/ops/enlarge.h"
 #include "quarry/core/ops/matmul.h"
+#include "quarry/core/ops/opaque.h"
 #include "quarry/core/ops/pad.h"
 #include "quarry/core/ops/pointwise.h"
 #include "quarry/core/ops/pool2d.h"
@@ -73,7 +74,9 @@ namespace quarry {
   X(Pad, ops::Pad)                                                             \
   X(Pool2DExplicit, ops::Pool2DExplicit)                                       \
   X(ConvTranspose, ops::ConvTranspose)                                         \
-  X(Resize, ops::Resize)
+  X(Resize, ops::Resize)                                                       \
+  /* Kept from an imported model, uninterpreted (ops/opaque.h). */             \
+  X(Opaque, ops::Opaque)
 
 enum class OpKind : uint8_t {
 #define QUARRY_ENUM(kind, def) kind,

@@ -81,6 +81,10 @@ struct OptimizeResult {
   /// With calibration: the original's measured ms it was fitted on, and
   /// the fitted cost per kernel.
   double calibrated_on_ms = 0, launch_ms = 0;
+  /// Why no graph was timed though selection was asked for ("" when they
+  /// were): the graph keeps a node quarry cannot run (ops/opaque.h), so the
+  /// cost model alone chose.
+  std::string not_timed;
 };
 
 /// Searches from `m`, folds the best graphs and keeps the one that

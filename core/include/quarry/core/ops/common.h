@@ -41,6 +41,9 @@ struct OpTraits {
   /// Outside the algebra: float semantics only (ops/float_only.h); exact
   /// domains refuse it and rewrites treat it as opaque.
   bool float_only = false;
+  /// Kept from an imported model without semantics (ops/opaque.h): never
+  /// evaluated or folded, even when every input is static.
+  bool uninterpreted = false;
 };
 
 using Types = std::vector<TensorType>;
