@@ -1,6 +1,7 @@
 //===- model_file.cc - Models on disk: .qg + weights, or .onnx ------------===//
 #include "quarry/models/model_file.h"
 
+#include "onnx_kept.h"
 #include "onnx_tensor.h"
 #include "quarry/core/file_io.h"
 #include "quarry/core/text.h"
@@ -13,7 +14,13 @@ std::string weights_path(const std::string &qg_path) {
   return qg_path + ".weights.pb";
 }
 
+std::string kept_path(const std::string &qg_path) {
+  return qg_path + ".kept.pb";
+}
+
 void save_model(const Model &m, const std::string &qg_path) {
+  if (!m.kept_onnx.empty())
+    write_file_atomic(kept_path(qg_path), m.kept_onnx);
   if (!m.weights.empty()) {
     onnx::GraphProto weights;
     weights.set_name("quarry weights");
@@ -34,7 +41,12 @@ bool ends_with(const std::string &s, std::string_view suffix) {
 Model load_graph_any(const std::string &path, const OnnxImportOptions &opts) {
   if (ends_with(path, ".onnx"))
     return import_onnx(path, opts);
-  Model m{read_graph_file(path), {}};
+  Model m{read_graph_file(path), {}, {}};
+  const std::string kpath = kept_path(path);
+  if (std::filesystem::exists(kpath)) {
+    m.kept_onnx = read_file_bytes(kpath);
+    onnx_io::parse_kept(m.kept_onnx, kpath); // refuse a corrupt file now
+  }
   const std::string wpath = weights_path(path);
   if (!std::filesystem::exists(wpath))
     return m;

@@ -5,6 +5,7 @@
 // and written as initializers. The result passes onnx::checker.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_kept.h"
 #include "onnx_names.h"
 #include "onnx_tensor.h"
 
@@ -14,6 +15,7 @@
 #include "quarry/models/onnx.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 
 #include <functional>
 
@@ -29,23 +31,32 @@ constexpr int64_t kOpset = 14;
 class Exporter {
 public:
   Exporter(const Model &m, uint64_t seed)
-      : g_(m.graph), values_(bind_variables(g_, m.weights, seed)) {}
+      : g_(m.graph), values_(bind_variables(g_, m.weights, seed)) {
+    if (!m.kept_onnx.empty())
+      kept_ = onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
+    for (const auto &vi : kept_.graph().input())
+      input_elem_[vi.name()] = vi.type().tensor_type().elem_type();
+  }
 
   std::string run() {
     onnx::ModelProto model;
     model.set_ir_version(7);
     model.set_producer_name("quarry");
-    auto *op = model.add_opset_import();
-    op->set_domain("");
-    op->set_version(kOpset);
     graph_ = model.mutable_graph();
     graph_->set_name("quarry");
     const auto live = g_.live_nodes();
+    const int64_t opset = prepare_kept(live);
+    auto *op = model.add_opset_import();
+    op->set_domain("");
+    op->set_version(opset);
+    for (const auto &other : kept_.opset_import())
+      if (!other.domain().empty() && other.domain() != "ai.onnx")
+        *model.add_opset_import() = other;
     for (int32_t id = 0; id < g_.num_nodes(); ++id)
       if (live[id])
         emit(id);
     for (ValueRef v : g_.outputs())
-      add_value_info(graph_->add_output(), name(v), *g_.type(v));
+      add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {
@@ -56,20 +67,42 @@ public:
   }
 
 private:
+  /// The exported name of `v`: a variable's own name, `t` and the node id
+  /// for the rest. Names the kept nodes use keep them: those variables get
+  /// the prefix, which no kept name starts with.
   std::string name(ValueRef v) const {
     const Node &n = g_.node(v.node);
-    if (n.is_variable())
-      return n.name;
-    return "t" + std::to_string(v.node) +
+    if (n.is_variable()) {
+      auto bound = outer_binding_.find(n.name);
+      if (!reserved_.count(n.name) ||
+          (bound != outer_binding_.end() && bound->second == v))
+        return n.name;
+      return prefix_ + "_" + n.name;
+    }
+    return prefix_ + std::to_string(v.node) +
            (n.num_outputs > 1 ? "_" + std::to_string(v.output) : "");
   }
   std::string in(const Node &n, int k) const { return name(n.inputs[k]); }
 
+  /// The ONNX element type of `v`: float32 but for kept nodes' outputs and
+  /// integer graph inputs.
+  int32_t elem(ValueRef v) const {
+    const Node &n = g_.node(v.node);
+    if (n.kind == OpKind::Opaque)
+      return static_cast<int32_t>(
+          n.attrs.list(ops::Opaque::kTypes).at(v.output));
+    if (n.kind == OpKind::Input)
+      if (auto it = input_elem_.find(n.name); it != input_elem_.end())
+        return it->second;
+    return onnx::TensorProto::FLOAT;
+  }
+
   static void add_value_info(onnx::ValueInfoProto *vi, const std::string &nm,
-                             const TensorType &t) {
+                             const TensorType &t,
+                             int32_t elem = onnx::TensorProto::FLOAT) {
     vi->set_name(nm);
     auto *tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->set_elem_type(elem);
     auto *shape = tt->mutable_shape();
     for (int64_t d : t.shape.dims)
       shape->add_dim()->set_dim_value(d);
@@ -149,12 +182,15 @@ private:
     const Shape &x0 = n.inputs.empty() ? Shape{} : g_.type(n.inputs[0])->shape;
     switch (n.kind) {
     case OpKind::Input:
-      add_value_info(graph_->add_input(), n.name, n.types.at(0));
+      add_value_info(graph_->add_input(), name({id, 0}), n.types.at(0),
+                     elem({id, 0}));
       return;
     case OpKind::Weight:
       *graph_->add_initializer() =
-          onnx_io::encode_tensor(n.name, values_.at(n.name));
+          onnx_io::encode_tensor(name({id, 0}), values_.at(n.name));
       return;
+    case OpKind::Opaque:
+      return emit_kept(id);
     case OpKind::MatMul:
       node("MatMul", {in(n, 0), in(n, 1)}, {out + "_mm"});
       return activation(n.attrs.i(ops::MatMul::kAct), out + "_mm", out);
@@ -383,9 +419,158 @@ private:
     }
   }
 
+  /// Settles names and the opset for the kept nodes of live opaque
+  /// operators, writes the constants they read, and returns the opset of
+  /// the export: 14, or the imported model's when that is later (quarry's
+  /// own nodes mean the same up to 17).
+  int64_t prepare_kept(const std::vector<bool> &live) {
+    int64_t source = kOpset;
+    for (const auto &op : kept_.opset_import())
+      if (op.domain().empty() || op.domain() == "ai.onnx")
+        source = op.version();
+    const int64_t opset = std::max(source, kOpset);
+    for (const auto &t : kept_.graph().initializer())
+      reserved_.insert(t.name());
+    bool any = false;
+    for (int32_t id = 0; id < g_.num_nodes(); ++id) {
+      const Node &n = g_.node(id);
+      if (!live[id] || n.kind != OpKind::Opaque)
+        continue;
+      any = true;
+      const onnx::NodeProto &k = kept_node(n);
+      check_opset(k, k, source, opset);
+      onnx_io::names_defined_inside(k, reserved_);
+      const std::vector<std::string> reads = reads_of(k);
+      for (const std::string &outer : onnx_io::outer_references(k)) {
+        reserved_.insert(outer);
+        for (size_t i = 0; i < reads.size(); ++i)
+          if (reads[i] == outer)
+            outer_binding_.emplace(outer, n.inputs.at(i));
+      }
+    }
+    // A prefix for quarry's names that starts no kept name.
+    auto clashes = [&] {
+      for (const auto &r : reserved_)
+        if (r.compare(0, prefix_.size(), prefix_) == 0)
+          return true;
+      return false;
+    };
+    while (clashes())
+      prefix_ += "q";
+    if (any)
+      for (const auto &t : kept_.graph().initializer())
+        *graph_->add_initializer() = t;
+    return any ? opset : kOpset;
+  }
+
+  const onnx::NodeProto &kept_node(const Node &n) const {
+    const int64_t id = n.attrs.i(ops::Opaque::kId);
+    if (id < 0 || id >= kept_.graph().node_size())
+      throw Error("export: opaque operator #" + std::to_string(id) +
+                  " has no kept node (the model's kept nodes are missing)");
+    return kept_.graph().node(static_cast<int>(id));
+  }
+
+  static std::vector<std::string> reads_of(const onnx::NodeProto &k) {
+    for (const auto &a : k.attribute())
+      if (a.name() == onnx_io::kReadsAttr)
+        return {a.strings().begin(), a.strings().end()};
+    return {};
+  }
+
+  /// Whether `op` (or a node inside its subgraphs) means the same at the
+  /// export's opset as at the one it was written for: the same schema, or
+  /// one with the same inputs, outputs and attributes (a change of types
+  /// only).
+  static void check_opset(const onnx::NodeProto &top, const onnx::NodeProto &op,
+                          int64_t from, int64_t to) {
+    for (const auto &a : op.attribute()) {
+      auto check_graph = [&](const onnx::GraphProto &g) {
+        for (const auto &inner : g.node())
+          check_opset(top, inner, from, to);
+      };
+      if (a.has_g())
+        check_graph(a.g());
+      for (const auto &g : a.graphs())
+        check_graph(g);
+    }
+    if (from == to || !(op.domain().empty() || op.domain() == "ai.onnx"))
+      return;
+    const auto *a = onnx::OpSchemaRegistry::Schema(op.op_type(),
+                                                   static_cast<int>(from), "");
+    const auto *b =
+        onnx::OpSchemaRegistry::Schema(op.op_type(), static_cast<int>(to), "");
+    if (!a || a == b)
+      return;
+    bool same = b && !b->Deprecated() &&
+                a->inputs().size() == b->inputs().size() &&
+                a->outputs().size() == b->outputs().size() &&
+                a->attributes().size() == b->attributes().size();
+    for (size_t i = 0; same && i < a->inputs().size(); ++i)
+      same = a->inputs()[i].GetName() == b->inputs()[i].GetName() &&
+             a->inputs()[i].GetOption() == b->inputs()[i].GetOption();
+    for (const auto &[attr_name, _] : a->attributes())
+      same = same && b->attributes().count(attr_name);
+    if (!same)
+      throw Error("export: kept node '" +
+                  (top.name().empty() ? top.output(0) : top.name()) + "' (" +
+                  top.op_type() + ") uses " + op.op_type() + " of opset " +
+                  std::to_string(from) + ", which changed by opset " +
+                  std::to_string(to) + "; quarry writes no older opset");
+  }
+
+  /// The kept node of opaque operator `id`, reading the exported names of
+  /// its operands; what its subgraphs read from here is given its original
+  /// name by an Identity first.
+  void emit_kept(int32_t id) {
+    const Node &n = g_.node(id);
+    onnx::NodeProto k = kept_node(n);
+    const std::vector<std::string> reads = reads_of(k);
+    if (reads.size() != n.inputs.size())
+      throw Error("export: opaque operator #" +
+                  std::to_string(n.attrs.i(ops::Opaque::kId)) + " reads " +
+                  std::to_string(n.inputs.size()) +
+                  " values but its kept node names " +
+                  std::to_string(reads.size()));
+    auto exported = [&](const std::string &original) -> std::string {
+      for (size_t i = 0; i < reads.size(); ++i)
+        if (reads[i] == original)
+          return in(n, static_cast<int>(i));
+      return original; // a kept constant
+    };
+    for (const std::string &outer : onnx_io::outer_references(k)) {
+      const std::string from = exported(outer);
+      if (from != outer && defined_outer_.insert(outer).second)
+        node("Identity", {from}, {outer});
+    }
+    auto *attrs = k.mutable_attribute();
+    for (int i = 0; i < attrs->size(); ++i)
+      if (attrs->Get(i).name() == onnx_io::kReadsAttr) {
+        attrs->DeleteSubrange(i, 1);
+        break;
+      }
+    for (auto &input : *k.mutable_input())
+      if (!input.empty())
+        input = exported(input);
+    int out = 0;
+    for (auto &output : *k.mutable_output())
+      if (!output.empty())
+        output = name({id, out++});
+    *graph_->add_node() = std::move(k);
+  }
+
   const Graph &g_;
   Bindings<float> values_;
   onnx::GraphProto *graph_ = nullptr;
+  onnx::ModelProto kept_;
+  std::map<std::string, int32_t> input_elem_;
+  /// Names the kept nodes use (their constants, what their subgraphs
+  /// define or read from here): quarry's names avoid them.
+  std::set<std::string> reserved_;
+  /// What each name read from here by a subgraph is bound to.
+  std::map<std::string, ValueRef> outer_binding_;
+  std::set<std::string> defined_outer_;
+  std::string prefix_ = "t";
 };
 
 } // namespace

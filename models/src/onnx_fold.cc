@@ -294,6 +294,34 @@ std::vector<Constant> fold_gather(I &m, const Inputs &in) {
   return {pick(*in[0], out, from)};
 }
 
+/// Transpose (perm defaults to reversing the axes).
+std::vector<Constant> fold_transpose(I &m, const Inputs &in) {
+  const Shape &s = in[0]->shape;
+  Ints perm = m.attr_ints("perm").value_or(Ints{});
+  if (perm.empty())
+    for (int i = s.rank() - 1; i >= 0; --i)
+      perm.push_back(i);
+  if (static_cast<int>(perm.size()) != s.rank())
+    m.fail("perm has " + std::to_string(perm.size()) + " axes for " + s.str());
+  Shape out;
+  for (int64_t p : perm)
+    out.dims.push_back(s[m.axis(p, s.rank())]);
+  const Ints strides = s.strides();
+  Ints from, pos(s.rank(), 0);
+  for (int64_t k = 0; k < out.numel(); ++k) {
+    int64_t src = 0;
+    for (int i = 0; i < s.rank(); ++i)
+      src += pos[i] * strides[m.axis(perm[i], s.rank())];
+    from.push_back(src);
+    for (int i = s.rank() - 1; i >= 0; --i) {
+      if (++pos[i] < out[i])
+        break;
+      pos[i] = 0;
+    }
+  }
+  return {pick(*in[0], out, from)};
+}
+
 /// Slice by core's rule (ops::Slice::plan: ONNX's clamping), with the
 /// attributes the importer's slice handler reads (slice_attrs).
 std::vector<Constant> fold_slice(I &m, const Inputs &in) {
@@ -392,6 +420,7 @@ const std::map<std::string, Folder, std::less<>> &folders() {
       {"Concat", fold_concat},
       {"Gather", fold_gather},
       {"Slice", fold_slice},
+      {"Transpose", fold_transpose},
       {"ConstantOfShape", fold_constant_of_shape},
       {"Range", fold_range},
       {"Expand", fold_expand},

@@ -5,6 +5,8 @@
 #include "quarry/core/file_io.h"
 
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 
 namespace quarry::onnx_io {
 
@@ -69,7 +71,11 @@ void Importer::read_inputs_and_initializers() {
     try {
       constants_[init.name()] = decode_tensor(init);
     } catch (const Error &e) {
-      fail(std::string("initializer: ") + e.what());
+      // External data is refused at once (the file would be needed);
+      // a type quarry cannot decode is for kept nodes to read.
+      if (init.data_location() == onnx::TensorProto::EXTERNAL)
+        fail(std::string("initializer: ") + e.what());
+      undecoded_[init.name()] = &init;
     }
   }
   for (const auto &[name, file] : opts_.input_values) {
@@ -78,12 +84,18 @@ void Importer::read_inputs_and_initializers() {
       found = found || input.name() == name;
     if (!found)
       fail("--input-value names '" + name + "', which is not a graph input");
-    onnx::TensorProto::DataType elem;
+    onnx::TensorProto::DataType elem = onnx::TensorProto::FLOAT;
     std::string upper;
     for (char c : file.elem_type)
       upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (!onnx::TensorProto::DataType_Parse(upper, &elem))
+    if (upper.empty()) { // a number: the input's own type
+      for (const auto &input : graph.input())
+        if (input.name() == name && input.type().has_tensor_type())
+          elem = static_cast<onnx::TensorProto::DataType>(
+              input.type().tensor_type().elem_type());
+    } else if (!onnx::TensorProto::DataType_Parse(upper, &elem)) {
       elem = onnx::TensorProto::FLOAT;
+    }
     Constant c;
     c.elem = elem;
     c.shape = file.value.shape;
@@ -100,11 +112,6 @@ void Importer::read_inputs_and_initializers() {
     if (!type.has_tensor_type())
       fail("graph input '" + input.name() + "' is not a tensor");
     const int elem = type.tensor_type().elem_type();
-    if (elem != onnx::TensorProto::FLOAT)
-      fail("graph input '" + input.name() + "' has element type " +
-           onnx::TensorProto::DataType_Name(
-               static_cast<onnx::TensorProto::DataType>(elem)) +
-           "; quarry graphs hold float32");
     Shape shape;
     auto given = opts_.input_shapes.find(input.name());
     if (given != opts_.input_shapes.end()) {
@@ -118,7 +125,16 @@ void Importer::read_inputs_and_initializers() {
         shape.dims.push_back(d.dim_value());
       }
     }
-    values_[input.name()] = g_.input(fresh_name(input.name()), shape);
+    const ValueRef v = g_.input(fresh_name(input.name()), shape);
+    values_[input.name()] = v;
+    if (elem != onnx::TensorProto::FLOAT) {
+      // Only kept nodes read it (the algebra is float32); export gives it
+      // its type back.
+      elem_[input.name()] = elem;
+      auto *vi = kept_.mutable_graph()->add_input();
+      vi->set_name(g_.node(v.node).name);
+      vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+    }
   }
   for (const auto &[name, shape] : opts_.input_shapes)
     if (!values_.count(name))
@@ -134,20 +150,13 @@ Model Importer::run() {
   if (opset_ < 1 || opset_ > 17)
     fail("opset " + std::to_string(opset_) +
          " is not supported (opsets 1 to 17 are)");
+  kept_.set_ir_version(model_.ir_version());
+  *kept_.mutable_opset_import() = model_.opset_import();
   read_inputs_and_initializers();
   const auto &handlers = onnx_handlers();
   for (const auto &n : model_.graph().node()) {
     node_ = &n;
-    if (!n.domain().empty() && n.domain() != "ai.onnx")
-      fail("operator domain '" + n.domain() + "' is not supported");
-    if (fold_node(*this))
-      continue; // every input known: evaluated now (onnx_fold.h)
-    auto h = handlers.find(n.op_type());
-    if (h == handlers.end())
-      fail("operator " + n.op_type() +
-           " is not supported (neither in quarry's algebra nor a float-only "
-           "operator)");
-    h->second(*this);
+    import_node(handlers);
   }
   node_ = nullptr;
   if (model_.graph().output_size() == 0)
@@ -167,7 +176,10 @@ Model Importer::run() {
   for (const Node &n : g_.nodes())
     if (n.kind == OpKind::Weight)
       used.emplace(n.name, weights_.at(n.name));
-  return Model{std::move(g_), std::move(used)};
+  Model m{std::move(g_), std::move(used), {}};
+  if (kept_.graph().node_size() > 0 || kept_.graph().input_size() > 0)
+    m.kept_onnx = kept_.SerializeAsString();
+  return m;
 }
 
 ValueRef Importer::in_const_as_value(const std::string &name) {
@@ -287,10 +299,19 @@ namespace quarry {
 std::pair<std::string, TensorFile> parse_input_value(std::string_view text) {
   const size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 >= text.size())
-    throw Error("--input-value expects name=FILE (.pb or .npy), got '" +
+    throw Error("--input-value expects name=FILE (.pb or .npy) or "
+                "name=NUMBER, got '" +
                 std::string(text) + "'");
-  return {std::string(text.substr(0, eq)),
-          read_tensor_file(std::string(text.substr(eq + 1)))};
+  const std::string value(text.substr(eq + 1));
+  // A number is a scalar of the input's own element type (a sample rate).
+  char *end = nullptr;
+  const double number = std::strtod(value.c_str(), &end);
+  if (end && *end == '\0' && !std::filesystem::exists(value)) {
+    TensorFile scalar;
+    scalar.value = Tensor<float>(Shape{}, static_cast<float>(number));
+    return {std::string(text.substr(0, eq)), std::move(scalar)};
+  }
+  return {std::string(text.substr(0, eq)), read_tensor_file(value)};
 }
 
 std::pair<std::string, Shape> parse_input_shape(std::string_view text) {

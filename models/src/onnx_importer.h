@@ -18,6 +18,9 @@
 
 namespace quarry::onnx_io {
 
+class Importer;
+using Handler = std::function<void(Importer &)>;
+
 class Importer {
 public:
   Importer(const onnx::ModelProto &model, const std::string &file,
@@ -77,6 +80,20 @@ public:
 
 private:
   void read_inputs_and_initializers();
+  void import_node(const std::map<std::string, Handler, std::less<>> &table);
+  /// Why the current node cannot be handed to a handler ("" when it can):
+  /// another domain, no handler, subgraphs, or an operand that is not
+  /// float32 (onnx_import_kept.cc).
+  std::string
+  needs_keeping(const std::map<std::string, Handler, std::less<>> &table) const;
+  /// Adds the current node as an opaque operator, its outputs typed by ONNX
+  /// shape inference; returns why it cannot ("" on success).
+  std::string keep_node();
+  /// An If whose condition is constant: the branch taken, node by node,
+  /// in its place.
+  void inline_branch(const std::map<std::string, Handler, std::less<>> &table);
+  /// Takes back what a failed handler added after `num_nodes` nodes.
+  void roll_back(int num_nodes);
   ValueRef in_const_as_value(const std::string &name);
   std::string fresh_name(const std::string &onnx_name);
 
@@ -90,6 +107,15 @@ private:
   std::map<std::string, ValueRef> values_;
   std::map<std::string, Constant> constants_;
   std::set<std::string> taken_;
+  /// Initializers quarry cannot decode (float16, strings, ...): only kept
+  /// nodes read them.
+  std::map<std::string, const onnx::TensorProto *> undecoded_;
+  /// Element types of the values that are not float32 (kept nodes' outputs
+  /// and integer graph inputs), by ONNX name.
+  std::map<std::string, int32_t> elem_;
+  /// Model::kept_onnx as it is built (onnx_kept.h).
+  onnx::ModelProto kept_;
+  std::set<std::string> kept_constants_;
 };
 
 /// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),
@@ -102,7 +128,6 @@ ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm);
 /// defaulted, axes normalized. Shared by the handler and the folder.
 Attrs slice_attrs(Importer &m, int rank);
 
-using Handler = std::function<void(Importer &)>;
 /// The handler of each supported ONNX operator type.
 const std::map<std::string, Handler, std::less<>> &onnx_handlers();
 /// Adds the handlers that state an operator with several quarry operators

@@ -20,8 +20,9 @@ public:
     op->set_version(opset);
     m_.mutable_graph()->set_name("test");
   }
-  OnnxModel &input(const std::string &name, const Ints &shape) {
-    value(m_.mutable_graph()->add_input(), name, shape);
+  OnnxModel &input(const std::string &name, const Ints &shape,
+                   int32_t elem = onnx::TensorProto::FLOAT) {
+    value(m_.mutable_graph()->add_input(), name, shape, elem);
     return *this;
   }
   OnnxModel &output(const std::string &name) {
@@ -64,13 +65,14 @@ public:
     return *n;
   }
   std::string bytes() const { return m_.SerializeAsString(); }
+  onnx::ModelProto &proto() { return m_; }
 
-private:
   static void value(onnx::ValueInfoProto *v, const std::string &name,
-                    const Ints &shape) {
+                    const Ints &shape,
+                    int32_t elem = onnx::TensorProto::FLOAT) {
     v->set_name(name);
     auto *t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->set_elem_type(elem);
     for (int64_t d : shape) {
       auto *dim = t->mutable_shape()->add_dim();
       if (d > 0)
@@ -79,6 +81,8 @@ private:
         dim->set_dim_param("N");
     }
   }
+
+private:
   onnx::ModelProto m_;
 };
 

@@ -451,16 +451,6 @@ TEST_P(OnnxCase, ImportsEvaluatesAndRoundTrips) {
 INSTANTIATE_TEST_SUITE_P(Ops, OnnxCase, ::testing::ValuesIn(cases()),
                          [](const auto &info) { return info.param.name; });
 
-TEST(OnnxImport, UnknownOperatorNamesTheNode) {
-  OnnxModel m;
-  m.input("x", {2, 3}).output("y");
-  m.node("Relu", {"x"}, {"r"});
-  m.node("Einsum", {"r"}, {"y"}).set_name("mix");
-  EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "m.onnx"); }),
-            "m.onnx: node 'mix' (Einsum): operator Einsum is not supported "
-            "(neither in quarry's algebra nor a float-only operator)");
-}
-
 TEST(OnnxImport, DilatedConvolutionReadsEverySecondPixel) {
   OnnxModel m;
   m.input("x", {1, 1, 5, 5}).output("y");

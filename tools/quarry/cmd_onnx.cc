@@ -33,6 +33,15 @@ void run_import(const ImportOptions &o) {
   std::printf("%s: %d operators, %zu weights%s\n", o.out.c_str(),
               m.graph.num_operators(), m.weights.size(),
               m.weights.empty() ? "" : (" in " + weights_path(o.out)).c_str());
+  const std::vector<std::string> kept = kept_operator_types(m);
+  if (!kept.empty()) {
+    std::string types;
+    for (const std::string &t : kept)
+      types += (types.empty() ? "" : ", ") + t;
+    std::printf("kept as they are (optimized around, exported unchanged, not "
+                "runnable in quarry): %zu nodes (%s) in %s\n",
+                kept.size(), types.c_str(), kept_path(o.out).c_str());
+  }
 }
 
 void run_export(const ExportOptions &o) {
@@ -57,8 +66,9 @@ void register_onnx_commands(CLI::App &app) {
   imp->add_option("--out", io->out, "Graph to write (.qg)")->required();
   imp->add_option("--input-shape", io->shapes,
                   "Fix an input's dimensions: name=1x3x224x224");
-  imp->add_option("--input-value", io->values,
-                  "Fix a parameter input's value: name=FILE (.pb or .npy)");
+  imp->add_option(
+      "--input-value", io->values,
+      "Fix a parameter input's value: name=FILE (.pb or .npy) or name=NUMBER");
   imp->callback([io] { run_import(*io); });
 
   auto eo = std::make_shared<ExportOptions>();

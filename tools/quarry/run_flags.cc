@@ -23,8 +23,8 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
                  "(repeat per input)");
   cmd.add_option("--input-value", f.input_values,
                  "ONNX graphs: fix a parameter input's value (Resize scales, "
-                 "a sample rate), name=FILE (.pb or .npy); it becomes a "
-                 "constant");
+                 "a sample rate), name=FILE (.pb or .npy) or name=NUMBER; "
+                 "it becomes a constant");
   cmd.add_option("--backend", f.backend, "reference, cpu or cuda")
       ->check(CLI::IsMember({"reference", "cpu", "cuda"}));
   cmd.add_option("--batch", f.batch,

@@ -4,6 +4,8 @@
 // `NAME.qg.weights.pb`: an ONNX GraphProto that holds only initializers
 // (one TensorProto per weight, float32). A .qg without the weights file is
 // a graph whose weights are bound to seeded random values when evaluated.
+// An imported model with nodes quarry keeps as they are (opaque operators)
+// has a third file, `NAME.qg.kept.pb` (Model::kept_onnx).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -14,9 +16,12 @@ namespace quarry {
 
 /// The weights file that belongs to `qg_path`.
 std::string weights_path(const std::string &qg_path);
+/// The kept-nodes file that belongs to `qg_path`.
+std::string kept_path(const std::string &qg_path);
 
-/// Writes `m` as `qg_path` and its weights file (each atomically); removes
-/// no file, and writes no weights file when the table is empty.
+/// Writes `m` as `qg_path`, its weights file and its kept-nodes file (each
+/// atomically); removes no file, and writes no weights or kept-nodes file
+/// when there is nothing to put in it.
 void save_model(const Model &m, const std::string &qg_path);
 
 /// Reads a model from `path`: ONNX when it ends in ".onnx", else a .qg

@@ -24,11 +24,13 @@ struct OnnxImportOptions {
   std::map<std::string, Shape, std::less<>> input_shapes;
   /// Fixes the values of graph inputs that are parameters rather than data
   /// (Resize scales, a sample rate): each becomes a constant, as if it were
-  /// an initializer, so what depends on it folds.
+  /// an initializer, so what depends on it folds (an If on it takes its
+  /// branch).
   std::map<std::string, TensorFile, std::less<>> input_values;
 };
 
-/// "name=FILE" (a .pb or .npy tensor) as the value of that input.
+/// "name=FILE" (a .pb or .npy tensor) or "name=NUMBER" (a scalar of the
+/// input's element type) as the value of that input.
 std::pair<std::string, TensorFile> parse_input_value(std::string_view text);
 
 /// "name=1x3x224x224" as (name, shape); throws quarry::Error otherwise.
@@ -39,6 +41,10 @@ std::pair<std::string, Shape> parse_input_shape(std::string_view text);
 Model import_onnx_bytes(std::string_view bytes, const std::string &file,
                         const OnnxImportOptions &opts = {});
 Model import_onnx(const std::string &path, const OnnxImportOptions &opts = {});
+
+/// The ONNX operator type of each node `m` keeps as it is (its live
+/// opaque operators, in graph order): what quarry cannot run.
+std::vector<std::string> kept_operator_types(const Model &m);
 
 /// The serialized ONNX model of `m`, checked by the ONNX checker. Weights
 /// without a value in the table get seeded random values (`seed`).

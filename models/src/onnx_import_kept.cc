@@ -1,0 +1,250 @@
+//===- onnx_import_kept.cc - Keeping what quarry cannot express -----------===//
+//
+// A node quarry has no handler for, whose handler refuses it, that holds
+// subgraphs or that reads a tensor which is not float32 is kept: it becomes
+// an opaque operator over the values it reads, its original NodeProto goes
+// to Model::kept_onnx (onnx_kept.h), and ONNX shape inference, run on the
+// node alone with its operands' types, gives its outputs' types.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_fold.h"
+#include "onnx_importer.h"
+#include "onnx_kept.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+bool default_domain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+bool has_subgraphs(const onnx::NodeProto &n) {
+  for (const auto &a : n.attribute())
+    if (a.has_g() || a.graphs_size() > 0)
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::string Importer::needs_keeping(
+    const std::map<std::string, Handler, std::less<>> &table) const {
+  const onnx::NodeProto &n = *node_;
+  if (!default_domain(n.domain()))
+    return "its domain '" + n.domain() + "' is not ONNX's own";
+  if (!table.count(n.op_type()))
+    return "quarry has no " + n.op_type();
+  if (has_subgraphs(n))
+    return "it holds subgraphs";
+  for (const auto &name : n.input()) {
+    if (undecoded_.count(name))
+      return "it reads '" + name + "', a constant quarry cannot decode";
+    if (auto e = elem_.find(name); e != elem_.end())
+      return "it reads '" + name + "' of element type " +
+             onnx::TensorProto::DataType_Name(
+                 static_cast<onnx::TensorProto::DataType>(e->second));
+  }
+  return "";
+}
+
+void Importer::import_node(
+    const std::map<std::string, Handler, std::less<>> &table) {
+  const onnx::NodeProto &n = *node_;
+  if (default_domain(n.domain()) && !has_subgraphs(n) && fold_node(*this))
+    return; // every input known: evaluated now (onnx_fold.h)
+  if (default_domain(n.domain()) && n.op_type() == "If" && const_in(0))
+    return inline_branch(table);
+  const std::string why = needs_keeping(table);
+  if (!why.empty()) {
+    const std::string failed = keep_node();
+    if (!failed.empty())
+      fail("quarry keeps this node as it is (" + why +
+           "), but cannot type its outputs: " + failed);
+    return;
+  }
+  const int before = g_.num_nodes();
+  try {
+    table.find(n.op_type())->second(*this);
+  } catch (const Error &refused) {
+    // The handler cannot express this use of the operator (an attribute
+    // value, a computed operand it needs constant): keep the node when ONNX
+    // can type it, else the handler's reason stands.
+    roll_back(before);
+    if (!keep_node().empty())
+      throw;
+  }
+}
+
+void Importer::inline_branch(
+    const std::map<std::string, Handler, std::less<>> &table) {
+  const onnx::NodeProto &n = *node_;
+  const Constant &cond = *const_in(0);
+  if (cond.ints.size() != 1)
+    fail("the condition must hold one value, not " + cond.shape.str());
+  const onnx::AttributeProto *branch =
+      attr(cond.ints[0] ? "then_branch" : "else_branch");
+  if (!branch || !branch->has_g())
+    fail("the branch taken has no graph");
+  const onnx::GraphProto &g = branch->g();
+  if (g.output_size() != n.output_size())
+    fail("the branch taken has " + std::to_string(g.output_size()) +
+         " outputs for the node's " + std::to_string(n.output_size()));
+  for (const auto &init : g.initializer()) {
+    try {
+      constants_[init.name()] = decode_tensor(init);
+    } catch (const Error &) {
+      undecoded_[init.name()] = &init;
+    }
+  }
+  for (const auto &inner : g.node()) {
+    node_ = &inner;
+    import_node(table);
+  }
+  node_ = &n;
+  for (int k = 0; k < n.output_size(); ++k) {
+    const std::string &from = g.output(k).name(), &to = n.output(k);
+    if (to.empty())
+      continue;
+    if (auto v = values_.find(from); v != values_.end())
+      values_[to] = v->second;
+    else if (auto c = constants_.find(from); c != constants_.end())
+      constants_[to] = c->second;
+    else
+      fail("the branch taken never computes its output '" + from + "'");
+    if (auto e = elem_.find(from); e != elem_.end())
+      elem_[to] = e->second;
+  }
+}
+
+void Importer::roll_back(int num_nodes) {
+  for (int32_t id = num_nodes; id < g_.num_nodes(); ++id)
+    if (g_.node(id).kind == OpKind::Weight)
+      weights_.erase(g_.node(id).name);
+  for (auto it = values_.begin(); it != values_.end();)
+    it = it->second.node >= num_nodes ? values_.erase(it) : std::next(it);
+  for (const auto &name : node_->output())
+    constants_.erase(name);
+  g_.truncate(num_nodes);
+}
+
+std::string Importer::keep_node() {
+  const onnx::NodeProto &n = *node_;
+  // What the node reads: its inputs, then what its subgraphs use from here.
+  std::vector<std::string> reads;
+  std::set<std::string> seen;
+  for (const auto &name : n.input())
+    if (!name.empty() && seen.insert(name).second)
+      reads.push_back(name);
+  for (const auto &name : outer_references(n))
+    if (seen.insert(name).second)
+      reads.push_back(name);
+
+  onnx::ModelProto probe;
+  probe.set_ir_version(model_.ir_version());
+  *probe.mutable_opset_import() = model_.opset_import();
+  onnx::GraphProto *pg = probe.mutable_graph();
+  pg->set_name("probe");
+  std::vector<onnx::TensorProto> constants;
+  std::vector<ValueRef> operands;
+  onnx::NodeProto kept = n;
+  onnx::AttributeProto *reads_attr = kept.add_attribute();
+  reads_attr->set_name(kReadsAttr);
+  reads_attr->set_type(onnx::AttributeProto::STRINGS);
+  for (const auto &name : reads) {
+    if (auto v = values_.find(name); v != values_.end()) {
+      operands.push_back(v->second);
+      reads_attr->add_strings(name);
+      auto *vi = pg->add_input();
+      vi->set_name(name);
+      auto *tt = vi->mutable_type()->mutable_tensor_type();
+      auto e = elem_.find(name);
+      tt->set_elem_type(e == elem_.end() ? onnx::TensorProto::FLOAT
+                                         : e->second);
+      auto *shape = tt->mutable_shape();
+      for (int64_t d : g_.type(v->second)->shape.dims)
+        shape->add_dim()->set_dim_value(d);
+    } else if (auto c = constants_.find(name); c != constants_.end()) {
+      try {
+        constants.push_back(encode_constant(name, c->second));
+      } catch (const Error &e) {
+        return e.what();
+      }
+    } else if (auto u = undecoded_.find(name); u != undecoded_.end()) {
+      constants.push_back(*u->second);
+    } else {
+      return "it reads '" + name + "', which no earlier node defines";
+    }
+  }
+  for (const auto &t : constants)
+    *pg->add_initializer() = t;
+  *pg->add_node() = n;
+  try {
+    onnx::shape_inference::InferShapes(
+        probe, onnx::OpSchemaRegistry::Instance(),
+        onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1,
+                                    /*data_prop=*/true));
+  } catch (const std::exception &e) {
+    return std::string("ONNX shape inference: ") + e.what();
+  }
+
+  // Outputs typed by inference, or else by the model's own value_info.
+  auto find_type = [&](const std::string &name, int32_t &elem, Shape &shape) {
+    for (const auto &vi : pg->value_info())
+      if (vi.name() == name && static_tensor_type(vi.type(), elem, shape))
+        return true;
+    for (const auto *list :
+         {&model_.graph().value_info(), &model_.graph().output()})
+      for (const auto &vi : *list)
+        if (vi.name() == name && static_tensor_type(vi.type(), elem, shape))
+          return true;
+    return false;
+  };
+  std::vector<Shape> shapes;
+  std::vector<int64_t> types;
+  std::vector<std::string> outputs;
+  for (const auto &name : n.output()) {
+    if (name.empty())
+      continue; // an optional output not asked for
+    int32_t elem = 0;
+    Shape shape;
+    if (!find_type(name, elem, shape))
+      return "the shape of output '" + name +
+             "' is not known (neither ONNX shape inference nor the model's "
+             "value_info fixes it; --input-shape or --input-value may)";
+    shapes.push_back(std::move(shape));
+    types.push_back(elem);
+    outputs.push_back(name);
+  }
+  if (outputs.empty())
+    return "it has no outputs";
+
+  const int64_t id = kept_.graph().node_size();
+  Attrs attrs = make_attrs(OpKind::Opaque,
+                           {{"id", id},
+                            {"shapes", ops::Opaque::encode_shapes(shapes)},
+                            {"types", types}});
+  std::vector<ValueRef> results;
+  try {
+    results = g_.add(OpKind::Opaque, std::move(attrs), std::move(operands),
+                     fresh_name(n.name().empty() ? outputs[0] : n.name()));
+  } catch (const Error &e) {
+    return e.what();
+  }
+  *kept_.mutable_graph()->add_node() = std::move(kept);
+  for (auto &t : constants)
+    if (kept_constants_.insert(t.name()).second)
+      *kept_.mutable_graph()->add_initializer() = std::move(t);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    values_[outputs[k]] = results[k];
+    constants_.erase(outputs[k]);
+    if (types[k] != onnx::TensorProto::FLOAT)
+      elem_[outputs[k]] = static_cast<int32_t>(types[k]);
+  }
+  return "";
+}
+
+} // namespace quarry::onnx_io

@@ -1,0 +1,162 @@
+//===- onnx_kept.cc - ONNX nodes quarry keeps without interpreting --------===//
+#include "onnx_kept.h"
+
+#include "quarry/core/error.h"
+#include "quarry/models/onnx.h"
+
+namespace quarry::onnx_io {
+
+namespace {
+
+void subgraph_reads(const onnx::GraphProto &g, std::set<std::string> defined,
+                    std::set<std::string> &seen, std::vector<std::string> &out);
+
+/// What the subgraphs among `n`'s attributes read from outside them, where
+/// `defined` is what the scope around `n` defines.
+void node_reads(const onnx::NodeProto &n, const std::set<std::string> &defined,
+                std::set<std::string> &seen, std::vector<std::string> &out) {
+  for (const auto &a : n.attribute()) {
+    if (a.has_g())
+      subgraph_reads(a.g(), defined, seen, out);
+    for (const auto &g : a.graphs())
+      subgraph_reads(g, defined, seen, out);
+  }
+}
+
+void subgraph_reads(const onnx::GraphProto &g, std::set<std::string> defined,
+                    std::set<std::string> &seen,
+                    std::vector<std::string> &out) {
+  for (const auto &v : g.input())
+    defined.insert(v.name());
+  for (const auto &t : g.initializer())
+    defined.insert(t.name());
+  for (const auto &t : g.sparse_initializer())
+    defined.insert(t.values().name());
+  auto read = [&](const std::string &name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second)
+      out.push_back(name);
+  };
+  for (const auto &n : g.node()) {
+    for (const auto &name : n.input())
+      read(name);
+    node_reads(n, defined, seen, out);
+    for (const auto &name : n.output())
+      defined.insert(name);
+  }
+  for (const auto &v : g.output())
+    read(v.name());
+}
+
+void subgraph_defines(const onnx::GraphProto &g, std::set<std::string> &out) {
+  for (const auto &v : g.input())
+    out.insert(v.name());
+  for (const auto &t : g.initializer())
+    out.insert(t.name());
+  for (const auto &n : g.node()) {
+    for (const auto &name : n.output())
+      out.insert(name);
+    names_defined_inside(n, out);
+  }
+}
+
+} // namespace
+
+std::vector<std::string> outer_references(const onnx::NodeProto &n) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  node_reads(n, {}, seen, out);
+  return out;
+}
+
+void names_defined_inside(const onnx::NodeProto &n,
+                          std::set<std::string> &out) {
+  for (const auto &a : n.attribute()) {
+    if (a.has_g())
+      subgraph_defines(a.g(), out);
+    for (const auto &g : a.graphs())
+      subgraph_defines(g, out);
+  }
+}
+
+onnx::TensorProto encode_constant(const std::string &name, const Constant &c) {
+  using TP = onnx::TensorProto;
+  TP p;
+  p.set_name(name);
+  p.set_data_type(c.elem);
+  for (int64_t d : c.shape.dims)
+    p.add_dims(d);
+  switch (c.elem) {
+  case TP::FLOAT:
+    for (double v : c.reals)
+      p.add_float_data(static_cast<float>(v));
+    break;
+  case TP::DOUBLE:
+    for (double v : c.reals)
+      p.add_double_data(v);
+    break;
+  case TP::INT64:
+    for (int64_t v : c.ints)
+      p.add_int64_data(v);
+    break;
+  case TP::INT32:
+  case TP::INT16:
+  case TP::INT8:
+  case TP::UINT8:
+  case TP::UINT16:
+  case TP::BOOL:
+    for (int64_t v : c.ints)
+      p.add_int32_data(static_cast<int32_t>(v));
+    break;
+  default:
+    throw Error("constant '" + name + "' has element type " +
+                TP::DataType_Name(static_cast<TP::DataType>(c.elem)) +
+                ", which quarry cannot write");
+  }
+  return p;
+}
+
+bool static_tensor_type(const onnx::TypeProto &t, int32_t &elem, Shape &shape) {
+  if (!t.has_tensor_type() || !t.tensor_type().has_shape())
+    return false;
+  elem = t.tensor_type().elem_type();
+  shape = Shape{};
+  for (const auto &d : t.tensor_type().shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0)
+      return false;
+    shape.dims.push_back(d.dim_value());
+  }
+  return elem != onnx::TensorProto::UNDEFINED;
+}
+
+onnx::ModelProto parse_kept(const std::string &bytes, const std::string &file) {
+  onnx::ModelProto kept;
+  if (!kept.ParseFromString(bytes) || !kept.has_graph())
+    throw Error(SourcePos{file, 0, 0},
+                "not a quarry kept-nodes file (truncated or not protobuf)");
+  return kept;
+}
+
+} // namespace quarry::onnx_io
+
+namespace quarry {
+
+std::vector<std::string> kept_operator_types(const Model &m) {
+  std::vector<std::string> types;
+  if (m.kept_onnx.empty())
+    return types;
+  const onnx::ModelProto kept =
+      onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
+  const std::vector<bool> live = m.graph.live_nodes();
+  for (int32_t id = 0; id < m.graph.num_nodes(); ++id) {
+    const Node &n = m.graph.node(id);
+    if (!live[id] || n.kind != OpKind::Opaque)
+      continue;
+    const int64_t k = n.attrs.i(ops::Opaque::kId);
+    types.push_back(k >= 0 && k < kept.graph().node_size()
+                        ? kept.graph().node(static_cast<int>(k)).op_type()
+                        : "?");
+  }
+  return types;
+}
+
+} // namespace quarry

@@ -1,0 +1,196 @@
+//===- onnx_kept_test.cc - Nodes quarry keeps as they are -----------------===//
+//
+// A node quarry cannot express (an unknown operator, control flow, integer
+// tensors) imports as an opaque operator, typed by ONNX shape inference;
+// export writes the original node back, reading what quarry's graph
+// computes. An If on a constant takes its branch instead.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_builder.h"
+
+#include "quarry/core/evaluate.h"
+#include "quarry/core/file_io.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/core/text.h"
+#include "quarry/models/model_file.h"
+#include "quarry/testing/error_of.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <unistd.h>
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+int count_opaque(const Graph &g) {
+  int n = 0;
+  for (const Node &node : g.nodes())
+    n += node.kind == OpKind::Opaque;
+  return n;
+}
+
+/// relu(x) -> Hardmax (quarry has no Hardmax) -> relu.
+OnnxModel hardmax_model() {
+  OnnxModel m;
+  m.input("x", {2, 3}).output("y");
+  m.node("Relu", {"x"}, {"r"});
+  set_int(m.node("Hardmax", {"r"}, {"e"}), "axis", 1);
+  m.node("Relu", {"e"}, {"y"});
+  return m;
+}
+
+/// y = If(Cast(flag, BOOL)) { relu(r) } else { neg(r) }, r = sigmoid(x):
+/// an integer input, a node reading it, and branches reading `r` from
+/// the main graph.
+OnnxModel branch_model() {
+  OnnxModel m;
+  m.input("x", {2, 3}).input("flag", {}, onnx::TensorProto::INT64);
+  m.output("y");
+  m.node("Sigmoid", {"x"}, {"r"});
+  set_int(m.node("Cast", {"flag"}, {"cond"}), "to", onnx::TensorProto::BOOL);
+  auto &n = m.node("If", {"cond"}, {"y"});
+  for (const auto &[attr, op] :
+       {std::pair{"then_branch", "Relu"}, std::pair{"else_branch", "Neg"}}) {
+    auto *a = n.add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto *g = a->mutable_g();
+    g->set_name(attr);
+    auto *inner = g->add_node();
+    inner->set_op_type(op);
+    inner->add_input("r");
+    inner->add_output(std::string(attr) + "_out");
+    OnnxModel::value(g->add_output(), std::string(attr) + "_out", {2, 3});
+  }
+  return m;
+}
+
+TEST(OnnxKept, AnUnknownOperatorIsKeptAndWrittenBack) {
+  const Model m = import_onnx_bytes(hardmax_model().bytes(), "h.onnx");
+  EXPECT_EQ(count_opaque(m.graph), 1);
+  EXPECT_EQ(kept_operator_types(m), std::vector<std::string>{"Hardmax"});
+  // ONNX shape inference typed its output.
+  EXPECT_EQ(m.graph.type(m.graph.outputs()[0])->shape, (Shape{2, 3}));
+
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(m)));
+  const onnx::NodeProto *hardmax = nullptr;
+  for (const auto &n : out.graph().node())
+    if (n.op_type() == "Hardmax")
+      hardmax = &n;
+  ASSERT_NE(hardmax, nullptr);
+  ASSERT_EQ(hardmax->attribute_size(), 1); // quarry's own note dropped
+  EXPECT_EQ(hardmax->attribute(0).i(), 1);
+  // It reads the exported relu, and the exported relu reads it.
+  bool read = false;
+  for (const auto &n : out.graph().node())
+    if (n.op_type() == "Relu") {
+      read = read || n.input(0) == hardmax->output(0);
+      if (n.output(0) != out.graph().output(0).name()) {
+        EXPECT_EQ(n.output(0), hardmax->input(0));
+      }
+    }
+  EXPECT_TRUE(read);
+  // And it imports again the same.
+  const Model back = import_onnx_bytes(out.SerializeAsString(), "back.onnx");
+  EXPECT_EQ(count_opaque(back.graph), 1);
+}
+
+TEST(OnnxKept, ControlFlowAndIntegerInputsAreKept) {
+  const Model m = import_onnx_bytes(branch_model().bytes(), "b.onnx");
+  EXPECT_EQ(kept_operator_types(m), (std::vector<std::string>{"Cast", "If"}));
+  EXPECT_EQ(m.graph.type(m.graph.outputs()[0])->shape, (Shape{2, 3}));
+  // The If reads its condition and, for its branches, r.
+  const Node &branch = m.graph.node(m.graph.outputs()[0].node);
+  ASSERT_EQ(branch.inputs.size(), 2u);
+  EXPECT_EQ(m.graph.node(branch.inputs[1].node).kind, OpKind::Sigmoid);
+  // Nothing runs it: evaluation names the operator.
+  EXPECT_THROW(
+      evaluate(FloatDomain{}, m.graph, bind_variables(m.graph, m.weights, 1)),
+      Error);
+
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(m)));
+  // flag is int64 again; r is given its name for the branches.
+  for (const auto &in : out.graph().input())
+    EXPECT_EQ(in.type().tensor_type().elem_type(),
+              in.name() == "flag" ? onnx::TensorProto::INT64
+                                  : onnx::TensorProto::FLOAT);
+  bool named = false;
+  for (const auto &n : out.graph().node())
+    named = named || (n.op_type() == "Identity" && n.output(0) == "r");
+  EXPECT_TRUE(named);
+  const Model back = import_onnx_bytes(out.SerializeAsString(), "back.onnx");
+  EXPECT_EQ(kept_operator_types(back),
+            (std::vector<std::string>{"Cast", "If"}));
+}
+
+TEST(OnnxKept, AConstantConditionTakesItsBranch) {
+  for (const auto &[flag, want] : {std::pair{"1", 0.5f}, {"0", -0.5f}}) {
+    OnnxImportOptions o;
+    o.input_values.insert(parse_input_value(std::string("flag=") + flag));
+    const Model m = import_onnx_bytes(branch_model().bytes(), "b.onnx", o);
+    EXPECT_EQ(count_opaque(m.graph), 0);
+    Bindings<float> b;
+    b.emplace("x", Tensor<float>(Shape{2, 3}, 0.0f));
+    const auto y = evaluate(FloatDomain{}, m.graph, b);
+    EXPECT_FLOAT_EQ(y[0][0], want) << flag; // relu or neg of sigmoid(0)
+  }
+}
+
+TEST(OnnxKept, AComputedCastToIntegersIsKeptNotRefused) {
+  // Cast's handler refuses integers; the node is kept, and so is what
+  // reads its result.
+  OnnxModel m;
+  m.input("x", {4}).output("y");
+  set_int(m.node("Cast", {"x"}, {"i"}), "to", onnx::TensorProto::INT64);
+  set_int(m.node("Cast", {"i"}, {"f"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Relu", {"f"}, {"y"});
+  const Model g = import_onnx_bytes(m.bytes(), "c.onnx");
+  EXPECT_EQ(kept_operator_types(g), (std::vector<std::string>{"Cast", "Cast"}));
+  EXPECT_EQ(g.graph.node(g.graph.outputs()[0].node).kind, OpKind::Relu);
+  export_onnx_bytes(g); // passes the checker
+}
+
+TEST(OnnxKept, SavedGraphsKeepTheirKeptNodes) {
+  const Model m = import_onnx_bytes(branch_model().bytes(), "b.onnx");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("quarry_kept_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string qg = (dir / "b.qg").string();
+  save_model(m, qg);
+  ASSERT_TRUE(std::filesystem::exists(kept_path(qg)));
+  const Model back = load_graph_any(qg);
+  EXPECT_EQ(back.kept_onnx, m.kept_onnx);
+  EXPECT_TRUE(structurally_equal(back.graph, m.graph));
+  const Model again = import_onnx_bytes(export_onnx_bytes(back), "again.onnx");
+  EXPECT_EQ(kept_operator_types(again), kept_operator_types(m));
+  // A corrupt kept file is one clear error naming it.
+  write_file_atomic(kept_path(qg), "not a model");
+  const std::string msg = error_of([&] { load_graph_any(qg); });
+  EXPECT_EQ(msg.rfind(kept_path(qg) + ": ", 0), 0u) << msg;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxKept, AnUntypableNodeIsRefusedNamingIt) {
+  // Einsum without its equation: ONNX cannot type it either.
+  OnnxModel m;
+  m.input("x", {2, 3}).output("y");
+  m.node("Einsum", {"x"}, {"y"}).set_name("mix");
+  const std::string msg =
+      error_of([&] { import_onnx_bytes(m.bytes(), "m.onnx"); });
+  EXPECT_EQ(msg.rfind("m.onnx: node 'mix' (Einsum): quarry keeps this node as "
+                      "it is (quarry has no Einsum), but cannot type its "
+                      "outputs: ",
+                      0),
+            0u)
+      << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
+} // namespace
+} // namespace quarry
