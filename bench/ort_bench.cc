@@ -15,10 +15,13 @@
 // differently (a batchnorm into a convolution in one, say), and on deep
 // networks the fused arithmetic alone differs by up to 1e-3. Dynamic
 // dimensions take their extent from --input-shape NAME=DxD (A's names).
+// --input-value NAME=NUMBER fixes an input that is a parameter (a sample
+// rate) to a scalar of its own element type; `quarry --input-value` makes
+// it a constant, so B may lack it, and the other inputs pair by position.
 //
 //   build/bin/ort_bench FILE.onnx... [--runs N] [--warmup N] [--threads N]
 //   build/bin/ort_bench --compare A.onnx B.onnx [--input-shape NAME=DxD]...
-//       [--tolerance T]
+//       [--input-value NAME=NUMBER]... [--tolerance T]
 //
 //===----------------------------------------------------------------------===//
 #include <onnxruntime_cxx_api.h>
@@ -43,6 +46,7 @@ struct Args {
   bool compare = false;
   double tolerance = 1e-4;
   std::map<std::string, std::vector<int64_t>> shapes; ///< --input-shape
+  std::map<std::string, double> values;               ///< --input-value
 };
 
 /// "name=1x3x224x224".
@@ -70,8 +74,14 @@ Args parse(int argc, char **argv) {
       a.tolerance = std::stod(argv[++i]);
     else if (k == "--input-shape" && i + 1 < argc)
       a.shapes.insert(input_shape(argv[++i]));
-    else if ((k == "--runs" || k == "--warmup" || k == "--threads") &&
-             i + 1 < argc)
+    else if (k == "--input-value" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos)
+        throw std::runtime_error("--input-value expects NAME=NUMBER, got " + v);
+      a.values[v.substr(0, eq)] = std::stod(v.substr(eq + 1));
+    } else if ((k == "--runs" || k == "--warmup" || k == "--threads") &&
+               i + 1 < argc)
       (k == "--runs"     ? a.runs
        : k == "--warmup" ? a.warmup
                          : a.threads) = std::stoi(argv[++i]);
@@ -85,8 +95,13 @@ Args parse(int argc, char **argv) {
 struct Bound {
   Ort::Session session;
   std::vector<std::vector<float>> data;
+  /// The values of inputs fixed by --input-value.
+  std::vector<int64_t> fixed_ints;
+  std::vector<float> fixed_floats;
   std::vector<Ort::Value> inputs;
   std::vector<std::string> in_names, out_names;
+  /// Per input: the index into `data` of its values, -1 when fixed.
+  std::vector<int> random_index;
 
   Bound(Ort::Env &env, const std::string &file, const Args &a)
       : session(env, file.c_str(), options(a)) {
@@ -95,10 +110,38 @@ struct Bound {
         Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    // Fixed inputs' storage must not move once tensors wrap it.
+    fixed_ints.reserve(session.GetInputCount());
+    fixed_floats.reserve(session.GetInputCount());
+    data.reserve(session.GetInputCount());
     for (size_t i = 0; i < session.GetInputCount(); ++i) {
       in_names.push_back(session.GetInputNameAllocated(i, alloc).get());
-      auto shape =
-          session.GetInputTypeInfo(i).GetTensorTypeAndShapeInfo().GetShape();
+      const Ort::TypeInfo type = session.GetInputTypeInfo(i);
+      const auto info = type.GetTensorTypeAndShapeInfo();
+      auto shape = info.GetShape();
+      if (auto v = a.values.find(in_names.back()); v != a.values.end()) {
+        random_index.push_back(-1);
+        const std::vector<int64_t> scalar;
+        if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) {
+          fixed_ints.push_back(static_cast<int64_t>(v->second));
+          inputs.push_back(Ort::Value::CreateTensor<int64_t>(
+              mem, &fixed_ints.back(), 1, scalar.data(), 0));
+        } else if (info.GetElementType() ==
+                   ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+          fixed_floats.push_back(static_cast<float>(v->second));
+          inputs.push_back(Ort::Value::CreateTensor<float>(
+              mem, &fixed_floats.back(), 1, scalar.data(), 0));
+        } else {
+          throw std::runtime_error(file + ": --input-value " + in_names.back() +
+                                   ": only int64 and float inputs");
+        }
+        continue;
+      }
+      if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        throw std::runtime_error(file + ": input '" + in_names.back() +
+                                 "' is not float; fix it with "
+                                 "--input-value");
+      random_index.push_back(static_cast<int>(data.size()));
       if (auto given = a.shapes.find(in_names.back()); given != a.shapes.end())
         shape = given->second;
       int64_t n = 1;
@@ -160,7 +203,8 @@ double median_ms(Ort::Env &env, const std::string &file, const Args &a) {
 double max_relative_difference(Ort::Env &env, const Args &a) {
   Bound first(env, a.files[0], a), second(env, a.files[1], a);
   if (first.data.size() != second.data.size())
-    throw std::runtime_error("the models take different numbers of inputs");
+    throw std::runtime_error("the models take different numbers of inputs "
+                             "(besides those --input-value fixes)");
   // The same values, bound by position, into the buffers B's tensors wrap.
   for (size_t i = 0; i < second.data.size(); ++i) {
     if (second.data[i].size() != first.data[i].size())
