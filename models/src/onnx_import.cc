@@ -176,7 +176,7 @@ Model Importer::run() {
   for (const Node &n : g_.nodes())
     if (n.kind == OpKind::Weight)
       used.emplace(n.name, weights_.at(n.name));
-  Model m{std::move(g_), std::move(used), {}};
+  Model m{std::move(g_), std::move(used)};
   if (kept_.graph().node_size() > 0 || kept_.graph().input_size() > 0)
     m.kept_onnx = kept_.SerializeAsString();
   return m;

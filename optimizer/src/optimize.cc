@@ -64,16 +64,6 @@ time_each_step(const Model &full,
   return ms;
 }
 
-/// Why the graph cannot be timed: the first node quarry cannot run, or "".
-std::string unrunnable(const Graph &g) {
-  const std::vector<bool> live = g.live_nodes();
-  for (int32_t id = 0; id < g.num_nodes(); ++id)
-    if (live[id] && op_info(g.node(id).kind).traits.uninterpreted)
-      return runtime::describe_node(g, id) +
-             " is kept from the imported model as it is and cannot run";
-  return "";
-}
-
 } // namespace
 
 OptimizeResult
@@ -85,7 +75,7 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   OptimizeResult r;
   SelectOptions select = select_in;
   if (select.candidates > 0) {
-    r.not_timed = unrunnable(full.graph);
+    r.not_timed = runtime::why_unrunnable(full.graph);
     if (!r.not_timed.empty())
       select.candidates = 0;
   }

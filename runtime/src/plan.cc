@@ -165,17 +165,23 @@ std::string describe_node(const Graph &g, int32_t id) {
   return "node " + std::to_string(id) + " (" + op + ")";
 }
 
+std::string why_unrunnable(const Graph &g) {
+  const std::vector<bool> live = g.live_nodes();
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (live[id] && op_info(g.node(id).kind).traits.uninterpreted)
+      return describe_node(g, id) +
+             " is kept from the imported model as it is; quarry cannot run it";
+  return "";
+}
+
 Plan make_plan(const Graph &g, const Bindings<float> &weights,
                std::string_view backend, const SupportsOp &supports) {
   Plan p;
   p.values.resize(g.num_nodes());
   p.static_values.resize(g.num_nodes());
   fold(g, weights, backend, supports, g.live_nodes(), p);
-  for (int32_t id : p.steps)
-    if (op_info(g.node(id).kind).traits.uninterpreted)
-      fail(backend, describe_node(g, id) +
-                        " is kept from the imported model as it is; quarry "
-                        "cannot run it");
+  if (const std::string why = why_unrunnable(g); !why.empty())
+    fail(backend, why);
   std::vector<ScheduledStep> schedule;
   for (int32_t id : p.steps) {
     ScheduledStep s{g.node(id).inputs, {}};

@@ -151,7 +151,7 @@ void optimize(OptimizeOptions &o) {
                   a.predicted_ms / b.predicted_ms);
   }
   if (!r.not_timed.empty())
-    std::printf("not timed: %s; the cost model alone chose\n",
+    std::printf("not timed (%s): the cost model alone chose\n",
                 r.not_timed.c_str());
   const auto names = opt::applied_names(in);
   std::printf("applied %zu:\n", names.size());

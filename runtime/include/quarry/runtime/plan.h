@@ -82,6 +82,10 @@ std::vector<bool> static_nodes(const Graph &g);
 /// "node 'y' (conv2d)" or "node 7 (conv2d)" when it has no name.
 std::string describe_node(const Graph &g, int32_t id);
 
+/// Why no backend can run `g`: its first live node kept from an imported
+/// model without semantics (ops/opaque.h), named; "" when it can run.
+std::string why_unrunnable(const Graph &g);
+
 /// Checks the bound inputs against the plan; throws quarry::Error naming the
 /// backend and the input that is missing or has the wrong shape.
 void check_inputs(const Graph &g, const Plan &p, const Bindings<float> &inputs,
