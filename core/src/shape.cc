@@ -1,19 +1,35 @@
 //===- shape.cc -----------------------------------------------------------===//
 #include "quarry/core/shape.h"
 
+#include "quarry/core/error.h"
+
 namespace quarry {
+
+namespace {
+
+/// a * b, or an error naming the shape when a 64-bit count cannot hold it
+/// (a file can state any dimensions).
+int64_t times(int64_t a, int64_t b, const Shape &s) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product))
+    throw Error("shape " + s.str() +
+                ": more elements than a 64-bit count holds");
+  return product;
+}
+
+} // namespace
 
 int64_t Shape::numel() const {
   int64_t n = 1;
   for (int64_t d : dims)
-    n *= d;
+    n = times(n, d, *this);
   return n;
 }
 
 std::vector<int64_t> Shape::strides() const {
   std::vector<int64_t> s(dims.size(), 1);
   for (int i = rank() - 2; i >= 0; --i)
-    s[i] = s[i + 1] * dims[i + 1];
+    s[i] = times(s[i + 1], dims[i + 1], *this);
   return s;
 }
 

@@ -25,6 +25,21 @@ std::string error_of(const std::string &text) {
   return "no error";
 }
 
+// Found by fuzzing tensor files: a file can state dimensions whose product
+// no 64-bit count holds.
+TEST(ShapeInference, ElementCountsBeyond64BitsAreAnError) {
+  const Shape huge{380, 805306367, 26306674687};
+  try {
+    (void)huge.numel();
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "shape [380,805306367,26306674687]: more elements "
+                           "than a 64-bit count holds");
+  }
+  EXPECT_THROW((void)huge.strides(), Error);
+  EXPECT_EQ((Shape{0, 805306367, 26306674687}.numel()), 0);
+}
+
 TEST(ShapeInference, MatMul) {
   EXPECT_EQ(out_shape("input a: [2,3]\ninput b: [3,5]\ny = matmul(a, b)\n"
                       "output y"),

@@ -16,10 +16,16 @@ Importer::Importer(const onnx::ModelProto &model, const std::string &file,
 
 void Importer::fail(const std::string &message) const {
   std::string where;
-  if (node_)
-    where = "node '" +
-            (node_->name().empty() ? node_->output(0) : node_->name()) + "' (" +
-            node_->op_type() + "): ";
+  if (node_) {
+    // A node is named by its name, else its first output; a malformed one
+    // may have neither.
+    std::string name = "without a name or outputs";
+    if (!node_->name().empty())
+      name = "'" + node_->name() + "'";
+    else if (node_->output_size() > 0)
+      name = "'" + node_->output(0) + "'";
+    where = "node " + name + " (" + node_->op_type() + "): ";
+  }
   throw Error(SourcePos{file_, 0, 0}, where + message);
 }
 

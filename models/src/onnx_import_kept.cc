@@ -54,6 +54,11 @@ std::string Importer::needs_keeping(
 void Importer::import_node(
     const std::map<std::string, Handler, std::less<>> &table) {
   const onnx::NodeProto &n = *node_;
+  // What no valid model has, and neither handlers nor keeping can use.
+  if (n.op_type().empty())
+    fail("the node has no operator type");
+  if (n.output_size() == 0)
+    fail("the node has no outputs");
   if (default_domain(n.domain()) && !has_subgraphs(n) && fold_node(*this))
     return; // every input known: evaluated now (onnx_fold.h)
   if (default_domain(n.domain()) && n.op_type() == "If" && const_in(0))

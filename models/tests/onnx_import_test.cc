@@ -506,6 +506,22 @@ TEST(OnnxImport, TruncatedFileIsAClearError) {
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
 
+// Found by fuzzing: nodes no valid model has, named as well as they can be.
+TEST(OnnxImport, NodesWithoutATypeOrOutputsAreRefused) {
+  OnnxModel m;
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {"y"});
+  onnx::NodeProto &bare = *m.proto().mutable_graph()->add_node();
+  bare.add_input("x");
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "n.onnx"); }),
+            "n.onnx: node without a name or outputs (): the node has no "
+            "operator type");
+  bare.set_op_type("Relu");
+  bare.set_name("lost");
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "n.onnx"); }),
+            "n.onnx: node 'lost' (Relu): the node has no outputs");
+}
+
 TEST(OnnxImport, DynamicDimensionsNeedAnInputShape) {
   OnnxModel m;
   m.input("x", {0, 3}).output("y");

@@ -87,7 +87,11 @@ public:
     fs::path p(value_);
     if (p.is_relative())
       p = fs::path(base_dir_) / p;
-    return fs::weakly_canonical(p).string();
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(p, error);
+    if (error)
+      fail("a path (" + error.message() + ")");
+    return canonical.string();
   }
 
   std::string word() const {

@@ -92,6 +92,16 @@ TEST(PipelineConfig, ErrorsNameTheLine) {
             "run.conf:2:1: 'seed' is set twice");
   EXPECT_EQ(error_of([] { parse("model = res net\n"); }),
             "run.conf:1:1: model: expected a single word, got 'res net'");
+  // Found by fuzzing: a path the file system refuses to look at (in a
+  // folder that exists, so that it is looked at).
+  const std::string long_name(300, 'a');
+  EXPECT_EQ(error_of([&] {
+              parse_pipeline_config("generator = " + long_name + "\n",
+                                    "run.conf", "/");
+            }),
+            "run.conf:1:1: generator: expected a path (File name too long), "
+            "got '" +
+                long_name + "'");
 }
 
 TEST(PipelineConfig, StagesNeedTheirInputs) {

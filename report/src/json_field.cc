@@ -43,6 +43,14 @@ nlohmann::json JsonField::parse_file(const std::string &path) {
   } catch (const nlohmann::json::parse_error &e) {
     throw Error(position_of(path, text, e.byte),
                 "not valid JSON: " + parse_message(e.what()));
+  } catch (const nlohmann::json::exception &e) {
+    // A number too large for a double, and the like: "[json.exception.
+    // out_of_range.406] number overflow parsing '1e3080'".
+    const std::string what = e.what();
+    const size_t tag_end = what.find("] ");
+    throw Error(
+        path + ": not valid JSON: " +
+        (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
   }
   if (!j.is_object())
     throw Error(path + ": expected a JSON object");

@@ -226,6 +226,11 @@ TEST(RunSummary, InvalidJsonNamesLineAndColumn) {
   EXPECT_EQ(e.rfind(run.generate_manifest() + ":3:14: not valid JSON: ", 0), 0u)
       << e;
   EXPECT_EQ(e.find('\n'), std::string::npos);
+  // Found by fuzzing: a number no double holds is a parse error too.
+  overwrite(run.generate_manifest(), "{\"totals\": 1e3080}");
+  EXPECT_EQ(error_of([&] { read_run_summary(run); }),
+            run.generate_manifest() +
+                ": not valid JSON: number overflow parsing '1e3080'");
 }
 
 TEST(RunSummary, MalformedFilesNameWhatIsWrong) {

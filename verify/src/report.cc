@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
@@ -54,7 +55,12 @@ RuleResult result_from_json(const json &j) {
         {p.at("var").get<std::string>(), p.at("dim").get<int>(),
          p.at("other_var").get<std::string>(), p.at("other_dim").get<int>()});
   r.detail = j.at("detail").get<std::string>();
-  r.rule_hash = std::stoull(j.at("rule_hash").get<std::string>(), nullptr, 16);
+  const std::string hash = j.at("rule_hash").get<std::string>();
+  const auto [end, error] =
+      std::from_chars(hash.data(), hash.data() + hash.size(), r.rule_hash, 16);
+  if (error != std::errc() || end != hash.data() + hash.size() || hash.empty())
+    throw Error("rule " + std::to_string(r.index) + ": rule_hash '" + hash +
+                "' is not a hexadecimal hash");
   return r;
 }
 

@@ -89,6 +89,17 @@ TEST_F(TasoRules, ResumesFromItsReport) {
     EXPECT_EQ(second[i].outcome, first[i].outcome);
   // Other axioms: nothing carries over.
   EXPECT_FALSE(resumable_results(report, hash + 1, pack.rules)[0]);
+  // Found by fuzzing: a rule hash that is not hexadecimal.
+  std::string text = read_file_bytes(report);
+  const std::string::size_type at = text.find("\"rule_hash\": \"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + 14, 16, "not-a-hash");
+  write_file_atomic(report, text);
+  EXPECT_NE(
+      testing::error_of([&] { resumable_results(report, hash, pack.rules); })
+          .find("cannot resume: rule 0: rule_hash 'not-a-hash' is not a "
+                "hexadecimal hash"),
+      std::string::npos);
   write_file_atomic(report, "{ not json");
   EXPECT_NE(testing::error_of([&] {
               resumable_results(report, hash, pack.rules);
