@@ -23,6 +23,16 @@ find_package(dnnl CONFIG REQUIRED)
 # oneDNN runs on OpenMP (Debian builds it so); the cpu backend sets its
 # thread count through it.
 find_package(OpenMP REQUIRED)
+# Clang's -fopenmp means LLVM's OpenMP runtime while oneDNN runs on GCC's:
+# two runtimes in one process, and the thread count the cpu backend sets
+# would reach only the one oneDNN does not use. Clang builds (sanitizers,
+# fuzzing) link GCC's runtime instead; clang cannot compile OpenMP regions
+# for it, so quarry's own OpenMP loops run on one thread there.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  set_target_properties(OpenMP::OpenMP_CXX PROPERTIES
+    INTERFACE_COMPILE_OPTIONS "-Wno-source-uses-openmp"
+    INTERFACE_LINK_LIBRARIES "gomp")
+endif()
 find_package(ONNX CONFIG REQUIRED)
 
 # CUDA: on when nvcc is found (the toolkit's standard location is searched too).

@@ -72,7 +72,7 @@ TEST(FloatEval, UnaryAndElementwise) {
       run("input a\ninput b\ny = ewmul(a, b)\noutput y", {{"a", a}, {"b", b}}),
       {3}, {-4, 0, 12});
   expect_values(run("input a\ninput s\ny = scalar_mul(a, s)\noutput y",
-                    {{"a", a}, {"s", T({}, {3})}}),
+                    {{"a", a}, {"s", T({}, 3.0f)}}),
                 {3}, {-3, 0, 6});
 }
 
@@ -97,7 +97,7 @@ TEST(FloatEval, ConcatSplitTranspose) {
 }
 
 TEST(FloatEval, EnlargeAndConstants) {
-  T w({1, 1, 1, 1}, {7});
+  T w({1, 1, 1, 1}, 7.0f);
   expect_values(run("weight w\ny = enlarge[k=3,3](w)\noutput y", {{"w", w}}),
                 {1, 1, 3, 3}, {0, 0, 0, 0, 7, 0, 0, 0, 0});
   expect_values(run("y = const_imm[shape=2,2]()\noutput y", {}), {2, 2},

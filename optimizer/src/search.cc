@@ -1,6 +1,8 @@
 //===- search.cc - TASO's cost-based backtracking search ------------------===//
 #include "quarry/optimizer/search.h"
 
+#include "quarry/core/fork_join.h"
+
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -156,8 +158,9 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   std::atomic<size_t> kept_bytes{0};
   const size_t keep_budget = opts_.memory_budget / 4;
   std::vector<std::vector<Candidate>> out(ts_.size());
+  const ForkJoin edges;
   arena_.execute([&] {
-    tbb::parallel_for(size_t{0}, ts_.size(), [&](size_t i) {
+    tbb::parallel_for(size_t{0}, ts_.size(), edges.task([&](size_t i) {
       ts_[i].for_each(host, opts_.max_matches, [&](int ordinal, Graph &&r) {
         Candidate c;
         c.ordinal = ordinal;
@@ -169,8 +172,9 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
           c.graph = std::move(r);
         out[i].push_back(std::move(c));
       });
-    });
+    }));
   });
+  edges.joined();
   size_t transient = kept_bytes.load();
   for (const auto &cs : out)
     for (const Candidate &c : cs)

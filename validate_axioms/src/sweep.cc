@@ -1,6 +1,7 @@
 //===- sweep.cc - The symbolic sweep over every small case ----------------===//
 #include "quarry/validate_axioms/sweep.h"
 
+#include "quarry/core/fork_join.h"
 #include "quarry/validate_axioms/case_space.h"
 #include "quarry/validate_axioms/instance_check.h"
 
@@ -104,15 +105,18 @@ SweepResult sweep(const verify::AxiomFile &file, const SweepOptions &opts,
       [](const Chunk &x, const Chunk &y) { return x.axiom > y.axiom; });
   std::mutex mutex;
   tbb::task_arena arena(std::max(1, opts.threads));
+  const ForkJoin edges;
   arena.execute([&] {
-    tbb::parallel_for_each(todo.begin(), todo.end(), [&](const Chunk &c) {
-      ChunkResult r = run_chunk(file, c, opts);
-      std::lock_guard lock(mutex);
-      if (on_chunk)
-        on_chunk(r);
-      results.push_back(std::move(r));
-    });
+    tbb::parallel_for_each(todo.begin(), todo.end(),
+                           edges.task([&](const Chunk &c) {
+                             ChunkResult r = run_chunk(file, c, opts);
+                             std::lock_guard lock(mutex);
+                             if (on_chunk)
+                               on_chunk(r);
+                             results.push_back(std::move(r));
+                           }));
   });
+  edges.joined();
   SweepResult s = summarize(file, results);
   return s;
 }

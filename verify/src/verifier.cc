@@ -1,6 +1,7 @@
 //===- verifier.cc - Proving rules from axioms with Z3 --------------------===//
 #include "quarry/verify/verifier.h"
 
+#include "quarry/core/fork_join.h"
 #include "quarry/core/hash.h"
 #include "quarry/verify/refute.h"
 #include "quarry/verify/watchdog.h"
@@ -256,13 +257,15 @@ verify_rules(const AxiomFile &axioms, const std::vector<Rule> &rules,
     }
   };
   tbb::task_arena arena(std::max(1, opts.threads));
+  const ForkJoin edges;
   arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, rules.size(), 1),
-                      [&](const tbb::blocked_range<size_t> &r) {
+                      edges.task([&](const tbb::blocked_range<size_t> &r) {
                         for (size_t i = r.begin(); i != r.end(); ++i)
                           one(i);
-                      });
+                      }));
   });
+  edges.joined();
   return out;
 }
 

@@ -17,12 +17,26 @@ namespace quarry::runtime::cpu {
 
 namespace {
 
+// The loader picks a clone through a resolver that runs before
+// ThreadSanitizer's runtime is up; instrumented, it would crash the process
+// at load, so a TSan build has the portable version only.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define QUARRY_NO_TARGET_CLONES 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(QUARRY_NO_TARGET_CLONES)
+#define QUARRY_CPU_CLONES
+#else
+#define QUARRY_CPU_CLONES                                                      \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+
 /// y = x[k0..k1) . W[k0..k1, :) for row-major W [k, n]: rows read once,
 /// front to back, into accumulators that stay in L1. Built for AVX-512,
 /// AVX2 and plain x86-64; the loader picks what the CPU has.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-gemv_rows(const float *x, const float *w, float *y, int64_t k0, int64_t k1,
-          int64_t n) {
+QUARRY_CPU_CLONES void gemv_rows(const float *x, const float *w, float *y,
+                                 int64_t k0, int64_t k1, int64_t n) {
   for (int64_t c = 0; c < n; ++c)
     y[c] = 0.0f;
   for (int64_t i = k0; i < k1; ++i) {

@@ -100,10 +100,14 @@ namespace {
 /// What a convolution or matmul needs once its primitive exists: the
 /// epilogue's operands resolved (their layouts into l.in, plain for the
 /// rest) and static weights (operand 1) laid out as the primitive wants.
+struct AnchorParts {
+  std::shared_ptr<const Epilogue> epilogue;
+  dnnl::memory weights; ///< empty when operand 1 is not static
+};
+
 template <class Pd>
-std::pair<std::shared_ptr<const Epilogue>, dnnl::memory>
-anchor_parts(Context &c, const Pd &pd, const Epilogue &epi, CpuOperands in,
-             Lowered &l) {
+AnchorParts anchor_parts(Context &c, const Pd &pd, const Epilogue &epi,
+                         CpuOperands in, Lowered &l) {
   auto resolved = std::make_shared<Epilogue>(epi);
   resolved->resolve(pd, c, in);
   dnnl::memory weights;
@@ -189,10 +193,11 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
                      memory::desc(ydims, kF32, tag::any));
   const auto pd = *chosen;
   Lowered l;
-  const auto [lowered_epi, weights] = anchor_parts(c, pd, epi, in, l);
+  const AnchorParts parts = anchor_parts(c, pd, epi, in, l);
   l.in[0] = pd.src_desc();
   l.out = {pd.dst_desc()};
-  l.bind = [&c, pd, weights, wplain, has_bias, lowered_epi](const Bound &b) {
+  l.bind = [&c, pd, weights = parts.weights, wplain, has_bias,
+            lowered_epi = parts.epilogue](const Bound &b) {
     Args args{{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
               {DNNL_ARG_WEIGHTS,
                weights ? weights : memory(wplain, c.engine, b.in[1])},
@@ -232,9 +237,10 @@ Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd),
                                         epi.attr(), c.engine);
   Lowered l;
-  const auto [lowered_epi, weights] = anchor_parts(c, pd, epi, in, l);
+  const AnchorParts parts = anchor_parts(c, pd, epi, in, l);
   l.out = {plain_md(out[0].shape)};
-  l.bind = [&c, pd, amd, bplain, cmd, weights, lowered_epi](const Bound &bd) {
+  l.bind = [&c, pd, amd, bplain, cmd, weights = parts.weights,
+            lowered_epi = parts.epilogue](const Bound &bd) {
     Args args{{DNNL_ARG_SRC, memory(amd, c.engine, bd.in[0])},
               {DNNL_ARG_WEIGHTS,
                weights ? weights : memory(bplain, c.engine, bd.in[1])},
