@@ -109,6 +109,15 @@ size_t read_dataset(hid_t file, const char *name, hid_t type, hsize_t cols,
       dims[1] != cols)
     throw Error(path + ": dataset " + std::string(name) +
                 " has the wrong shape");
+  // Shards store their datasets whole (contiguous, not compressed): a shape
+  // that needs more bytes than the file has is corrupt, and must not size
+  // the buffer.
+  hsize_t file_bytes = 0, need = 0;
+  if (H5Fget_filesize(file, &file_bytes) < 0 ||
+      __builtin_mul_overflow(dims[0], cols * sizeof(T), &need) ||
+      need > file_bytes)
+    throw Error(path + ": dataset " + std::string(name) +
+                " claims more values than the file holds (corrupt)");
   out.resize(dims[0] * cols);
   if (dims[0] > 0)
     check(H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),

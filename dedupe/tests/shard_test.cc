@@ -5,6 +5,7 @@
 #include "quarry/testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <filesystem>
 
@@ -70,6 +71,32 @@ TEST(Shard, CorruptAndMissingShardsAreNamed) {
     FAIL();
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()), dir + "/absent.h5: missing shard");
+  }
+}
+
+// Found by fuzzing: a shard whose dataset claims more rows than the file
+// can hold must be refused before it sizes a buffer.
+TEST(Shard, ADatasetLargerThanItsFileIsRefused) {
+  const ScratchDir scratch;
+  const std::string path = scratch.file(shard_file_name(0, 1));
+  write_shard(path, sample_shard());
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(H5Ldelete(file, "graphs", H5P_DEFAULT), 0);
+  const hsize_t dims[2] = {hsize_t{1} << 40, 48};
+  const hid_t space = H5Screate_simple(2, dims, nullptr);
+  const hid_t set = H5Dcreate2(file, "graphs", H5T_NATIVE_UINT8, space,
+                               H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(set, 0);
+  H5Dclose(set);
+  H5Sclose(space);
+  H5Fclose(file);
+  try {
+    read_shard(path);
+    FAIL() << "a shard claiming 2^40 rows was read";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": dataset graphs claims more values than the file "
+                     "holds (corrupt)");
   }
 }
 

@@ -11,6 +11,10 @@ namespace quarry {
 
 namespace {
 
+/// What one config may declare: every choice is enumerated with every
+/// other, so the generator's work grows as a power of it.
+constexpr size_t kMaxOperatorChoices = 250;
+
 struct Token {
   std::string_view text;
   int column = 0;
@@ -226,6 +230,14 @@ private:
       base.arity = std::max(info.min_inputs, 2);
     if (base.arity > 3)
       fail(toks[1], "operators with more than 3 operands are not enumerated");
+    // Alternatives multiply: the limit is checked before they are expanded.
+    size_t count = 1;
+    for (const auto &choice : choices) {
+      count *= choice.second.size();
+      if (cfg_.ops.size() + count > kMaxOperatorChoices)
+        fail(toks[0], "at most " + std::to_string(kMaxOperatorChoices) +
+                          " operator choices");
+    }
     std::vector<GenOp> expanded{base};
     for (const auto &[idx, alts] : choices) {
       std::vector<GenOp> next;
@@ -254,8 +266,6 @@ private:
           fail(toks[1], "operator choice " + o.label + " declared twice");
       cfg_.ops.push_back(std::move(o));
     }
-    if (cfg_.ops.size() > 250)
-      fail(toks[0], "at most 250 operator choices");
   }
 
   std::string_view text_;

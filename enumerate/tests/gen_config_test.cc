@@ -40,6 +40,16 @@ TEST(GenConfig, AlternativesExpand) {
   EXPECT_NE(cfg.ops[0].label, cfg.ops[1].label);
 }
 
+// Found by fuzzing: alternatives multiply, and a line of them took seconds
+// (and memory without bound) before the limit on choices was checked.
+TEST(GenConfig, AlternativesBeyondTheLimitAreRefusedBeforeExpanding) {
+  std::string line = "op const_pool";
+  for (int i = 0; i < 12; ++i)
+    line += " k=1,1|1,2|1,3|2,1|2,2|2,3|3,1|3,2";
+  EXPECT_EQ(error_of("input x 2x2\n" + line + "\n"),
+            "t.gen:2:1: at most 250 operator choices");
+}
+
 TEST(GenConfig, ErrorsNameLineAndColumn) {
   EXPECT_EQ(error_of("input x 2x2\nop frobnicate\n"),
             "t.gen:2:4: unknown operator 'frobnicate'");

@@ -123,6 +123,13 @@ void Importer::read_inputs_and_initializers() {
     if (given != opts_.input_shapes.end()) {
       shape = given->second;
     } else {
+      // No shape at all is an unknown rank, not a scalar (found by fuzzing:
+      // ONNX's shape inference crashes on a convolution weight taken for a
+      // scalar).
+      if (!type.tensor_type().has_shape())
+        fail("graph input '" + input.name() +
+             "' has no shape; fix it with --input-shape " + input.name() +
+             "=...");
       for (const auto &d : type.tensor_type().shape().dim()) {
         if (!d.has_dim_value() || d.dim_value() < 1)
           fail("graph input '" + input.name() + "' has dynamic dimension '" +

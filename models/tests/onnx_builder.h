@@ -73,6 +73,7 @@ public:
     v->set_name(name);
     auto *t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(elem);
+    t->mutable_shape(); // a scalar has a shape without dimensions
     for (int64_t d : shape) {
       auto *dim = t->mutable_shape()->add_dim();
       if (d > 0)

@@ -534,6 +534,16 @@ TEST(OnnxImport, DynamicDimensionsNeedAnInputShape) {
   const Model ok = import_onnx_bytes(m.bytes(), "d.onnx", o);
   EXPECT_EQ(ok.graph.type(ok.graph.outputs()[0])->shape, (Shape{4, 3}));
   EXPECT_THROW(parse_input_shape("x=4xx3"), Error);
+  // Found by fuzzing: no shape at all is an unknown rank, not a scalar.
+  m.proto()
+      .mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->clear_shape();
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "d.onnx"); }),
+            "d.onnx: graph input 'x' has no shape; fix it with --input-shape "
+            "x=...");
 }
 
 TEST(OnnxImport, OpsetOutsideOneToSeventeenIsRefused) {
