@@ -78,7 +78,7 @@ private:
     std::vector<size_t> all(lits_.size());
     for (size_t i = 0; i < all.size(); ++i)
       all[i] = i;
-    const z3::check_result res = check_with_restarts(all);
+    const z3::check_result res = check(all);
     if (res == z3::sat) {
       r.answer = Answer::NotEntailed;
       r.detail = countermodel(lhs, rhs);
@@ -148,23 +148,6 @@ private:
 
   double remaining() const {
     return std::chrono::duration<double>(deadline_ - Clock::now()).count();
-  }
-
-  /// Z3's search order depends on more than the query (where its terms
-  /// land in memory, among others), so a proof it finds at once in one
-  /// process it can miss for seconds in another. Half the time goes to the
-  /// first try; each of two restarts with another random seed gets a
-  /// quarter.
-  z3::check_result check_with_restarts(const std::vector<size_t> &assumed) {
-    const double total = remaining();
-    z3::check_result res = check(assumed, total / 2);
-    for (unsigned seed = 1; res == z3::unknown && seed <= 2; ++seed) {
-      z3::params p(ctx_);
-      p.set("random_seed", seed);
-      solver_.set(p);
-      res = check(assumed, seed == 2 ? remaining() : total / 4);
-    }
-    return res;
   }
 
   z3::check_result check(const std::vector<size_t> &assumed,

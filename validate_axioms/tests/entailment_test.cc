@@ -40,7 +40,8 @@ TEST(Entailment, WrongConcatAssociativityMakesAllTensorsEqual) {
   // The minimal set is these three; under load the minimisation may stop
   // early and keep a few more.
   for (const char *a : {"concat_assoc_wrong", "split0_concat", "split1_concat"})
-    EXPECT_EQ(std::count(c.by.begin(), c.by.end(), a), 1) << a;
+    EXPECT_EQ(std::count(c.by.begin(), c.by.end(), a), 1)
+        << a << " in " << ::testing::PrintToString(c.by) << ": " << c.detail;
 }
 
 TEST(Entailment, RedundancyNamesTheEntailingSetOrACountermodel) {
