@@ -2,20 +2,14 @@
 #include "quarry/generate/comm.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/sanitizers.h"
 
 #include <mpi.h>
 
 #include <cstdlib>
 #include <numeric>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define QUARRY_LEAK_CHECKED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define QUARRY_LEAK_CHECKED 1
-#endif
-#endif
-#ifdef QUARRY_LEAK_CHECKED
+#ifdef QUARRY_ADDRESS_SANITIZER
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -31,12 +25,12 @@ namespace {
 class MpiRuntimeAllocations {
 public:
   MpiRuntimeAllocations() {
-#ifdef QUARRY_LEAK_CHECKED
+#ifdef QUARRY_ADDRESS_SANITIZER
     __lsan_disable();
 #endif
   }
   ~MpiRuntimeAllocations() {
-#ifdef QUARRY_LEAK_CHECKED
+#ifdef QUARRY_ADDRESS_SANITIZER
     __lsan_enable();
 #endif
   }

@@ -3,6 +3,7 @@
 
 #include "quarry/core/float_domain.h"
 #include "quarry/core/ops/broadcast.h"
+#include "quarry/core/sanitizers.h"
 
 #include <omp.h>
 
@@ -20,12 +21,7 @@ namespace {
 // The loader picks a clone through a resolver that runs before
 // ThreadSanitizer's runtime is up; instrumented, it would crash the process
 // at load, so a TSan build has the portable version only.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define QUARRY_NO_TARGET_CLONES 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) || defined(QUARRY_NO_TARGET_CLONES)
+#ifdef QUARRY_THREAD_SANITIZER
 #define QUARRY_CPU_CLONES
 #else
 #define QUARRY_CPU_CLONES                                                      \

@@ -16,17 +16,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/core/sanitizers.h"
+
 #include <utility>
 
-#if defined(__SANITIZE_THREAD__)
-#define QUARRY_RACE_DETECTOR 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define QUARRY_RACE_DETECTOR 1
-#endif
-#endif
-
-#ifdef QUARRY_RACE_DETECTOR
+#ifdef QUARRY_THREAD_SANITIZER
 extern "C" void __tsan_acquire(void *addr);
 extern "C" void __tsan_release(void *addr);
 #endif
@@ -58,12 +52,12 @@ public:
 
 private:
   void acquire() const {
-#ifdef QUARRY_RACE_DETECTOR
+#ifdef QUARRY_THREAD_SANITIZER
     __tsan_acquire(const_cast<ForkJoin *>(this));
 #endif
   }
   void release() const {
-#ifdef QUARRY_RACE_DETECTOR
+#ifdef QUARRY_THREAD_SANITIZER
     __tsan_release(const_cast<ForkJoin *>(this));
 #endif
   }
