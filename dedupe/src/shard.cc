@@ -134,6 +134,23 @@ int64_t read_int_attr(hid_t file, const char *name, const std::string &path) {
   return v;
 }
 
+/// The version byte of an HDF5 superblock at offset 0 (-1 if there is none
+/// there: HDF5 also looks further in, past a user block, which shards do
+/// not have).
+int superblock_version(const std::string &path) {
+  static constexpr unsigned char kSignature[8] = {0x89, 'H',  'D',  'F',
+                                                  '\r', '\n', 0x1a, '\n'};
+  unsigned char head[9] = {};
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return -1;
+  const size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (got != sizeof head || std::memcmp(head, kSignature, 8) != 0)
+    return -1;
+  return head[8];
+}
+
 } // namespace
 
 void write_shard(const std::string &path, const Shard &shard) {
@@ -160,7 +177,12 @@ void write_shard(const std::string &path, const Shard &shard) {
   }
   const std::string tmp = path + ".tmp";
   {
-    H5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+    // The 1.8 file format: its superblock and object headers carry
+    // checksums, which HDF5 checks as it reads them (see read_shard).
+    H5Id access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+          path, "cannot choose the HDF5 file format");
+    H5Id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
               H5Fclose);
     if (!file.ok())
       throw Error(path + ": cannot create shard");
@@ -192,6 +214,13 @@ Shard read_shard(const std::string &path) {
     throw Error(path + ": missing shard");
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw Error(path + ": not an HDF5 file (corrupt shard)");
+  // HDF5 trusts the metadata of the older format it reads and, on a corrupt
+  // file, can size an allocation from it or read freed memory. Shards are
+  // written in the format whose metadata is checksummed (superblock version
+  // 2 and up at offset 0), so corrupt metadata is refused as it is read.
+  if (superblock_version(path) < 2)
+    throw Error(path + ": not a quarry shard (HDF5 metadata without "
+                       "checksums; shards are written with them)");
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.ok())
     throw Error(path + ": cannot open shard (corrupt)");

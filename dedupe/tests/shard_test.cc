@@ -100,6 +100,47 @@ TEST(Shard, ADatasetLargerThanItsFileIsRefused) {
   }
 }
 
+// Found by fuzzing: HDF5 1.10 trusts the metadata of its older format and
+// read freed memory or sized allocations from a corrupt file. Shards carry
+// checksummed metadata, and nothing else is read.
+TEST(Shard, MetadataIsChecksummedAndOlderFormatsRefused) {
+  const ScratchDir scratch;
+  const std::string path = scratch.file(shard_file_name(0, 1));
+  write_shard(path, sample_shard());
+  const std::string good = read_file_bytes(path);
+  size_t header = good.find("OHDR");
+  ASSERT_NE(header, std::string::npos);
+  int refused = 0, flips = 0;
+  for (; header != std::string::npos; header = good.find("OHDR", header + 1))
+    for (size_t at = header + 4; at < header + 40 && at < good.size(); ++at) {
+      std::string bad = good;
+      bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+      write_file_atomic(path, bad);
+      ++flips;
+      try {
+        read_shard(path);
+      } catch (const Error &e) {
+        ++refused;
+        EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u);
+      }
+    }
+  EXPECT_EQ(refused, flips) << "a flipped object header byte was read";
+
+  const std::string old = scratch.file("old.h5");
+  const hid_t file =
+      H5Fcreate(old.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  H5Fclose(file);
+  try {
+    read_shard(old);
+    FAIL() << "a shard without metadata checksums was read";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              old + ": not a quarry shard (HDF5 metadata without checksums; "
+                    "shards are written with them)");
+  }
+}
+
 TEST(Manifest, RoundTripsAndRejectsGarbage) {
   const ScratchDir scratch;
   const std::string path = scratch.file("manifest.json");

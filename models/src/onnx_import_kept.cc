@@ -4,13 +4,17 @@
 // subgraphs or that reads a tensor which is not float32 is kept: it becomes
 // an opaque operator over the values it reads, its original NodeProto goes
 // to Model::kept_onnx (onnx_kept.h), and ONNX shape inference, run on the
-// node alone with its operands' types, gives its outputs' types.
+// node alone with its operands' types, gives its outputs' types. ONNX's
+// checker sees the node first: shape inference trusts what it is given and
+// crashes on some malformed nodes (a Scan whose body names an unknown
+// operator), so only a node the checker accepts reaches it.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_fold.h"
 #include "onnx_importer.h"
 #include "onnx_kept.h"
 
+#include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -30,6 +34,66 @@ bool has_subgraphs(const onnx::NodeProto &n) {
 }
 
 } // namespace
+
+std::string Importer::check_kept_node(const onnx::NodeProto &n,
+                                      const onnx::GraphProto &probe) {
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(model_.ir_version()));
+  std::unordered_map<std::string, int> opsets;
+  for (const auto &o : model_.opset_import())
+    opsets[o.domain()] = static_cast<int>(o.version());
+  ctx.set_opset_imports(opsets);
+  ctx.set_schema_registry(onnx::OpSchemaRegistry::Instance());
+  onnx::checker::LexicalScopeContext scope;
+  for (const auto &vi : probe.input())
+    scope.add(vi.name());
+  for (const auto &t : probe.initializer())
+    scope.add(t.name());
+  try {
+    onnx::checker::check_node(n, ctx, scope);
+  } catch (const std::exception &e) {
+    // The checker appends its context on further lines; one line is enough.
+    std::string what = e.what();
+    return "the ONNX checker rejects it: " + what.substr(0, what.find('\n'));
+  }
+
+  // What the checker leaves to shape inference, which ONNX 1.12 takes on
+  // trust: window sizes it divides by, and a kernel W it indexes by the
+  // rank of the data X (Conv, ConvTranspose, ConvInteger, the RNNs).
+  for (const auto &a : n.attribute()) {
+    const bool positive = a.name() == "strides" || a.name() == "dilations" ||
+                          a.name() == "kernel_shape";
+    if (!positive && a.name() != "pads" && a.name() != "output_padding")
+      continue;
+    for (int64_t v : a.ints())
+      if (v < (positive ? 1 : 0))
+        return a.name() + " must be " + (positive ? "positive" : "at least 0");
+  }
+  const auto *schema = onnx::OpSchemaRegistry::Schema(
+      n.op_type(), opsets[n.domain() == "ai.onnx" ? "" : n.domain()],
+      n.domain());
+  if (!schema)
+    return "";
+  auto rank_of = [&](const std::string &formal) -> int {
+    const auto &inputs = schema->inputs();
+    for (size_t i = 0; i < inputs.size() && i < size_t(n.input_size()); ++i)
+      if (inputs[i].GetName() == formal) {
+        for (const auto &vi : probe.input())
+          if (vi.name() == n.input(int(i)))
+            return vi.type().tensor_type().shape().dim_size();
+        for (const auto &t : probe.initializer())
+          if (t.name() == n.input(int(i)))
+            return t.dims_size();
+      }
+    return -1;
+  };
+  for (const auto &[x, w] : {std::pair{"X", "W"}, std::pair{"x", "w"}})
+    if (const int rx = rank_of(x), rw = rank_of(w);
+        rx >= 0 && rw >= 0 && rx != rw)
+      return std::string("its input ") + w + " has rank " + std::to_string(rw) +
+             " where " + x + " has rank " + std::to_string(rx);
+  return "";
+}
 
 std::string Importer::needs_keeping(
     const std::map<std::string, Handler, std::less<>> &table) const {
@@ -187,6 +251,8 @@ std::string Importer::keep_node() {
   for (const auto &t : constants)
     *pg->add_initializer() = t;
   *pg->add_node() = n;
+  if (std::string why = check_kept_node(n, *pg); !why.empty())
+    return why;
   try {
     onnx::shape_inference::InferShapes(
         probe, onnx::OpSchemaRegistry::Instance(),

@@ -188,6 +188,14 @@ void gemm(I &m) {
 }
 
 /// Per-side pads [top, left, bottom, right] of a 2-D window operator.
+/// A 2-D window's strides: two positive values, 1 and 1 when not given.
+Ints window_strides(I &m) {
+  Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  if (s.size() != 2 || s[0] < 1 || s[1] < 1)
+    m.fail("strides must be 2 positive values for a 2-D window");
+  return s;
+}
+
 Ints window_pads(I &m, const Shape &x, const Ints &k, const Ints &s) {
   const std::string mode = m.attr_string("auto_pad", "NOTSET");
   if (mode == "NOTSET") {
@@ -239,6 +247,13 @@ void require_2d(I &m, const Shape &x, const char *what,
         m.fail("dilations other than 1 are not supported");
 }
 
+/// A 2-D convolution's weight: two channel axes ([out, in / group] for Conv,
+/// [in, out / group] for ConvTranspose), then the kernel's height and width.
+void require_2d_kernel(I &m, const Shape &w) {
+  if (w.rank() != 4)
+    m.fail("the weight must be 4-D (two channel axes, kh, kw), got " + w.str());
+}
+
 /// Adds a per-channel bias (input 2) to the NCHW value y.
 ValueRef add_bias(I &m, ValueRef y) {
   if (!m.has_input(2))
@@ -260,12 +275,30 @@ ValueRef add_bias(I &m, ValueRef y) {
 /// The kernel of a dilated convolution (input 1, a constant) with zeros
 /// between its taps: a plain convolution over it computes the same sums (an
 /// inserted zero adds 0), with more multiplications.
-ValueRef dilated_kernel(I &m, const Ints &d) {
+ValueRef dilated_kernel(I &m, const Shape &x, const Ints &d) {
   const Constant *c = m.const_in(1);
   if (!c || c->shape.rank() != 4)
     m.fail("dilations other than 1 need a constant 4-D kernel");
   const Tensor<float> w = c->as_float();
   const Shape &s = w.shape;
+  // A kernel that reaches past the padded input on every output is not a
+  // convolution ONNX defines; refusing it also bounds the kernel built here.
+  const std::string mode = m.attr_string("auto_pad", "NOTSET");
+  const Ints pads = mode == "NOTSET"
+                        ? m.attr_ints("pads").value_or(Ints{0, 0, 0, 0})
+                        : Ints{0, 0, 0, 0};
+  if (pads.size() != 4)
+    m.fail("pads must have 4 values for a 2-D window");
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = x[2 + i], padded = mode.rfind("SAME", 0) == 0
+                                              ? 2 * in
+                                              : in + pads[i] + pads[i + 2];
+    if (d[i] < 1)
+      m.fail("dilations must be positive");
+    if (s[2 + i] < 1 || (s[2 + i] - 1) > (padded - 1) / d[i])
+      m.fail("dilation " + std::to_string(d[i]) + " spreads the kernel " +
+             s.str() + " past the padded input " + x.str());
+  }
   const Shape out{s[0], s[1], (s[2] - 1) * d[0] + 1, (s[3] - 1) * d[1] + 1};
   Tensor<float> t(out, 0.0f);
   for (int64_t oc = 0; oc < s[0] * s[1]; ++oc)
@@ -284,10 +317,11 @@ void conv(I &m) {
       std::any_of(dil.begin(), dil.end(), [](int64_t v) { return v != 1; });
   if (dilated && dil.size() != 2)
     m.fail("dilations must have 2 values for a 2-D convolution");
-  const ValueRef w = dilated ? dilated_kernel(m, dil) : m.in(1);
+  const ValueRef w = dilated ? dilated_kernel(m, m.shape(x), dil) : m.in(1);
   const Shape sx = m.shape(x), sw = m.shape(w);
+  require_2d_kernel(m, sw);
   const Ints k{sw[2], sw[3]};
-  const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  const Ints s = window_strides(m);
   if (sw[1] < 1 || m.attr_int("group", 1) * sw[1] != sx[1])
     m.fail("group " + std::to_string(m.attr_int("group", 1)) +
            " does not match input " + sx.str() + " and weight " + sw.str());
@@ -318,13 +352,17 @@ Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
   if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER")
     m.fail("auto_pad " + mode + " is not supported");
   auto shape = m.attr_ints("output_shape");
-  if (!shape && mode == "NOTSET")
-    return m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
+  if (!shape && mode == "NOTSET") {
+    Ints p = m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
+    if (p.size() != 4)
+      m.fail("pads must have 4 values for a 2-D window");
+    return p;
+  }
+  if (shape && shape->size() < 2)
+    m.fail("output_shape needs the output's height and width");
   Ints want(2);
   for (int i = 0; i < 2; ++i)
     want[i] = shape ? (*shape)[shape->size() - 2 + i] : x[2 + i] * s[i];
-  if (shape && shape->size() < 2)
-    m.fail("output_shape needs the output's height and width");
   Ints p(4);
   for (int i = 0; i < 2; ++i) {
     const int64_t total =
@@ -343,8 +381,11 @@ Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
 void conv_transpose(I &m) {
   const ValueRef x = m.in(0), w = m.in(1);
   require_2d(m, m.shape(x), "transposed convolution");
-  const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  require_2d_kernel(m, m.shape(w));
+  const Ints s = window_strides(m);
   Ints out_pad = m.attr_ints("output_padding").value_or(Ints{0, 0});
+  if (out_pad.size() != 2)
+    m.fail("output_padding must have 2 values for a 2-D window");
   const Ints pads = transposed_pads(m, m.shape(x), m.shape(w), s, out_pad);
   const ValueRef y = m.add(
       OpKind::ConvTranspose,
@@ -367,7 +408,7 @@ void pool(I &m, bool is_max) {
   const auto k = m.attr_ints("kernel_shape");
   if (!k || k->size() != 2)
     m.fail("kernel_shape must have 2 values");
-  const Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
+  const Ints s = window_strides(m);
   const Ints p = window_pads(m, sx, *k, s);
   const bool count_pad = m.attr_int("count_include_pad", 0) != 0;
   auto pad = algebra_padding(sx, *k, s, p);

@@ -89,6 +89,12 @@ private:
   /// Adds the current node as an opaque operator, its outputs typed by ONNX
   /// shape inference; returns why it cannot ("" on success).
   std::string keep_node();
+  /// Why kept node `n` must not reach ONNX's shape inference in `probe`
+  /// (its operands as inputs and initializers): what ONNX's checker
+  /// rejects, and the malformed windows and kernels that crash inference
+  /// ("" when neither).
+  std::string check_kept_node(const onnx::NodeProto &n,
+                              const onnx::GraphProto &probe);
   /// An If whose condition is constant: the branch taken, node by node,
   /// in its place.
   void inline_branch(const std::map<std::string, Handler, std::less<>> &table);

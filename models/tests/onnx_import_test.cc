@@ -471,6 +471,42 @@ TEST(OnnxImport, DilatedConvolutionReadsEverySecondPixel) {
                                      4 * x[(i + 2) * 5 + j + 2]);
 }
 
+// Found by fuzzing: window attributes and weights that do not fit a 2-D
+// convolution are refused before they index or size anything.
+TEST(OnnxImport, MisshapenConvolutionsAreRefused) {
+  auto model = [](const Ints &w_shape, const Ints &strides,
+                  const Ints &dilations) {
+    OnnxModel m;
+    m.input("x", {1, 1, 5, 5}).output("y");
+    Ints w(static_cast<size_t>(Shape(w_shape).numel()), 0);
+    m.floats("w", w_shape, std::vector<float>(w.begin(), w.end()));
+    auto &n = m.node("Conv", {"x", "w"}, {"y"});
+    n.set_name("c");
+    set_ints(n, "strides", strides);
+    set_ints(n, "dilations", dilations);
+    return m;
+  };
+  auto conv = [&](const Ints &w_shape, const Ints &strides,
+                  const Ints &dilations) {
+    const OnnxModel m = model(w_shape, strides, dilations);
+    return error_of([&] { import_onnx_bytes(m.bytes(), "c.onnx"); });
+  };
+  EXPECT_EQ(conv({1, 1, 3}, {1, 1}, {1, 1}),
+            "c.onnx: node 'c' (Conv): the weight must be 4-D (two channel "
+            "axes, kh, kw), got [1,1,3]");
+  EXPECT_EQ(conv({1, 1, 3, 3}, {1}, {1, 1}),
+            "c.onnx: node 'c' (Conv): strides must be 2 positive values for "
+            "a 2-D window");
+  EXPECT_EQ(conv({1, 1, 3, 3}, {0, 1}, {1, 1}),
+            "c.onnx: node 'c' (Conv): strides must be 2 positive values for "
+            "a 2-D window");
+  EXPECT_EQ(conv({1, 1, 3, 3}, {1, 1}, {1, 1000000000000}),
+            "c.onnx: node 'c' (Conv): dilation 1000000000000 spreads the "
+            "kernel [1,1,3,3] past the padded input [1,1,5,5]");
+  EXPECT_EQ(conv({1, 1, 3, 3}, {1, 1}, {-2, 1}),
+            "c.onnx: node 'c' (Conv): dilations must be positive");
+}
+
 // Export names pointwise and reduce functions after their snake-case
 // names (leaky_relu: LeakyRelu); every one must pass the ONNX checker and
 // come back the same.

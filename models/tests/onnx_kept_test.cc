@@ -192,5 +192,48 @@ TEST(OnnxKept, AnUntypableNodeIsRefusedNamingIt) {
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
 
+TEST(OnnxKept, AMalformedSubgraphIsRefusedBeforeShapeInference) {
+  // ONNX's shape inference trusts its input and crashed on a Scan whose
+  // body named an unknown operator; the checker refuses such a node first.
+  OnnxModel m = branch_model();
+  for (auto &n : *m.proto().mutable_graph()->mutable_node())
+    if (n.op_type() == "If")
+      n.mutable_attribute(0)->mutable_g()->mutable_node(0)->set_op_type(
+          "Relux");
+  const std::string msg =
+      error_of([&] { import_onnx_bytes(m.bytes(), "m.onnx"); });
+  EXPECT_NE(msg.find("(If): quarry keeps this node as it is"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("the ONNX checker rejects it: "), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("Relux"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
+TEST(OnnxKept, WindowsAndKernelsShapeInferenceCannotTakeAreRefused) {
+  // ONNX 1.12's shape inference divides by strides and indexes W by X's
+  // rank unchecked (found by fuzzing: a zero stride, a scalar kernel).
+  OnnxModel pool;
+  pool.input("x", {1, 1, 4, 4}).output("y");
+  auto &lp = pool.node("LpPool", {"x"}, {"y"});
+  lp.set_name("lp");
+  set_ints(lp, "kernel_shape", {2, 2});
+  set_ints(lp, "strides", {0, 1});
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(pool.bytes(), "p.onnx"); }),
+            "p.onnx: node 'lp' (LpPool): quarry keeps this node as it is "
+            "(quarry has no LpPool), but cannot type its outputs: strides "
+            "must be positive");
+
+  OnnxModel up;
+  up.input("x", {1, 1, 4, 4}).output("y");
+  up.floats("w", {}, {1});
+  up.node("ConvTranspose", {"x", "w"}, {"y"}).set_name("up");
+  const std::string msg =
+      error_of([&] { import_onnx_bytes(up.bytes(), "u.onnx"); });
+  EXPECT_EQ(msg.rfind("u.onnx: node 'up' (ConvTranspose): ", 0), 0u) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
 } // namespace
 } // namespace quarry

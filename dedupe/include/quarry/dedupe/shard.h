@@ -7,7 +7,8 @@
 //   /pairs         uint32 [m, 2]   (source, target) rows of /graphs
 //   attributes     format = "quarry.candidates.v1", rank, ranks, and the
 //                  per-stage counts of this rank (stage_<name>, int64)
-// Written to a temporary name and renamed, so a shard is whole or absent.
+// Written to a temporary name and renamed, so a shard is whole or absent,
+// in the HDF5 1.8 file format, whose metadata HDF5 checks against checksums.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
