@@ -586,10 +586,15 @@ void reshape(I &m) {
                sx.str() + ", which it lacks");
       dims[i] = sx[static_cast<int>(i)];
     }
-    if (dims[i] == -1)
+    if (dims[i] == -1) {
+      if (unknown >= 0)
+        m.fail("shape has more than one -1");
       unknown = static_cast<int64_t>(i);
-    else
-      known *= dims[i];
+    } else if (dims[i] < 0) {
+      m.fail("shape has a negative dimension " + std::to_string(dims[i]));
+    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
+      m.fail("shape holds more elements than 64 bits count");
+    }
   }
   if (unknown >= 0 && known > 0)
     dims[unknown] = sx.numel() / known;

@@ -507,6 +507,24 @@ TEST(OnnxImport, MisshapenConvolutionsAreRefused) {
             "c.onnx: node 'c' (Conv): dilations must be positive");
 }
 
+// Found by fuzzing: a Reshape target whose product overflows.
+TEST(OnnxImport, ImpossibleReshapeTargetsAreRefused) {
+  auto reshape = [](const Ints &target) {
+    OnnxModel m;
+    m.input("x", {2, 3}).output("y");
+    m.ints("shape", target);
+    m.node("Reshape", {"x", "shape"}, {"y"}).set_name("r");
+    return error_of([&] { import_onnx_bytes(m.bytes(), "r.onnx"); });
+  };
+  EXPECT_EQ(reshape({49149, 1125899906842623, -1}),
+            "r.onnx: node 'r' (Reshape): shape holds more elements than 64 "
+            "bits count");
+  EXPECT_EQ(reshape({-1, -1}),
+            "r.onnx: node 'r' (Reshape): shape has more than one -1");
+  EXPECT_EQ(reshape({-2, 3}),
+            "r.onnx: node 'r' (Reshape): shape has a negative dimension -2");
+}
+
 // Export names pointwise and reduce functions after their snake-case
 // names (leaky_relu: LeakyRelu); every one must pass the ONNX checker and
 // come back the same.
