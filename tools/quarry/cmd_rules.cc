@@ -4,10 +4,16 @@
 //   quarry rules convert --from-taso IN --out OUT
 //                                              import a TASO rule collection
 //                                              as a quarry rule pack
+//   quarry rules compare A B [--no-derive] [--max-graphs N] [--max-steps N]
+//                            [--json FILE]
+//                                              which rules of A B has,
+//                                              derives or lacks
 //
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
+#include "quarry/core/file_io.h"
+#include "quarry/coverage/compare.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/rules/rule_print.h"
 #include "quarry/rules/taso_import.h"
@@ -51,14 +57,53 @@ void register_convert(CLI::App &rules) {
   });
 }
 
+void register_compare(CLI::App &rules) {
+  struct Options {
+    std::string a, b, json;
+    bool no_derive = false;
+    size_t max_graphs = coverage::DeriveOptions{}.max_graphs;
+    int max_steps = coverage::DeriveOptions{}.max_steps;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App *compare = rules.add_subcommand(
+      "compare", "Say for each rule of A whether B has it, derives it (a "
+                 "rewrite by B's rules, found at small shapes) or lacks it");
+  compare
+      ->add_option("a", opts->a,
+                   "Rule pack or TASO collection whose "
+                   "rules are looked for")
+      ->required();
+  compare->add_option("b", opts->b, "Rule pack or TASO collection to look in")
+      ->required();
+  compare->add_flag("--no-derive", opts->no_derive,
+                    "Only look for the same rules, no derivations");
+  compare->add_option("--max-graphs", opts->max_graphs,
+                      "Graphs a derivation search explores per rule");
+  compare->add_option("--max-steps", opts->max_steps,
+                      "Rewrites in a derivation at most");
+  compare->add_option("--json", opts->json, "Also write the result as JSON");
+  compare->callback([opts] {
+    coverage::CompareOptions o;
+    o.derive = !opts->no_derive;
+    o.derive_options.max_graphs = opts->max_graphs;
+    o.derive_options.max_steps = opts->max_steps;
+    const coverage::Comparison c = coverage::compare_packs(
+        read_rule_pack(opts->a), read_rule_pack(opts->b), o);
+    if (!opts->json.empty())
+      write_file_atomic(opts->json, coverage::comparison_json(c));
+    std::cout << coverage::format_comparison(c) << std::flush;
+  });
+}
+
 } // namespace
 
 void register_rules_command(CLI::App &app) {
   CLI::App *rules =
-      app.add_subcommand("rules", "Inspect and convert rule files");
+      app.add_subcommand("rules", "Inspect, convert and compare rule files");
   rules->require_subcommand(1);
   register_show(*rules);
   register_convert(*rules);
+  register_compare(*rules);
 }
 
 } // namespace quarry::cli

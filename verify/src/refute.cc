@@ -40,19 +40,13 @@ bool has_unshaped_constant(const Graph &g) {
   return false;
 }
 
-std::string describe(const std::map<std::string, Shape> &shapes) {
-  std::string s;
-  for (const auto &[name, shape] : shapes)
-    s += (s.empty() ? "" : " ") + name + ":" + shape.str();
-  return s;
-}
-
 } // namespace
 
-std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
-                                               int random_tries) {
+std::vector<std::map<std::string, Shape>>
+shape_choices(const Rule &rule, uint64_t seed, int random_tries) {
+  std::vector<std::map<std::string, Shape>> out;
   if (has_unshaped_constant(rule.source) || has_unshaped_constant(rule.target))
-    return std::nullopt;
+    return out;
   std::vector<std::string> vars;
   for (const Node &n : rule.source.nodes())
     if (n.is_variable())
@@ -69,12 +63,27 @@ std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
             mix64(hash_combine(hash_combine(seed, attempt), i)) % cands.size();
       shapes[vars[i]] = scalars.count(vars[i]) ? Shape{} : cands[pick];
     }
+    out.push_back(std::move(shapes));
+  }
+  return out;
+}
+
+std::string describe_shapes(const std::map<std::string, Shape> &shapes) {
+  std::string s;
+  for (const auto &[name, shape] : shapes)
+    s += (s.empty() ? "" : " ") + name + ":" + shape.str();
+  return s;
+}
+
+std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
+                                               int random_tries) {
+  for (const auto &shapes : shape_choices(rule, seed, random_tries)) {
     try {
       const Graph a = with_variable_shapes(rule.source, shapes);
       const Graph b = with_variable_shapes(rule.target, shapes);
       const NumericComparison c = compare_numerically(a, b, seed);
       if (c.definitely_different())
-        return describe(shapes) + ": " +
+        return describe_shapes(shapes) + ": " +
                (c.shapes_equal ? "values differ in the field and in float "
                                  "(max |diff| " +
                                      std::to_string(c.float_max_diff) + ")"

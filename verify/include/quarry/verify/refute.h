@@ -12,10 +12,22 @@
 #include "quarry/rules/rule_pack.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace quarry::verify {
+
+/// The shape choices tried for `rule`'s variables, in order: every
+/// variable the same small shape, then `random_tries` seeded mixes (rank 0
+/// where scalar_mul needs a scalar). Empty when a side holds a constant
+/// whose shape its user cannot fix. A choice may not type-check.
+std::vector<std::map<std::string, Shape>>
+shape_choices(const Rule &rule, uint64_t seed, int random_tries);
+
+/// "x1:[2,2] x2:[2,3]".
+std::string describe_shapes(const std::map<std::string, Shape> &shapes);
 
 /// A description of a counterexample ("x1:[2,2] x2:[2,2]: output 0
 /// differs ..."), or nullopt when none was found.
