@@ -3,6 +3,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/file_io.h"
+#include "quarry/core/json_integer.h"
 
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
@@ -66,18 +67,20 @@ Manifest read_manifest(const std::string &path) {
     m.config_file = j.at("config").at("file").get<std::string>();
     m.config_sha256 = j.at("config").at("sha256").get<std::string>();
     m.config_text = j.at("config").at("text").get<std::string>();
-    m.seed = j.at("seed").get<uint64_t>();
-    m.max_ops = j.at("max_ops").get<int>();
-    m.ranks = j.at("ranks").get<int>();
-    m.fingerprint_bits = j.at("fingerprint_bits").get<int>();
+    m.seed = json_integer<uint64_t>(j.at("seed"));
+    m.max_ops = json_integer<int>(j.at("max_ops"));
+    m.ranks = json_integer<int>(j.at("ranks"));
+    m.fingerprint_bits = json_integer<int>(j.at("fingerprint_bits"));
     for (const auto &[k, v] : j.at("totals").items())
-      m.totals.emplace_back(k, v.get<uint64_t>());
+      m.totals.emplace_back(k, json_integer<uint64_t>(v));
     for (const auto &s : j.at("shards"))
-      m.shards.push_back(
-          {s.at("file").get<std::string>(), s.at("sha256").get<std::string>(),
-           s.at("bytes").get<uint64_t>(), s.at("pairs").get<uint64_t>()});
+      m.shards.push_back({s.at("file").get<std::string>(),
+                          s.at("sha256").get<std::string>(),
+                          json_integer<uint64_t>(s.at("bytes")),
+                          json_integer<uint64_t>(s.at("pairs"))});
     m.seconds = j.value("seconds", 0.0);
-    m.peak_rss_bytes = j.value("peak_rss_bytes_per_rank", uint64_t{0});
+    if (j.contains("peak_rss_bytes_per_rank"))
+      m.peak_rss_bytes = json_integer<uint64_t>(j["peak_rss_bytes_per_rank"]);
   } catch (const nlohmann::json::parse_error &e) {
     throw Error(path + ":" + std::to_string(e.byte) +
                 ": malformed manifest (not JSON)");

@@ -163,6 +163,26 @@ TEST(Manifest, RoundTripsAndRejectsGarbage) {
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   write_file_atomic(path, "{not json");
   EXPECT_THROW(read_manifest(path), Error);
+  // Found by fuzzing (in a validation report): an integer field holding a
+  // float no integer holds was cast, which C++ leaves undefined.
+  write_manifest(path, m);
+  std::string text = read_file_bytes(path);
+  const size_t seed = text.find("\"seed\": 5");
+  ASSERT_NE(seed, std::string::npos) << text;
+  text.replace(seed, 9, "\"seed\": 2.5e106");
+  write_file_atomic(path, text);
+  try {
+    read_manifest(path);
+    FAIL() << "a seed of 2.5e106 was read";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": malformed manifest: ", 0),
+              0u)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected an integer in range, not "
+                                         "2.5e+106"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace

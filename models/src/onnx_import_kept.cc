@@ -5,9 +5,10 @@
 // an opaque operator over the values it reads, its original NodeProto goes
 // to Model::kept_onnx (onnx_kept.h), and ONNX shape inference, run on the
 // node alone with its operands' types, gives its outputs' types. ONNX's
-// checker sees the node first: shape inference trusts what it is given and
-// crashes on some malformed nodes (a Scan whose body names an unknown
-// operator), so only a node the checker accepts reaches it.
+// checker sees every node first (import_node): handlers and shape inference
+// trust the node's form, and inference crashed on some malformed nodes (a
+// Scan whose body names an unknown operator); window attributes and kernel
+// ranks, which the checker leaves alone, are screened before inference.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_fold.h"
@@ -35,20 +36,25 @@ bool has_subgraphs(const onnx::NodeProto &n) {
 
 } // namespace
 
-std::string Importer::check_kept_node(const onnx::NodeProto &n,
-                                      const onnx::GraphProto &probe) {
-  onnx::checker::CheckerContext ctx;
-  ctx.set_ir_version(static_cast<int>(model_.ir_version()));
+std::unordered_map<std::string, int> Importer::opset_imports() const {
   std::unordered_map<std::string, int> opsets;
   for (const auto &o : model_.opset_import())
     opsets[o.domain()] = static_cast<int>(o.version());
-  ctx.set_opset_imports(opsets);
+  return opsets;
+}
+
+std::string Importer::onnx_checker_verdict(const onnx::NodeProto &n) const {
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(model_.ir_version()));
+  ctx.set_opset_imports(opset_imports());
   ctx.set_schema_registry(onnx::OpSchemaRegistry::Instance());
+  // What the node reads from this graph is in scope; whether it is defined
+  // is for the import to say (keep_node names a missing value).
   onnx::checker::LexicalScopeContext scope;
-  for (const auto &vi : probe.input())
-    scope.add(vi.name());
-  for (const auto &t : probe.initializer())
-    scope.add(t.name());
+  for (const auto &name : n.input())
+    scope.add(name);
+  for (const auto &name : outer_references(n))
+    scope.add(name);
   try {
     onnx::checker::check_node(n, ctx, scope);
   } catch (const std::exception &e) {
@@ -56,7 +62,11 @@ std::string Importer::check_kept_node(const onnx::NodeProto &n,
     std::string what = e.what();
     return "the ONNX checker rejects it: " + what.substr(0, what.find('\n'));
   }
+  return "";
+}
 
+std::string Importer::check_kept_node(const onnx::NodeProto &n,
+                                      const onnx::GraphProto &probe) {
   // What the checker leaves to shape inference, which ONNX 1.12 takes on
   // trust: window sizes it divides by, and a kernel W it indexes by the
   // rank of the data X (Conv, ConvTranspose, ConvInteger, the RNNs).
@@ -69,6 +79,7 @@ std::string Importer::check_kept_node(const onnx::NodeProto &n,
       if (v < (positive ? 1 : 0))
         return a.name() + " must be " + (positive ? "positive" : "at least 0");
   }
+  auto opsets = opset_imports();
   const auto *schema = onnx::OpSchemaRegistry::Schema(
       n.op_type(), opsets[n.domain() == "ai.onnx" ? "" : n.domain()],
       n.domain());
@@ -123,6 +134,10 @@ void Importer::import_node(
     fail("the node has no operator type");
   if (n.output_size() == 0)
     fail("the node has no outputs");
+  // Handlers and ONNX's shape inference take the node's form (operand
+  // counts, attribute types, required attributes, subgraphs) as given.
+  if (std::string why = onnx_checker_verdict(n); !why.empty())
+    fail(why);
   if (default_domain(n.domain()) && !has_subgraphs(n) && fold_node(*this))
     return; // every input known: evaluated now (onnx_fold.h)
   if (default_domain(n.domain()) && n.op_type() == "If" && const_in(0))

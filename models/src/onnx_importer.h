@@ -15,6 +15,8 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 namespace quarry::onnx_io {
 
@@ -89,10 +91,13 @@ private:
   /// Adds the current node as an opaque operator, its outputs typed by ONNX
   /// shape inference; returns why it cannot ("" on success).
   std::string keep_node();
+  /// The model's opset per domain.
+  std::unordered_map<std::string, int> opset_imports() const;
+  /// What ONNX's checker says of node `n` ("" when it accepts it).
+  std::string onnx_checker_verdict(const onnx::NodeProto &n) const;
   /// Why kept node `n` must not reach ONNX's shape inference in `probe`
-  /// (its operands as inputs and initializers): what ONNX's checker
-  /// rejects, and the malformed windows and kernels that crash inference
-  /// ("" when neither).
+  /// (its operands as inputs and initializers): the malformed windows and
+  /// kernels that crash it ("" when none).
   std::string check_kept_node(const onnx::NodeProto &n,
                               const onnx::GraphProto &probe);
   /// An If whose condition is constant: the branch taken, node by node,

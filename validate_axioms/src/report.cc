@@ -2,6 +2,7 @@
 #include "quarry/validate_axioms/report.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/core/json_integer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -134,10 +135,10 @@ ValidationReport read_report(const std::string &path) {
     r.axioms_file = j.at("axioms_file").get<std::string>();
     r.axioms_hash =
         std::stoull(j.at("axioms_hash").get<std::string>(), nullptr, 16);
-    r.sizes = j.at("sizes").get<std::vector<int64_t>>();
-    r.shard = j.at("shard").get<int>();
-    r.shards = j.at("shards").get<int>();
-    r.chunk_size = j.at("chunk_size").get<uint64_t>();
+    r.sizes = json_integers<int64_t>(j.at("sizes"));
+    r.shard = json_integer<int>(j.at("shard"));
+    r.shards = json_integer<int>(j.at("shards"));
+    r.chunk_size = json_integer<uint64_t>(j.at("chunk_size"));
     r.checks = j.at("checks").get<std::vector<std::string>>();
     r.complete = j.at("complete").get<bool>();
     r.wall_seconds = j.at("wall_seconds").get<double>();
@@ -154,25 +155,26 @@ ValidationReport read_report(const std::string &path) {
     if (j.contains("consistency"))
       r.consistency = entailment_from(j["consistency"]);
     if (j.contains("chunks")) {
-      r.planned_chunks = j.at("sweep").at("chunks_planned").get<uint64_t>();
+      r.planned_chunks =
+          json_integer<uint64_t>(j.at("sweep").at("chunks_planned"));
       for (const json &row : j["chunks"]) {
         ChunkResult c;
-        c.id = row.at(0).get<uint64_t>();
-        c.axiom = row.at(1).get<int>();
-        c.counts.checked = row.at(2).get<uint64_t>();
-        c.counts.skipped = row.at(3).get<uint64_t>();
-        c.counts.failed = row.at(4).get<uint64_t>();
-        c.counts.filtered = row.at(5).get<uint64_t>();
+        c.id = json_integer<uint64_t>(row.at(0));
+        c.axiom = json_integer<int>(row.at(1));
+        c.counts.checked = json_integer<uint64_t>(row.at(2));
+        c.counts.skipped = json_integer<uint64_t>(row.at(3));
+        c.counts.failed = json_integer<uint64_t>(row.at(4));
+        c.counts.filtered = json_integer<uint64_t>(row.at(5));
         c.counts.seconds = row.at(6).get<double>();
         r.chunks[c.id] = c;
       }
       for (const json &f : j.at("failures")) {
-        const uint64_t id = f.at("chunk").get<uint64_t>();
+        const uint64_t id = json_integer<uint64_t>(f.at("chunk"));
         if (!r.chunks.count(id))
           throw Error(path + ": a failure names chunk " + std::to_string(id) +
                       ", which the file does not list");
         r.chunks[id].failures.push_back({f.at("axiom").get<std::string>(),
-                                         f.at("case").get<uint64_t>(),
+                                         json_integer<uint64_t>(f.at("case")),
                                          f.at("detail").get<std::string>()});
       }
     }

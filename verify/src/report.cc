@@ -3,6 +3,7 @@
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/hash.h"
+#include "quarry/core/json_integer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -45,15 +46,16 @@ json result_json(const RuleResult &r) {
 
 RuleResult result_from_json(const json &j) {
   RuleResult r;
-  r.index = j.at("index").get<size_t>();
+  r.index = json_integer<size_t>(j.at("index"));
   r.name = j.at("name").get<std::string>();
   r.outcome = outcome_from_name(j.at("outcome").get<std::string>());
   r.seconds = j.at("seconds").get<double>();
   r.axioms = j.at("axioms").get<std::vector<std::string>>();
   for (const json &p : j.at("preconditions"))
-    r.preconditions.push_back(
-        {p.at("var").get<std::string>(), p.at("dim").get<int>(),
-         p.at("other_var").get<std::string>(), p.at("other_dim").get<int>()});
+    r.preconditions.push_back({p.at("var").get<std::string>(),
+                               json_integer<int>(p.at("dim")),
+                               p.at("other_var").get<std::string>(),
+                               json_integer<int>(p.at("other_dim"))});
   r.detail = j.at("detail").get<std::string>();
   const std::string hash = j.at("rule_hash").get<std::string>();
   const auto [end, error] =
