@@ -37,7 +37,7 @@ Comparison compare_packs(const RulePack &a, const RulePack &b,
   for (const Rule &r : b.rules) {
     both.rules.push_back(r);
     Rule back = reversed(r);
-    back.name = r.name + " reversed";
+    back.name = r.name + std::string(kReversedSuffix);
     both.rules.push_back(std::move(back));
   }
   const std::vector<opt::Transformation> by =

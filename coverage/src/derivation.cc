@@ -5,6 +5,7 @@
 #include "quarry/coverage/rule_key.h"
 #include "quarry/verify/refute.h"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 
@@ -45,68 +46,99 @@ struct Reached {
 
 } // namespace
 
+namespace {
+
+/// Breadth first from the rule's source at `shapes` (its sides given), so
+/// the derivation found is a shortest one.
+std::optional<Derivation> search_at(std::pair<Graph, Graph> sides,
+                                    const std::map<std::string, Shape> &shapes,
+                                    const std::vector<opt::Transformation> &by,
+                                    const DeriveOptions &opts) {
+  const uint64_t goal = equation_hash(sides.second);
+  // A deque: the host being matched must stay where it is while new graphs
+  // are added.
+  std::deque<Reached> reached;
+  reached.push_back({std::move(sides.first), -1, -1});
+  const uint64_t start = equation_hash(reached[0].graph);
+  std::unordered_set<uint64_t> seen{start};
+  auto path_to = [&](int32_t at) {
+    Derivation d;
+    d.shapes = verify::describe_shapes(shapes);
+    for (; reached[at].parent >= 0; at = reached[at].parent)
+      d.steps.insert(d.steps.begin(), by[reached[at].step].name);
+    return d;
+  };
+  if (start == goal)
+    return path_to(0);
+  size_t level_begin = 0;
+  for (int depth = 0; depth < opts.max_steps; ++depth) {
+    const size_t level_end = reached.size();
+    for (size_t i = level_begin; i < level_end; ++i) {
+      const opt::HostInfo host(reached[i].graph);
+      for (size_t t = 0; t < by.size(); ++t) {
+        int32_t found = -1;
+        by[t].for_each(host, 64, [&](int, Graph &&g) {
+          if (found >= 0 || seen.size() >= opts.max_graphs)
+            return;
+          // Only what the outputs compute counts (a rewrite may leave a
+          // variable unused, as the target may not use it), up to the
+          // order of commutative operands, which matching ignores too.
+          const uint64_t h = equation_hash(g);
+          if (!seen.insert(h).second)
+            return;
+          reached.push_back(
+              {std::move(g), static_cast<int32_t>(i), static_cast<int32_t>(t)});
+          if (h == goal)
+            found = static_cast<int32_t>(reached.size() - 1);
+        });
+        if (found >= 0)
+          return path_to(found);
+      }
+      if (seen.size() >= opts.max_graphs)
+        return std::nullopt;
+    }
+    level_begin = level_end;
+  }
+  return std::nullopt;
+}
+
+/// How many adjacent dimensions of the shapes are equal: square shapes let
+/// a rewrite type-check that does not in general (a transpose in place of
+/// its operand), so the least square choices go first.
+int squareness(const std::map<std::string, Shape> &shapes) {
+  int n = 0;
+  for (const auto &[name, shape] : shapes)
+    for (int i = 0; i + 1 < shape.rank(); ++i)
+      n += shape[i] == shape[i + 1];
+  return n;
+}
+
+} // namespace
+
 std::optional<Derivation> derive(const Rule &rule,
                                  const std::vector<opt::Transformation> &by,
                                  const DeriveOptions &opts) {
+  auto choices = verify::shape_choices(rule, opts.seed, kRandomShapeTries);
+  std::stable_sort(choices.begin(), choices.end(),
+                   [](const auto &a, const auto &b) {
+                     return squareness(a) < squareness(b);
+                   });
+  std::optional<Derivation> first;
   int tried = 0;
-  for (const auto &shapes :
-       verify::shape_choices(rule, opts.seed, kRandomShapeTries)) {
+  for (const auto &shapes : choices) {
     if (tried >= opts.shape_choices)
       break;
     auto sides = instantiate(rule, shapes);
     if (!sides)
       continue;
     ++tried;
-    const uint64_t goal = equation_hash(sides->second);
-    // A deque: the host being matched must stay where it is while new
-    // graphs are added.
-    std::deque<Reached> reached;
-    reached.push_back({std::move(sides->first), -1, -1});
-    const uint64_t start = equation_hash(reached[0].graph);
-    std::unordered_set<uint64_t> seen{start};
-    auto path_to = [&](int32_t at) {
-      Derivation d;
-      d.shapes = verify::describe_shapes(shapes);
-      for (; reached[at].parent >= 0; at = reached[at].parent)
-        d.steps.insert(d.steps.begin(), by[reached[at].step].name);
-      return d;
-    };
-    if (start == goal)
-      return path_to(0);
-    // Breadth first, so the derivation found is a shortest one.
-    size_t level_begin = 0;
-    for (int depth = 0; depth < opts.max_steps; ++depth) {
-      const size_t level_end = reached.size();
-      for (size_t i = level_begin; i < level_end; ++i) {
-        const opt::HostInfo host(reached[i].graph);
-        for (size_t t = 0; t < by.size(); ++t) {
-          int32_t found = -1;
-          by[t].for_each(host, 64, [&](int, Graph &&g) {
-            if (found >= 0 || seen.size() >= opts.max_graphs)
-              return;
-            // Only what the outputs compute counts (a rewrite may leave a
-            // variable unused, as the target may not use it), up to the
-            // order of commutative operands, which matching ignores too.
-            const uint64_t h = equation_hash(g);
-            if (!seen.insert(h).second)
-              return;
-            reached.push_back({std::move(g), static_cast<int32_t>(i),
-                               static_cast<int32_t>(t)});
-            if (h == goal)
-              found = static_cast<int32_t>(reached.size() - 1);
-          });
-          if (found >= 0)
-            return path_to(found);
-        }
-        if (seen.size() >= opts.max_graphs)
-          break;
-      }
-      if (seen.size() >= opts.max_graphs)
-        break;
-      level_begin = level_end;
-    }
+    auto d = search_at(std::move(*sides), shapes, by, opts);
+    if (!d)
+      return std::nullopt; // it must hold at every choice tried
+    if (!first)
+      first = std::move(d);
   }
-  return std::nullopt;
+  return first;
 }
 
 } // namespace quarry::coverage

@@ -12,6 +12,7 @@
 #include <google/protobuf/unknown_field_set.h>
 
 #include <climits>
+#include <set>
 
 namespace quarry {
 
@@ -121,6 +122,24 @@ RulePack pack_from_proto(const pb::RulePack &m, const std::string &file) {
     }
     pack.rules.push_back(std::move(rule));
   }
+  std::set<std::string, std::less<>> names;
+  for (const Rule &r : pack.rules)
+    names.insert(r.name);
+  for (int i = 0; i < m.derived_size(); ++i) {
+    const pb::DerivedRule &d = m.derived(i);
+    DerivedRule derived{
+        d.name(), {d.steps().begin(), d.steps().end()}, d.shapes()};
+    for (const std::string &step : derived.steps) {
+      std::string_view rule = step;
+      if (rule.ends_with(kReversedSuffix))
+        rule.remove_suffix(kReversedSuffix.size());
+      if (!names.count(rule))
+        throw Error(file + ": derived rule " + std::to_string(i) + " (" +
+                    derived.name + ") is derived by '" + step +
+                    "', which the pack does not hold");
+    }
+    pack.derived.push_back(std::move(derived));
+  }
   return pack;
 }
 
@@ -200,6 +219,13 @@ std::string serialize_rule_pack(const RulePack &pack) {
       e->set_other_var(c.other_var);
       e->set_other_dim(c.other_dim);
     }
+  }
+  for (const DerivedRule &d : pack.derived) {
+    pb::DerivedRule *e = m.add_derived();
+    e->set_name(d.name);
+    for (const std::string &step : d.steps)
+      e->add_steps(step);
+    e->set_shapes(d.shapes);
   }
   // Deterministic mode fixes the order of anything protobuf might otherwise
   // emit in hash order; fields are always written in field-number order.

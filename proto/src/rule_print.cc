@@ -97,6 +97,17 @@ std::string print_rule_pack(const RulePack &pack) {
     os << "description: " << h.description << "\n";
   for (const Rule &rule : pack.rules)
     os << "\n" << print_rule(rule);
+  if (!pack.derived.empty())
+    os << "\nderived from the rules above (" << pack.derived.size()
+       << " left out):\n";
+  for (const DerivedRule &d : pack.derived) {
+    os << "  " << d.name << " by";
+    for (size_t i = 0; i < d.steps.size(); ++i)
+      os << (i ? ", " : " ") << d.steps[i];
+    if (d.steps.empty())
+      os << " commutativity";
+    os << " (at " << d.shapes << ")\n";
+  }
   return os.str();
 }
 

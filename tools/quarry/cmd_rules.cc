@@ -8,12 +8,16 @@
 //                            [--json FILE]
 //                                              which rules of A B has,
 //                                              derives or lacks
+//   quarry rules minimize PACK --out OUT [--both-directions]
+//                                              leave out the rules the
+//                                              others derive
 //
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
 #include "quarry/core/file_io.h"
 #include "quarry/coverage/compare.h"
+#include "quarry/coverage/minimize.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/rules/rule_print.h"
 #include "quarry/rules/taso_import.h"
@@ -95,6 +99,48 @@ void register_compare(CLI::App &rules) {
   });
 }
 
+void register_minimize(CLI::App &rules) {
+  struct Options {
+    std::string in, out;
+    bool both_directions = false, quiet = false;
+    coverage::DeriveOptions derive;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App *minimize = rules.add_subcommand(
+      "minimize", "Leave out every rule that the rules kept derive (smaller "
+                  "rules first), recording its derivation in the pack");
+  minimize->add_option("pack", opts->in, "Rule pack or TASO collection")
+      ->required();
+  minimize->add_option("--out", opts->out, "Rule pack to write")->required();
+  minimize->add_flag("--both-directions", opts->both_directions,
+                     "Derive with rules read both ways (for a consumer that "
+                     "takes rules as equations; the optimizer applies them "
+                     "forward only)");
+  minimize->add_option("--max-graphs", opts->derive.max_graphs,
+                       "Graphs a derivation search explores per rule");
+  minimize->add_option("--max-steps", opts->derive.max_steps,
+                       "Rewrites in a derivation at most");
+  minimize->add_flag("--quiet", opts->quiet, "No progress line");
+  minimize->callback([opts] {
+    const RulePack pack = read_rule_pack(opts->in);
+    coverage::MinimizeOptions o;
+    o.derive_options = opts->derive;
+    o.both_directions = opts->both_directions;
+    const RulePack out = coverage::minimize_pack(
+        pack, o, [&](const coverage::MinimizeProgress &p) {
+          if (!opts->quiet && (p.done % 64 == 0 || p.done == p.total))
+            std::cerr << "\rminimize: " << p.done << "/" << p.total
+                      << " rules, " << p.kept << " kept" << std::flush;
+        });
+    if (!opts->quiet)
+      std::cerr << "\n";
+    write_rule_pack(out, opts->out);
+    std::cout << "kept " << out.rules.size() << " of " << pack.rules.size()
+              << " rules (" << out.derived.size() << " derived from them) in "
+              << opts->out << "\n";
+  });
+}
+
 } // namespace
 
 void register_rules_command(CLI::App &app) {
@@ -104,6 +150,7 @@ void register_rules_command(CLI::App &app) {
   register_show(*rules);
   register_convert(*rules);
   register_compare(*rules);
+  register_minimize(*rules);
 }
 
 } // namespace quarry::cli

@@ -2,11 +2,15 @@
 //
 // A rule follows from a set of rules when they rewrite its source into its
 // target. Rule patterns carry no shapes, so the source is given small
-// shapes that type-check both sides (verify/refute.h's choices); from it
-// a breadth-first search applies every rule at every match, within a budget
-// of graphs, until a graph equals the target (by hash, over what the
-// outputs use). The steps found are a derivation at those shapes: the
-// rules' own shape conditions were checked there.
+// shapes that type-check both sides (verify/refute.h's choices, the least
+// square first); from it a breadth-first search applies every rule at every
+// match, within a budget of graphs, until a graph equals the target (by
+// equation_hash: what the outputs compute, commutative operands in any
+// order). The rule counts as derived only when a derivation is found at
+// each of the first `shape_choices` choices that type-check: one found at
+// square shapes alone may rest on a transpose that only they allow. The
+// derivation reported is the first; the rules' own shape conditions were
+// checked where it was found.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -94,9 +94,23 @@ struct RulePackHeader {
                          const RulePackHeader &) = default;
 };
 
+/// How a derivation step names a rule applied from target to source.
+inline constexpr std::string_view kReversedSuffix = " reversed";
+
+/// A rule a pack leaves out because its rules derive it: `steps` are rule
+/// names of the pack, applied in order ("NAME reversed": NAME applied from
+/// target to source), at the variable shapes `shapes` describes.
+struct DerivedRule {
+  std::string name;
+  std::vector<std::string> steps;
+  std::string shapes;
+  friend bool operator==(const DerivedRule &, const DerivedRule &) = default;
+};
+
 struct RulePack {
   RulePackHeader header;
   std::vector<Rule> rules;
+  std::vector<DerivedRule> derived = {};
 };
 
 /// Names of the operators (not variables) the rules use, in registry order.

@@ -1,0 +1,39 @@
+//===- minimize.h - A pack without the rules its others derive -*- C++ -*-===//
+//
+// Rules are taken smaller first (operators in source and target), then by
+// name; each is left out when the rules kept so far derive it
+// (derivation.h), and kept otherwise. Kept rules stay in the pack's order;
+// each one left out is recorded with its derivation (RulePack::derived).
+//
+// A derivation applies rules as the optimizer will: forward only, unless
+// `both_directions` (for a consumer that reads rules as equations). Rules
+// with shape preconditions are kept but never used as steps, since a
+// derivation is found at one choice of shapes and their conditions may
+// fail at others.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/coverage/derivation.h"
+#include "quarry/rules/rule_pack.h"
+
+#include <functional>
+
+namespace quarry::coverage {
+
+struct MinimizeOptions {
+  DeriveOptions derive_options;
+  bool both_directions = false;
+};
+
+struct MinimizeProgress {
+  size_t done = 0, total = 0, kept = 0;
+};
+
+/// `pack` without the rules its kept rules derive; the header gains the
+/// setting "minimized" ("kept N of M rules ...").
+RulePack minimize_pack(
+    const RulePack &pack, const MinimizeOptions &opts = {},
+    const std::function<void(const MinimizeProgress &)> &progress = {});
+
+} // namespace quarry::coverage
