@@ -43,10 +43,6 @@ canonical_names(const Graph &g, const std::vector<int> &order) {
   return names;
 }
 
-} // namespace
-
-namespace {
-
 /// rebuilt() with the outputs listed in `order` (all, as they are, when
 /// empty).
 Graph rebuild(const Graph &g, const std::map<std::string, std::string> &names,
