@@ -188,22 +188,37 @@ void gemm(I &m) {
 }
 
 /// Per-side pads [top, left, bottom, right] of a 2-D window operator.
+/// Whether each of `v` is from `low` to 2^31, which keeps every sum and
+/// product of window sizes, strides and pads within 64 bits.
+bool window_values(const Ints &v, int64_t low) {
+  return std::all_of(v.begin(), v.end(), [&](int64_t x) {
+    return x >= low && x <= (int64_t{1} << 31);
+  });
+}
+
 /// A 2-D window's strides: two positive values, 1 and 1 when not given.
 Ints window_strides(I &m) {
   Ints s = m.attr_ints("strides").value_or(Ints{1, 1});
-  if (s.size() != 2 || s[0] < 1 || s[1] < 1)
-    m.fail("strides must be 2 positive values for a 2-D window");
+  if (s.size() != 2 || !window_values(s, 1))
+    m.fail("strides must be 2 values from 1 to 2^31 for a 2-D window");
   return s;
+}
+
+/// The `pads` attribute of a 2-D window: 4 values from 0 to 2^31, zeros
+/// when not given.
+Ints given_pads(I &m) {
+  Ints p = m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
+  if (p.size() != 4)
+    m.fail("pads must have 4 values for a 2-D window");
+  if (!window_values(p, 0))
+    m.fail("pads must be from 0 to 2^31");
+  return p;
 }
 
 Ints window_pads(I &m, const Shape &x, const Ints &k, const Ints &s) {
   const std::string mode = m.attr_string("auto_pad", "NOTSET");
-  if (mode == "NOTSET") {
-    Ints p = m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
-    if (p.size() != 4)
-      m.fail("pads must have 4 values for a 2-D window");
-    return p;
-  }
+  if (mode == "NOTSET")
+    return given_pads(m);
   if (mode == "VALID")
     return {0, 0, 0, 0};
   if (mode != "SAME_UPPER" && mode != "SAME_LOWER")
@@ -284,11 +299,7 @@ ValueRef dilated_kernel(I &m, const Shape &x, const Ints &d) {
   // A kernel that reaches past the padded input on every output is not a
   // convolution ONNX defines; refusing it also bounds the kernel built here.
   const std::string mode = m.attr_string("auto_pad", "NOTSET");
-  const Ints pads = mode == "NOTSET"
-                        ? m.attr_ints("pads").value_or(Ints{0, 0, 0, 0})
-                        : Ints{0, 0, 0, 0};
-  if (pads.size() != 4)
-    m.fail("pads must have 4 values for a 2-D window");
+  const Ints pads = mode == "NOTSET" ? given_pads(m) : Ints{0, 0, 0, 0};
   for (int i = 0; i < 2; ++i) {
     const int64_t in = x[2 + i], padded = mode.rfind("SAME", 0) == 0
                                               ? 2 * in
@@ -352,21 +363,22 @@ Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
   if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER")
     m.fail("auto_pad " + mode + " is not supported");
   auto shape = m.attr_ints("output_shape");
-  if (!shape && mode == "NOTSET") {
-    Ints p = m.attr_ints("pads").value_or(Ints{0, 0, 0, 0});
-    if (p.size() != 4)
-      m.fail("pads must have 4 values for a 2-D window");
-    return p;
-  }
+  if (!shape && mode == "NOTSET")
+    return given_pads(m);
   if (shape && shape->size() < 2)
     m.fail("output_shape needs the output's height and width");
-  Ints want(2);
-  for (int i = 0; i < 2; ++i)
-    want[i] = shape ? (*shape)[shape->size() - 2 + i] : x[2 + i] * s[i];
   Ints p(4);
   for (int i = 0; i < 2; ++i) {
-    const int64_t total =
-        s[i] * (x[2 + i] - 1) + out_pad[i] + w[2 + i] - want[i];
+    // In 128 bits: attribute values are only known to fit 64.
+    using Wide = __int128;
+    const Wide want =
+        shape ? Wide{(*shape)[shape->size() - 2 + i]} : Wide{x[2 + i]} * s[i];
+    const Wide wide =
+        Wide{s[i]} * (x[2 + i] - 1) + out_pad[i] + w[2 + i] - want;
+    if (wide < -(Wide{1} << 40) || wide > (Wide{1} << 40))
+      m.fail("output_shape, strides and output_padding give pads beyond "
+             "2^40");
+    const int64_t total = static_cast<int64_t>(wide);
     if (total < 0) {
       out_pad[i] -= total;
       continue;
@@ -386,6 +398,8 @@ void conv_transpose(I &m) {
   Ints out_pad = m.attr_ints("output_padding").value_or(Ints{0, 0});
   if (out_pad.size() != 2)
     m.fail("output_padding must have 2 values for a 2-D window");
+  if (!window_values(out_pad, 0))
+    m.fail("output_padding must be from 0 to 2^31");
   const Ints pads = transposed_pads(m, m.shape(x), m.shape(w), s, out_pad);
   const ValueRef y = m.add(
       OpKind::ConvTranspose,
@@ -406,8 +420,8 @@ void pool(I &m, bool is_max) {
   if (m.node().output_size() > 1 && !m.node().output(1).empty())
     m.fail("the Indices output is not supported");
   const auto k = m.attr_ints("kernel_shape");
-  if (!k || k->size() != 2)
-    m.fail("kernel_shape must have 2 values");
+  if (!k || k->size() != 2 || !window_values(*k, 1))
+    m.fail("kernel_shape must have 2 values from 1 to 2^31");
   const Ints s = window_strides(m);
   const Ints p = window_pads(m, sx, *k, s);
   const bool count_pad = m.attr_int("count_include_pad", 0) != 0;
