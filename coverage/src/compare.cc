@@ -3,6 +3,7 @@
 
 #include "quarry/core/fork_join.h"
 #include "quarry/coverage/rule_key.h"
+#include "quarry/rules/rule_print.h"
 
 #include <nlohmann/json.hpp>
 #include <tbb/parallel_for.h>
@@ -30,15 +31,13 @@ Comparison compare_packs(const RulePack &a, const RulePack &b,
   std::map<RuleKey, std::string> forward, backward;
   for (const Rule &r : b.rules) {
     forward.emplace(rule_key(r), r.name);
-    backward.emplace(rule_key(reversed(r)), r.name);
+    backward.emplace(rule_key(reversed_rule(r)), r.name);
   }
   // Derivations may use B's rules either way: a rule states an equality.
   RulePack both;
   for (const Rule &r : b.rules) {
     both.rules.push_back(r);
-    Rule back = reversed(r);
-    back.name = r.name + std::string(kReversedSuffix);
-    both.rules.push_back(std::move(back));
+    both.rules.push_back(reversed_rule(r));
   }
   const std::vector<opt::Transformation> by =
       opt::make_transformations(both, /*with_fusions=*/false);
@@ -79,14 +78,8 @@ std::string format_comparison(const Comparison &c) {
     out += std::string(standing_name(s.standing)) + "  " + s.rule;
     if (!s.same_as.empty())
       out += " = " + s.same_as;
-    if (s.standing == Standing::Derives) {
-      out += " by";
-      if (s.derivation.steps.empty())
-        out += " commutativity"; // its sides differ in operand order only
-      for (size_t i = 0; i < s.derivation.steps.size(); ++i)
-        out += (i ? ", " : " ") + s.derivation.steps[i];
-      out += " (at " + s.derivation.shapes + ")";
-    }
+    if (s.standing == Standing::Derives)
+      out += " " + derivation_text(s.derivation.steps, s.derivation.shapes);
     out += "\n";
   }
   out += std::to_string(c.rules.size()) + " rules: has " +

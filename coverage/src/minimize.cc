@@ -40,10 +40,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
         steps.push_back(r);
         by.push_back({r.name, &steps.back(), {}});
         if (opts.both_directions) {
-          Rule back = r;
-          std::swap(back.source, back.target);
-          back.name = r.name + std::string(kReversedSuffix);
-          steps.push_back(std::move(back));
+          steps.push_back(reversed_rule(r));
           by.push_back({steps.back().name, &steps.back(), {}});
         }
       }
@@ -58,9 +55,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
   for (const DerivedRule &d : pack.derived) {
     DerivedRule e{d.name, {}, d.shapes};
     for (const std::string &step : d.steps) {
-      const bool back = std::string_view(step).ends_with(kReversedSuffix);
-      const std::string base =
-          back ? step.substr(0, step.size() - kReversedSuffix.size()) : step;
+      const std::string_view base = step_rule(step);
       auto via =
           std::find_if(out.derived.begin(), out.derived.end(),
                        [&](const DerivedRule &x) { return x.name == base; });
@@ -69,12 +64,10 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
         continue;
       }
       std::vector<std::string> sub = via->steps;
-      if (back) {
+      if (base != step) { // applied backwards: undo its steps in reverse
         std::reverse(sub.begin(), sub.end());
         for (std::string &s : sub)
-          s = std::string_view(s).ends_with(kReversedSuffix)
-                  ? s.substr(0, s.size() - kReversedSuffix.size())
-                  : s + std::string(kReversedSuffix);
+          s = reversed_step(s);
       }
       e.steps.insert(e.steps.end(), sub.begin(), sub.end());
     }

@@ -146,10 +146,4 @@ RuleKey rule_key(const Rule &rule) {
   return *best;
 }
 
-Rule reversed(const Rule &rule) {
-  Rule r = rule;
-  std::swap(r.source, r.target);
-  return r;
-}
-
 } // namespace quarry::coverage

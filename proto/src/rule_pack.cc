@@ -69,6 +69,25 @@ std::vector<std::string> operators_used(const std::vector<Rule> &rules) {
   return names;
 }
 
+Rule reversed_rule(const Rule &rule) {
+  Rule r = rule;
+  std::swap(r.source, r.target);
+  r.name += kReversedSuffix;
+  return r;
+}
+
+std::string_view step_rule(std::string_view step) {
+  if (step.ends_with(kReversedSuffix))
+    step.remove_suffix(kReversedSuffix.size());
+  return step;
+}
+
+std::string reversed_step(std::string_view step) {
+  return step.ends_with(kReversedSuffix)
+             ? std::string(step_rule(step))
+             : std::string(step) + std::string(kReversedSuffix);
+}
+
 Rule parse_rule(const std::string &name, std::string_view source,
                 std::string_view target) {
   Rule r;

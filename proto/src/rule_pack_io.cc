@@ -130,10 +130,7 @@ RulePack pack_from_proto(const pb::RulePack &m, const std::string &file) {
     DerivedRule derived{
         d.name(), {d.steps().begin(), d.steps().end()}, d.shapes()};
     for (const std::string &step : derived.steps) {
-      std::string_view rule = step;
-      if (rule.ends_with(kReversedSuffix))
-        rule.remove_suffix(kReversedSuffix.size());
-      if (!names.count(rule))
+      if (!names.count(step_rule(step)))
         throw Error(file + ": derived rule " + std::to_string(i) + " (" +
                     derived.name + ") is derived by '" + step +
                     "', which the pack does not hold");

@@ -100,15 +100,17 @@ std::string print_rule_pack(const RulePack &pack) {
   if (!pack.derived.empty())
     os << "\nderived from the rules above (" << pack.derived.size()
        << " left out):\n";
-  for (const DerivedRule &d : pack.derived) {
-    os << "  " << d.name << " by";
-    for (size_t i = 0; i < d.steps.size(); ++i)
-      os << (i ? ", " : " ") << d.steps[i];
-    if (d.steps.empty())
-      os << " commutativity";
-    os << " (at " << d.shapes << ")\n";
-  }
+  for (const DerivedRule &d : pack.derived)
+    os << "  " << d.name << " " << derivation_text(d.steps, d.shapes) << "\n";
   return os.str();
+}
+
+std::string derivation_text(const std::vector<std::string> &steps,
+                            std::string_view shapes) {
+  std::string s = steps.empty() ? "by commutativity" : "by";
+  for (size_t i = 0; i < steps.size(); ++i)
+    s += (i ? ", " : " ") + steps[i];
+  return s + " (at " + std::string(shapes) + ")";
 }
 
 namespace {

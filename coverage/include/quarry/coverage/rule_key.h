@@ -35,9 +35,6 @@ RuleKey rule_key(const Rule &rule);
 /// by name and shape.
 uint64_t equation_hash(const Graph &g);
 
-/// The rule read the other way, target to source (its preconditions kept).
-Rule reversed(const Rule &rule);
-
 /// `g` rebuilt with its variables renamed by `names` (absent: kept), only
 /// what its outputs use, shapes as given for variables in `shapes`, and
 /// every variable a weight when `all_weights`.

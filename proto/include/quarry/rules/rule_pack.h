@@ -97,6 +97,14 @@ struct RulePackHeader {
 /// How a derivation step names a rule applied from target to source.
 inline constexpr std::string_view kReversedSuffix = " reversed";
 
+/// The rule read from target to source, named "NAME reversed" (its
+/// preconditions kept).
+Rule reversed_rule(const Rule &rule);
+/// The rule a derivation step applies: "NAME" or "NAME reversed" -> NAME.
+std::string_view step_rule(std::string_view step);
+/// The step that undoes `step`: NAME <-> "NAME reversed".
+std::string reversed_step(std::string_view step);
+
 /// A rule a pack leaves out because its rules derive it: `steps` are rule
 /// names of the pack, applied in order ("NAME reversed": NAME applied from
 /// target to source), at the variable shapes `shapes` describes.
