@@ -78,6 +78,43 @@ void write_file_atomic(const std::string &path, std::string_view bytes) {
   throw Error(path + ": write failed: " + std::strerror(err));
 }
 
+LineJournal::LineJournal(const std::string &path, bool exclusive)
+    : path_(path) {
+  fd_ = ::open(path.c_str(),
+               O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+                   (exclusive ? O_EXCL : 0),
+               0666);
+  if (fd_ < 0)
+    throw Error(path + ": cannot open for appending: " + std::strerror(errno));
+}
+
+LineJournal::~LineJournal() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+void LineJournal::append(std::string_view line) {
+  std::string whole(line);
+  whole += '\n';
+  if (!write_all(fd_, whole))
+    throw Error(path_ + ": write failed: " + std::strerror(errno));
+}
+
+std::vector<std::string> read_complete_lines(const std::string &path) {
+  std::vector<std::string> lines;
+  if (::access(path.c_str(), F_OK) != 0)
+    return lines;
+  const std::string text = read_file_bytes(path);
+  for (size_t at = 0;;) {
+    const size_t end = text.find('\n', at);
+    if (end == std::string::npos)
+      break; // a line its writer did not finish
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
 std::string base_name(const std::string &path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

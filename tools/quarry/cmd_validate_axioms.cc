@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
+#include "quarry/core/shard.h"
 #include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/validation.h"
 
@@ -63,16 +64,9 @@ void parse_flags(ValidateCliOptions &o) {
   if (o.opts.sweep.sizes.empty())
     throw Error("--sizes expects a list such as 1,2,3,4");
   o.opts.checks = split_list(o.checks);
-  const size_t slash = o.shard.find('/');
-  if (slash == std::string::npos)
-    throw Error("--shard expects I/N, got '" + o.shard + "'");
-  o.opts.sweep.shard =
-      static_cast<int>(parse_int(o.shard.substr(0, slash), "--shard"));
-  o.opts.sweep.shards =
-      static_cast<int>(parse_int(o.shard.substr(slash + 1), "--shard"));
-  if (o.opts.sweep.shards < 1 || o.opts.sweep.shard < 0 ||
-      o.opts.sweep.shard >= o.opts.sweep.shards)
-    throw Error("--shard expects I/N with 0 <= I < N, got '" + o.shard + "'");
+  const Shard shard = parse_shard(o.shard);
+  o.opts.sweep.shard = shard.index;
+  o.opts.sweep.shards = shard.count;
 }
 
 const char *answer_word(const EntailmentResult &e, bool consistency) {

@@ -1,29 +1,35 @@
 //===- cmd_verify.cc - `quarry verify`: prove rules from axioms -----------===//
 //
-//   quarry verify --axioms axioms/taso.axioms --rules IN.pb --out OUT.pb
-//                 [--report report.json [--resume]] [--timeout 10]
+//   quarry verify --axioms axioms/taso.axioms (--rules IN.pb | --candidates
+//   RUN)
+//                 --out OUT.pb [--report report.json [--resume]]
+//                 [--known PROVED.pb] [--cache DIR] [--timeout 10]
 //                 [--threads N] [--minimize-core] [--drop-axiom NAME]...
+//   quarry verify ... --shard I/N --shard-dir DIR
+//   quarry verify merge DIR --out OUT.pb [--report merged.json]
 //
-// Reads a quarry rule pack or TASO's graph_subst.pb, proves every rule with
-// Z3 and writes the proved ones (with the axioms used and any precondition)
-// to OUT. The report is rewritten after every rule, so an interrupted run
-// resumes from it with --resume.
+// Reads a quarry rule pack, TASO's graph_subst.pb or a generator run, proves
+// every rule (by derivation from a --known pack first, then with Z3) and
+// writes the proved ones, with the proof and any precondition, to OUT. The
+// report is the checkpoint: --resume reuses it. With --shard, the run proves
+// its part of the rules into DIR/shard-I-of-N.json (resuming it when there)
+// and `merge` writes the pack of all parts.
 //
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/coverage/derived_proof.h"
 #include "quarry/dedupe/export.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/verify/axiom_file.h"
-#include "quarry/verify/report.h"
+#include "quarry/verify/verify_run.h"
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
-#include <optional>
 
 namespace quarry::cli {
 
@@ -32,7 +38,8 @@ namespace {
 using namespace quarry::verify;
 
 struct VerifyCliOptions {
-  std::string axioms, rules, candidates, out, report;
+  std::string axioms, rules, candidates, out, report, shard, shard_dir, cache,
+      merge_dir, known;
   std::vector<std::string> drop;
   bool resume = false;
   VerifyOptions opts;
@@ -41,16 +48,17 @@ struct VerifyCliOptions {
 /// A one-line progress bar on stderr, drawn only on a terminal.
 class Progress {
 public:
-  explicit Progress(size_t total)
-      : total_(total), enabled_(isatty(STDERR_FILENO) != 0) {}
-  void step(size_t done, const Totals &t) {
+  Progress() : enabled_(isatty(STDERR_FILENO) != 0) {}
+  void step(const RunProgress &p) {
     if (!enabled_)
       return;
     const int width = 30;
-    const int filled = total_ ? static_cast<int>(width * done / total_) : width;
+    const int filled =
+        p.total ? static_cast<int>(width * p.done / p.total) : width;
+    const Totals &t = p.totals;
     std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  proved %zu  unproved %zu ",
                  filled, "##############################", width - filled, "",
-                 done, total_, t.proved + t.proved_with_precondition,
+                 p.done, p.total, t.proved + t.proved_with_precondition,
                  t.unproved + t.refuted);
     std::fflush(stderr);
   }
@@ -60,17 +68,20 @@ public:
   }
 
 private:
-  size_t total_;
   bool enabled_;
 };
 
-std::vector<RuleResult>
-present(const std::vector<std::optional<RuleResult>> &results) {
-  std::vector<RuleResult> out;
-  for (const auto &r : results)
-    if (r)
-      out.push_back(*r);
-  return out;
+/// A rule pack file, TASO's collection, or a generator run directory.
+RulePack read_source(const std::string &path) {
+  return std::filesystem::is_directory(path) ? export_candidates(path)
+                                             : read_rule_pack(path);
+}
+
+void print_totals(const Totals &t, double seconds) {
+  std::printf("%zu rules: %zu proved, %zu proved-with-precondition, "
+              "%zu unproved, %zu refuted (%.1f s)\n",
+              t.rules, t.proved, t.proved_with_precondition, t.unproved,
+              t.refuted, seconds);
 }
 
 void run(const VerifyCliOptions &o) {
@@ -79,59 +90,68 @@ void run(const VerifyCliOptions &o) {
     axioms = without_axioms(axioms, o.drop);
   if (o.rules.empty() == o.candidates.empty())
     throw Error("give --rules FILE or --candidates DIR");
-  // A generator run directory is read through its manifest and shards.
+  const bool sharded = !o.shard.empty();
+  if (sharded == o.shard_dir.empty())
+    throw Error("--shard I/N and --shard-dir DIR go together");
+  if (!sharded && o.out.empty())
+    throw Error("give --out FILE (or --shard I/N --shard-dir DIR)");
+  if (sharded && (!o.out.empty() || !o.report.empty()))
+    throw Error("a shard writes DIR/shard-I-of-N.json; `quarry verify merge "
+                "DIR --out FILE` writes the pack");
+  RunRequest request;
+  if (sharded)
+    request.shard = parse_shard(o.shard);
   const std::string &source = o.rules.empty() ? o.candidates : o.rules;
-  const RulePack pack = o.rules.empty() ? export_candidates(o.candidates)
-                                        : read_rule_pack(o.rules);
-  ReportInfo info{o.axioms, axiom_files_hash(axioms), source, o.opts, 0, false};
-  std::vector<std::optional<RuleResult>> results(pack.rules.size());
-  if (o.resume) {
-    if (o.report.empty())
-      throw Error("--resume needs --report (the run to resume)");
-    results = resumable_results(o.report, info.axioms_hash, pack.rules);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  Progress progress(pack.rules.size());
-  size_t done = 0;
-  for (const auto &r : results)
-    done += r.has_value();
-  auto on_result = [&](const RuleResult &r) {
-    results[r.index] = r;
-    ++done;
-    const std::vector<RuleResult> so_far = present(results);
-    if (!o.report.empty())
-      write_file_atomic(o.report, report_json(info, so_far));
-    progress.step(done, totals(so_far));
-  };
-  const std::vector<RuleResult> all =
-      verify_rules(axioms, pack.rules, o.opts, results, on_result);
-  info.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  info.complete = true;
+  const RulePack pack = read_source(source);
 
-  RulePack out;
-  out.header = pack.header;
-  out.header.settings.emplace_back("verified_with", base_name(o.axioms));
-  // The input's description says what the rules were before ("unverified"
-  // candidates, say); keep it as a setting and say what they are now.
-  if (!pack.header.description.empty())
-    out.header.settings.emplace_back("source_description",
-                                     pack.header.description);
-  out.header.description =
-      "rules proved by quarry verify from " + base_name(o.axioms);
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].outcome == Outcome::Proved ||
-        all[i].outcome == Outcome::ProvedWithPrecondition)
-      out.rules.push_back(record_proof(pack.rules[i], all[i]));
+  request.axioms_path = o.axioms;
+  request.source = source;
+  request.opts = o.opts;
+  request.cache_dir = o.cache;
+  if (sharded) {
+    std::filesystem::create_directories(o.shard_dir);
+    request.report_path = o.shard_dir + "/" + request.shard.file_name();
+    request.resume = true;
+  } else {
+    request.report_path = o.report;
+    request.resume = o.resume;
+  }
+  if (!o.known.empty()) {
+    size_t usable = 0;
+    request.opts.prove_first = coverage::derivation_prover(
+        read_rule_pack(o.known), base_name(o.known), {}, &usable);
+    std::fprintf(stderr,
+                 "%s: %zu proved rules without preconditions derive "
+                 "candidates before Z3\n",
+                 o.known.c_str(), usable);
+  }
+  Progress progress;
+  request.progress = [&](const RunProgress &p) { progress.step(p); };
+  const RunSummary s = run_verification(axioms, pack.rules, request);
+  const Report &r = s.report;
+  print_totals(totals(r.results), r.info.wall_seconds);
+  std::printf("reused %zu from the report, %zu from the cache; derived %zu\n",
+              s.resumed, s.from_cache, s.derived);
+  if (sharded) {
+    std::printf("wrote shard %s to %s\n", request.shard.str().c_str(),
+                request.report_path.c_str());
+    return;
+  }
+  const RulePack out = proved_pack(pack, r.results, o.axioms);
   write_rule_pack(out, o.out);
+  std::printf("wrote %zu rules to %s\n", out.rules.size(), o.out.c_str());
+}
+
+void merge(const VerifyCliOptions &o) {
+  const Report r = merge_shard_reports(o.merge_dir);
+  const RulePack pack = read_source(r.info.rules_file);
+  check_report_matches(r, pack.rules, o.merge_dir);
+  const RulePack out = proved_pack(pack, r.results, r.info.axioms_file);
   if (!o.report.empty())
-    write_file_atomic(o.report, report_json(info, all));
-  const Totals t = totals(all);
-  std::printf("%zu rules: %zu proved, %zu proved-with-precondition, "
-              "%zu unproved, %zu refuted (%.1f s)\nwrote %zu rules to %s\n",
-              t.rules, t.proved, t.proved_with_precondition, t.unproved,
-              t.refuted, info.wall_seconds, out.rules.size(), o.out.c_str());
+    write_file_atomic(o.report, report_json(r.info, r.results));
+  write_rule_pack(out, o.out);
+  print_totals(totals(r.results), r.info.wall_seconds);
+  std::printf("wrote %zu rules to %s\n", out.rules.size(), o.out.c_str());
 }
 
 } // namespace
@@ -140,8 +160,7 @@ void register_verify_command(CLI::App &app) {
   auto o = std::make_shared<VerifyCliOptions>();
   CLI::App *v =
       app.add_subcommand("verify", "Prove rules from an axiom file with Z3");
-  v->add_option("--axioms", o->axioms, "Axiom file (axioms/taso.axioms)")
-      ->required();
+  v->add_option("--axioms", o->axioms, "Axiom file (axioms/taso.axioms)");
   auto *rules =
       v->add_option("--rules", o->rules,
                     "Rule pack or TASO rule collection (graph_subst.pb)");
@@ -149,11 +168,19 @@ void register_verify_command(CLI::App &app) {
                               "Run directory of quarry generate");
   rules->excludes(cands);
   cands->excludes(rules);
-  v->add_option("--out", o->out, "Rule pack of the proved rules")->required();
+  v->add_option("--out", o->out, "Rule pack of the proved rules");
   v->add_option("--report", o->report,
                 "JSON report: every rule's outcome, time and axioms");
   v->add_flag("--resume", o->resume,
               "Reuse the results in --report from an interrupted run");
+  v->add_option("--shard", o->shard,
+                "Prove part I of N of the rules (those at positions I mod N)");
+  v->add_option("--shard-dir", o->shard_dir,
+                "Where a shard writes shard-I-of-N.json (its report)");
+  v->add_option("--known", o->known,
+                "A pack of proved rules: a rule they derive needs no Z3");
+  v->add_option("--cache", o->cache,
+                "Proof cache directory: outcomes by rule hash, across runs");
   v->add_option("--timeout", o->opts.timeout_s, "Seconds per rule")
       ->check(CLI::PositiveNumber);
   v->add_option("--threads", o->opts.threads, "Worker threads")
@@ -163,7 +190,20 @@ void register_verify_command(CLI::App &app) {
   v->add_option("--drop-axiom", o->drop,
                 "Leave out an axiom (repeatable), to see what needs it");
   v->add_option("--seed", o->opts.seed, "Seed of counterexample inputs");
-  v->callback([o] { run(*o); });
+  CLI::App *m = v->add_subcommand(
+      "merge", "Write the pack of the shards' results in DIR");
+  m->add_option("dir", o->merge_dir, "Directory of shard-I-of-N.json")
+      ->required();
+  m->add_option("--out", o->out, "Rule pack of the proved rules")->required();
+  m->add_option("--report", o->report, "The merged JSON report");
+  m->callback([o] { merge(*o); });
+  v->callback([o, m] {
+    if (m->parsed())
+      return;
+    if (o->axioms.empty())
+      throw Error("verify needs --axioms FILE");
+    run(*o);
+  });
 }
 
 } // namespace quarry::cli

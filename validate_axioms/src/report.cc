@@ -3,6 +3,7 @@
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/json_integer.h"
+#include "quarry/core/shard.h"
 
 #include <nlohmann/json.hpp>
 
@@ -187,8 +188,7 @@ ValidationReport read_report(const std::string &path) {
 }
 
 std::string shard_file(const std::string &dir, int shard, int shards) {
-  return dir + "/shard-" + std::to_string(shard) + "-of-" +
-         std::to_string(shards) + ".json";
+  return dir + "/" + Shard{shard, shards}.file_name();
 }
 
 } // namespace quarry::validate_axioms

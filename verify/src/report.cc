@@ -4,6 +4,7 @@
 #include "quarry/core/file_io.h"
 #include "quarry/core/hash.h"
 #include "quarry/core/json_integer.h"
+#include "result_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,9 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
 
 namespace quarry::verify {
 
@@ -19,52 +23,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char *kFormat = "quarry.verify-report.v1";
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-json result_json(const RuleResult &r) {
-  json pre = json::array();
-  for (const DimEquality &d : r.preconditions)
-    pre.push_back({{"var", d.var},
-                   {"dim", d.dim},
-                   {"other_var", d.other_var},
-                   {"other_dim", d.other_dim},
-                   {"text", d.str()}});
-  return {{"index", r.index},
-          {"name", r.name},
-          {"outcome", outcome_name(r.outcome)},
-          {"seconds", r.seconds},
-          {"axioms", r.axioms},
-          {"preconditions", pre},
-          {"detail", r.detail},
-          {"rule_hash", hex(r.rule_hash)}};
-}
-
-RuleResult result_from_json(const json &j) {
-  RuleResult r;
-  r.index = json_integer<size_t>(j.at("index"));
-  r.name = j.at("name").get<std::string>();
-  r.outcome = outcome_from_name(j.at("outcome").get<std::string>());
-  r.seconds = j.at("seconds").get<double>();
-  r.axioms = j.at("axioms").get<std::vector<std::string>>();
-  for (const json &p : j.at("preconditions"))
-    r.preconditions.push_back({p.at("var").get<std::string>(),
-                               json_integer<int>(p.at("dim")),
-                               p.at("other_var").get<std::string>(),
-                               json_integer<int>(p.at("other_dim"))});
-  r.detail = j.at("detail").get<std::string>();
-  const std::string hash = j.at("rule_hash").get<std::string>();
-  const auto [end, error] =
-      std::from_chars(hash.data(), hash.data() + hash.size(), r.rule_hash, 16);
-  if (error != std::errc() || end != hash.data() + hash.size() || hash.empty())
-    throw Error("rule " + std::to_string(r.index) + ": rule_hash '" + hash +
-                "' is not a hexadecimal hash");
-  return r;
-}
 
 } // namespace
 
@@ -115,8 +73,11 @@ std::string report_json(const ReportInfo &info,
   json j = {{"format", kFormat},
             {"complete", info.complete},
             {"axioms_file", info.axioms_file},
-            {"axioms_hash", hex(info.axioms_hash)},
+            {"axioms_hash", hash_hex(info.axioms_hash)},
             {"rules_file", info.rules_file},
+            {"rules_hash", hash_hex(info.rules_hash)},
+            {"input_rules", info.input_rules},
+            {"shard", info.shard.str()},
             {"timeout_s", info.options.timeout_s},
             {"threads", info.options.threads},
             {"minimize_core", info.options.minimize_core},
@@ -133,29 +94,183 @@ std::string report_json(const ReportInfo &info,
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+/// A report from its text; errors do not name the file.
+Report parse_report(const std::string &text) {
+  Report r;
+  try {
+    const json j = json::parse(text);
+    if (!j.is_object() || j.value("format", "") != kFormat)
+      throw Error(std::string("not a ") + kFormat + " file");
+    ReportInfo &info = r.info;
+    info.complete = j.at("complete").get<bool>();
+    info.axioms_file = j.at("axioms_file").get<std::string>();
+    info.axioms_hash =
+        hash_from_hex(j.at("axioms_hash").get<std::string>(), "axioms_hash");
+    info.rules_file = j.at("rules_file").get<std::string>();
+    // Reports of unsharded runs before 2026-11 lack these three.
+    if (j.contains("rules_hash"))
+      info.rules_hash =
+          hash_from_hex(j.at("rules_hash").get<std::string>(), "rules_hash");
+    info.input_rules = json_integer<size_t>(j.value("input_rules", json(0)));
+    info.shard = parse_shard(j.value("shard", "0/1"));
+    info.options.timeout_s = j.at("timeout_s").get<double>();
+    info.options.threads = json_integer<int>(j.at("threads"));
+    info.options.minimize_core = j.at("minimize_core").get<bool>();
+    info.wall_seconds = j.at("totals").at("wall_seconds").get<double>();
+    for (const json &e : j.at("rules"))
+      r.results.push_back(result_from_json(e));
+  } catch (const json::exception &e) {
+    throw Error("malformed report (" + std::string(e.what()) + ")");
+  }
+  return r;
+}
+
+} // namespace
+
+Report read_report(const std::string &path) {
+  const std::string text = read_file_bytes(path);
+  try {
+    return parse_report(text);
+  } catch (const Error &e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+uint64_t rules_hash(const std::vector<Rule> &rules) {
+  uint64_t h = hash_bytes("quarry.rules");
+  for (const Rule &r : rules)
+    h = hash_combine(h, rule_hash(r));
+  return h;
+}
+
+Report merge_shard_reports(const std::string &dir) {
+  static const std::regex name(R"(shard-(\d+)-of-(\d+)\.json)");
+  if (!std::filesystem::is_directory(dir))
+    throw Error(dir + ": not a directory");
+  std::map<int, std::string> files;
+  std::set<int> counts;
+  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+    std::smatch m;
+    const std::string base = entry.path().filename().string();
+    if (!std::regex_match(base, m, name))
+      continue;
+    const Shard s = parse_shard(m[1].str() + "/" + m[2].str());
+    counts.insert(s.count);
+    files[s.index] = entry.path().string();
+  }
+  if (counts.empty())
+    throw Error(dir + ": no shard-I-of-N.json files");
+  if (counts.size() > 1)
+    throw Error(dir + ": shard files of " + std::to_string(*counts.begin()) +
+                " and of " + std::to_string(*counts.rbegin()) +
+                " shards are mixed");
+  const int count = *counts.begin();
+  Report merged;
+  std::vector<std::optional<RuleResult>> by_index;
+  for (int i = 0; i < count; ++i) {
+    const std::string path = dir + "/" + Shard{i, count}.file_name();
+    if (!files.count(i))
+      throw Error(path + ": missing (shard " + Shard{i, count}.str() +
+                  " has not run)");
+    Report r = read_report(path);
+    const ReportInfo &info = r.info;
+    if (info.shard.index != i || info.shard.count != count)
+      throw Error(path + ": holds shard " + info.shard.str());
+    if (!info.complete)
+      throw Error(path + ": the shard has not finished (rerun it)");
+    if (i == 0) {
+      merged.info = info;
+      merged.info.shard = Shard{};
+      by_index.resize(info.input_rules);
+    } else if (info.rules_hash != merged.info.rules_hash ||
+               info.input_rules != merged.info.input_rules) {
+      throw Error(path + ": made from other rules than " + files[0]);
+    } else if (info.axioms_hash != merged.info.axioms_hash) {
+      throw Error(path + ": made with other axioms than " + files[0]);
+    }
+    merged.info.wall_seconds =
+        std::max(merged.info.wall_seconds, info.wall_seconds);
+    for (RuleResult &res : r.results) {
+      if (res.index >= by_index.size() || !info.shard.holds(res.index) ||
+          by_index[res.index])
+        throw Error(path + ": rule " + std::to_string(res.index) +
+                    " is not one of shard " + info.shard.str() + "'s rules");
+      by_index[res.index] = std::move(res);
+    }
+    for (size_t k = i; k < by_index.size(); k += count)
+      if (!by_index[k])
+        throw Error(path + ": rule " + std::to_string(k) +
+                    " has no result (rerun the shard)");
+  }
+  for (std::optional<RuleResult> &res : by_index)
+    merged.results.push_back(std::move(*res));
+  return merged;
+}
+
+void check_report_matches(const Report &report, const std::vector<Rule> &rules,
+                          const std::string &report_path) {
+  if (report.results.size() != rules.size() ||
+      (report.info.rules_hash && report.info.rules_hash != rules_hash(rules)))
+    throw Error(report_path + ": made from other rules than " +
+                report.info.rules_file + " holds now");
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (report.results[i].index != i ||
+        report.results[i].rule_hash != rule_hash(rules[i]))
+      throw Error(report_path + ": rule " + std::to_string(i) +
+                  " differs from rule " + std::to_string(i) + " of " +
+                  report.info.rules_file);
+}
+
+std::string journal_path(const std::string &report_path) {
+  return report_path + ".journal";
+}
+
+std::string journal_header(uint64_t axioms_hash) {
+  return json{{"format", "quarry.verify-journal.v1"},
+              {"axioms_hash", hash_hex(axioms_hash)}}
+      .dump();
+}
+
+std::string journal_line(const RuleResult &result) {
+  return result_json(result).dump();
+}
+
 std::vector<std::optional<RuleResult>>
 resumable_results(const std::string &report_path, uint64_t axioms_hash,
                   const std::vector<Rule> &rules) {
   std::vector<std::optional<RuleResult>> out(rules.size());
-  if (!std::filesystem::exists(report_path))
-    return out;
-  json j;
-  try {
-    j = json::parse(read_file_bytes(report_path));
-    if (j.at("format").get<std::string>() != kFormat)
-      throw Error("not a quarry verification report");
-    if (j.at("axioms_hash").get<std::string>() != hex(axioms_hash))
-      return out; // other axioms: nothing carries over
-    for (const json &e : j.at("rules")) {
-      RuleResult r = result_from_json(e);
-      if (r.index < rules.size() && r.rule_hash == rule_hash(rules[r.index]))
-        out[r.index] = std::move(r);
+  auto take = [&](RuleResult r) {
+    if (r.index < rules.size() && r.rule_hash == rule_hash(rules[r.index]))
+      out[r.index] = std::move(r);
+  };
+  if (std::filesystem::exists(report_path)) {
+    Report earlier;
+    const std::string text = read_file_bytes(report_path);
+    try {
+      earlier = parse_report(text);
+    } catch (const Error &e) {
+      throw Error(report_path + ": cannot resume: " + e.what());
     }
-  } catch (const Error &e) {
-    throw Error(report_path + ": cannot resume: " + e.what());
-  } catch (const json::exception &e) {
-    throw Error(report_path + ": cannot resume: malformed report (" +
-                std::string(e.what()) + ")");
+    if (earlier.info.axioms_hash == axioms_hash) // else nothing carries over
+      for (RuleResult &r : earlier.results)
+        take(std::move(r));
+  }
+  const std::string journal = journal_path(report_path);
+  const std::vector<std::string> lines = read_complete_lines(journal);
+  if (lines.empty() || lines[0] != journal_header(axioms_hash))
+    return out;
+  for (size_t k = 1; k < lines.size(); ++k) {
+    try {
+      take(result_from_json(json::parse(lines[k])));
+    } catch (const json::exception &e) {
+      throw Error(journal + ":" + std::to_string(k + 1) +
+                  ": cannot resume: malformed (" + e.what() + ")");
+    } catch (const Error &e) {
+      throw Error(journal + ":" + std::to_string(k + 1) +
+                  ": cannot resume: " + e.what());
+    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
 //===- verifier.cc - Proving rules from axioms with Z3 --------------------===//
 #include "quarry/verify/verifier.h"
 
+#include "quarry/core/file_io.h"
 #include "quarry/core/fork_join.h"
 #include "quarry/core/hash.h"
 #include "quarry/verify/refute.h"
@@ -42,6 +43,13 @@ public:
     RuleResult r;
     r.name = rule_.name;
     r.rule_hash = rule_hash(rule_);
+    if (opts_.prove_first)
+      if (std::optional<RuleResult> first = opts_.prove_first(rule_)) {
+        first->name = r.name;
+        first->rule_hash = r.rule_hash;
+        first->seconds = seconds_since(start_);
+        return *first;
+      }
     try {
       prove(r);
     } catch (const Error &e) {
@@ -287,11 +295,37 @@ Rule record_proof(Rule rule, const RuleResult &result) {
   // No wall time: the same rules and axioms give a byte-identical pack on
   // any machine and run. Times go to the verify report instead.
   p.prove_seconds = 0;
-  p.prover = "z3 " + std::string(Z3_get_full_version());
+  p.prover = result.derivation.empty()
+                 ? "z3 " + std::string(Z3_get_full_version())
+                 : std::string(kDerivationProver);
   p.prover_details = std::string(outcome_name(result.outcome)) +
                      (result.detail.empty() ? "" : ": " + result.detail);
   rule.preconditions = result.preconditions;
   return rule;
+}
+
+RulePack proved_pack(const RulePack &input,
+                     const std::vector<RuleResult> &results,
+                     const std::string &axioms_file) {
+  if (results.size() != input.rules.size())
+    throw Error("proved_pack: " + std::to_string(results.size()) +
+                " results for " + std::to_string(input.rules.size()) +
+                " rules");
+  RulePack out;
+  out.header = input.header;
+  out.header.settings.emplace_back("verified_with", base_name(axioms_file));
+  // The input's description says what the rules were before ("unverified"
+  // candidates, say); keep it as a setting and say what they are now.
+  if (!input.header.description.empty())
+    out.header.settings.emplace_back("source_description",
+                                     input.header.description);
+  out.header.description =
+      "rules proved by quarry verify from " + base_name(axioms_file);
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].outcome == Outcome::Proved ||
+        results[i].outcome == Outcome::ProvedWithPrecondition)
+      out.rules.push_back(record_proof(input.rules[i], results[i]));
+  return out;
 }
 
 } // namespace quarry::verify

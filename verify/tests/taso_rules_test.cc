@@ -73,9 +73,12 @@ TEST_F(TasoRules, ResumesFromItsReport) {
   // A report of the first two rules only, as an interrupted run leaves it.
   const std::string report = dir_ / "report.json";
   const uint64_t hash = axiom_files_hash(taso_axioms());
-  write_file_atomic(report,
-                    report_json({"taso.axioms", hash, "x.pb", o, 0, false},
-                                {first[0], first[1]}));
+  ReportInfo info;
+  info.axioms_file = "taso.axioms";
+  info.axioms_hash = hash;
+  info.rules_file = "x.pb";
+  info.options = o;
+  write_file_atomic(report, report_json(info, {first[0], first[1]}));
   const auto done = resumable_results(report, hash, pack.rules);
   ASSERT_TRUE(done[0] && done[1]);
   EXPECT_FALSE(done[2]);

@@ -8,6 +8,9 @@
 // the rule's variables, and a proof that needs some of them is
 // proved-with-precondition, carrying the (minimised) assumptions it used.
 //
+// A caller may offer a cheaper proof first (VerifyOptions::prove_first): a
+// derivation by rules proved earlier, say. Z3 runs only when it fails.
+//
 // Every rule gets a fresh Z3 context, so results do not depend on which
 // worker ran which rule before; each check is bounded by Z3's timeout and,
 // should Z3 overrun it, interrupted by a watchdog.
@@ -20,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,14 +37,6 @@ std::string_view outcome_name(Outcome o);
 /// The inverse; throws quarry::Error for an unknown name.
 Outcome outcome_from_name(std::string_view name);
 
-struct VerifyOptions {
-  double timeout_s = 10;      ///< per rule, all checks together
-  bool minimize_core = false; ///< drop axioms the proof does not need
-  int threads = 1;
-  bool refute = true; ///< look for counterexamples when a proof fails
-  uint64_t seed = 1;
-};
-
 struct RuleResult {
   std::string name;
   size_t index = 0; ///< position in the input
@@ -50,6 +46,21 @@ struct RuleResult {
   std::vector<DimEquality> preconditions;
   std::string detail; ///< why unproved, or the counterexample
   uint64_t rule_hash = 0;
+  /// Set when the rule was proved by rewriting with rules proved before
+  /// (prove_first) rather than by Z3: the steps, as in RulePack::derived.
+  std::vector<std::string> derivation = {};
+};
+
+struct VerifyOptions {
+  double timeout_s = 10;      ///< per rule, all checks together
+  bool minimize_core = false; ///< drop axioms the proof does not need
+  int threads = 1;
+  bool refute = true; ///< look for counterexamples when a proof fails
+  uint64_t seed = 1;
+  /// Tried before Z3 on every rule; a result it returns stands (it must
+  /// prove the rule), nullopt leaves the rule to Z3. Called from the
+  /// worker threads at once, so it must be safe to call concurrently.
+  std::function<std::optional<RuleResult>(const Rule &)> prove_first = {};
 };
 
 /// A hash of what a rule says (its graphs), for matching resumed results.
@@ -69,7 +80,17 @@ verify_rules(const AxiomFile &axioms, const std::vector<Rule> &rules,
              const std::vector<std::optional<RuleResult>> &done = {},
              const std::function<void(const RuleResult &)> &on_result = {});
 
+/// The prover a derived rule's provenance names.
+inline constexpr std::string_view kDerivationProver = "quarry derivation";
+
 /// `result` recorded in the rule's provenance and preconditions.
 Rule record_proof(Rule rule, const RuleResult &result);
+
+/// The rules of `input` that `results` (one per rule, in input order)
+/// prove, each with its proof recorded; the header says they were proved
+/// from `axioms_file` and keeps the input's description as a setting.
+RulePack proved_pack(const RulePack &input,
+                     const std::vector<RuleResult> &results,
+                     const std::string &axioms_file);
 
 } // namespace quarry::verify

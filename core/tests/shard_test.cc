@@ -1,0 +1,62 @@
+//===- shard_test.cc - Shards of a job and line journals ------------------===//
+#include "quarry/core/file_io.h"
+#include "quarry/core/shard.h"
+#include "quarry/testing/error_of.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace quarry {
+namespace {
+
+using testing::error_of;
+
+TEST(Shard, ParsesAndDealsItemsRoundRobin) {
+  const Shard s = parse_shard("1/3");
+  EXPECT_EQ(s.index, 1);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(s.str(), "1/3");
+  EXPECT_EQ(s.file_name(), "shard-1-of-3.json");
+  EXPECT_FALSE(s.holds(0));
+  EXPECT_TRUE(s.holds(1));
+  EXPECT_TRUE(s.holds(4));
+  EXPECT_TRUE(Shard{}.holds(7)); // the whole job
+  for (const char *bad : {"3/3", "-1/2", "1", "a/2", "1/0", "1/2x", "/2", ""})
+    EXPECT_EQ(error_of([&] { parse_shard(bad); }),
+              "--shard expects I/N with 0 <= I < N, got '" + std::string(bad) +
+                  "'")
+        << bad;
+}
+
+TEST(LineJournal, KeepsWholeLinesAndDropsATornLast) {
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("quarry_journal_" + std::to_string(::getpid()));
+  std::filesystem::remove(path);
+  EXPECT_TRUE(read_complete_lines(path).empty()); // none yet
+  {
+    LineJournal j(path, /*exclusive=*/true);
+    j.append("one");
+    j.append("");
+    j.append("three");
+  }
+  EXPECT_EQ(read_complete_lines(path),
+            (std::vector<std::string>{"one", "", "three"}));
+  EXPECT_NE(error_of([&] {
+              LineJournal(path, /*exclusive=*/true);
+            }).find(path + ": cannot open for appending"),
+            std::string::npos);
+  // A writer killed mid-line leaves it without its newline.
+  {
+    LineJournal j(path, /*exclusive=*/false);
+    j.append("four");
+  }
+  write_file_atomic(path, read_file_bytes(path) + "fi");
+  EXPECT_EQ(read_complete_lines(path).size(), 4u);
+  std::filesystem::remove(path);
+}
+
+} // namespace
+} // namespace quarry
