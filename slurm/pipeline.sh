@@ -1,8 +1,9 @@
 #!/bin/bash
 # Submits a whole quarry run as SLURM jobs, chained by dependencies:
 #
-#   generate (srun, one task per rank) --> verify -+-> optimize -> report
-#   validate (array, one task per shard) -> merge -+
+#   generate (srun, a task per rank) -> verify (array, a task per shard) -> merge -+
+#                                                          optimize -> report <---+
+#   validate (array, a task per shard) ---------------------------------> merge -+
 #
 # The optimizer uses the rules only after the axioms they were proved from
 # passed validation; the report job runs after all the others, however they
@@ -14,8 +15,8 @@
 # --time=...). Environment:
 #   QUARRY                  the quarry program (default: build/bin/quarry of
 #                           this checkout when built, else quarry on PATH)
-#   QUARRY_CPUS_PER_TASK    CPUs of verify, each validation task and optimize
-#                           (default: the scripts' own, 4)
+#   QUARRY_CPUS_PER_TASK    CPUs of each verify and validation task and of
+#                           optimize (default: the scripts' own, 4)
 #
 # Prints one line per job ("stage job-id") and writes them to RUN/jobs.tsv;
 # job logs go to RUN/logs/. Submitting again with the same settings and run
@@ -115,14 +116,17 @@ cancel_partial() {
   fi
 }
 trap cancel_partial EXIT
-gen="" ver="" val="" merge="" opt=""
+gen="" vshards="" ver="" val="" merge="" opt=""
 if has generate; then
   gen=$(submit generate --ntasks="$QUARRY_RANKS" \
     --output="$logs/generate-%j.out" "$here/generate.sbatch")
 fi
 if has verify; then
-  ver=$(submit verify $(after afterok "$gen") "${cpus[@]}" \
-    --output="$logs/verify-%j.out" "$here/verify.sbatch")
+  vshards=$(submit verify $(after afterok "$gen") \
+    --array=0-$((QUARRY_VERIFY_SHARDS - 1)) "${cpus[@]}" \
+    --output="$logs/verify-%A_%a.out" "$here/verify.sbatch")
+  ver=$(submit verify-merge $(after afterok "$vshards") --cpus-per-task=1 \
+    --output="$logs/verify-merge-%j.out" "$here/verify.sbatch")
 fi
 if has validate; then
   val=$(submit validate --array=0-$((QUARRY_VALIDATE_SHARDS - 1)) "${cpus[@]}" \
@@ -134,6 +138,7 @@ if has optimize; then
   opt=$(submit optimize $(after afterok "$ver" "$merge") "${cpus[@]}" \
     --output="$logs/optimize-%j.out" "$here/optimize.sbatch")
 fi
-submit report $(after afterany "$gen" "$ver" "$val" "$merge" "$opt") \
+submit report $(after afterany "$gen" "$vshards" "$ver" "$val" "$merge" \
+  "$opt") \
   --output="$logs/report-%j.out" "$here/report.sbatch" >/dev/null
 column -t "$QUARRY_RUN/jobs.tsv" 2>/dev/null || cat "$QUARRY_RUN/jobs.tsv"

@@ -156,6 +156,14 @@ const std::map<std::string, Setter> &setters() {
        [](PipelineConfig &c, const ValueReader &v) {
          c.verify_timeout = v.positive_number();
        }},
+      {"verify_shards",
+       [](PipelineConfig &c, const ValueReader &v) {
+         c.verify_shards = static_cast<int>(v.integer(1, 100000));
+       }},
+      {"verify_known", [](PipelineConfig &c,
+                          const ValueReader &v) { c.verify_known = v.path(); }},
+      {"verify_cache", [](PipelineConfig &c,
+                          const ValueReader &v) { c.verify_cache = v.path(); }},
       {"validate_sizes",
        [](PipelineConfig &c, const ValueReader &v) {
          c.validate_sizes.clear();
@@ -280,6 +288,11 @@ std::string format_pipeline_config(const PipelineConfig &c) {
   if (!c.axioms.empty())
     key("axioms", c.axioms);
   key("verify_timeout", c.verify_timeout);
+  key("verify_shards", c.verify_shards);
+  if (!c.verify_known.empty())
+    key("verify_known", c.verify_known);
+  if (!c.verify_cache.empty())
+    key("verify_cache", c.verify_cache);
   key("validate_sizes", join_list(c.validate_sizes));
   key("validate_checks", join_list(c.validate_checks));
   key("validate_shards", c.validate_shards);

@@ -2,6 +2,7 @@
 #include "quarry/pipeline/local_run.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/shard.h"
 #include "quarry/pipeline/process.h"
 #include "quarry/pipeline/run_dir.h"
 #include "quarry/pipeline/steps.h"
@@ -66,11 +67,11 @@ void run_locally(const PipelineConfig &c, const RunLayout &run,
       make_step_dir(run, s);
       if (s == Step::Generate) {
         run_step(under_mpirun(o, c.ranks, one(s)), mpirun_env(), step_name(s));
-      } else if (s == Step::ValidateShard) {
-        for (int i = 0; i < c.validate_shards; ++i)
+      } else if (s == Step::VerifyShard || s == Step::ValidateShard) {
+        const int n = shards_of(c, s);
+        for (int i = 0; i < n; ++i)
           run_step(one(s, i), {},
-                   std::string(step_name(s)) + " " + std::to_string(i) + "/" +
-                       std::to_string(c.validate_shards));
+                   std::string(step_name(s)) + " " + Shard{i, n}.str());
       } else {
         run_step(one(s), {}, step_name(s));
       }

@@ -59,8 +59,10 @@ void prepare_run(const PipelineConfig &c, const RunLayout &run) {
 
 void make_step_dir(const RunLayout &run, Step s) {
   switch (s) {
-  case Step::Verify:
+  case Step::VerifyShard:
+  case Step::VerifyMerge:
     make_dir(run.verify_dir());
+    make_dir(run.verify_shards_dir());
     break;
   case Step::ValidateShard:
   case Step::ValidateMerge:
@@ -93,6 +95,7 @@ std::string run_env(const PipelineConfig &c, const RunLayout &run) {
       << "\n"
       << "QUARRY_STAGES=" << join_list(stages) << "\n"
       << "QUARRY_RANKS=" << c.ranks << "\n"
+      << "QUARRY_VERIFY_SHARDS=" << c.verify_shards << "\n"
       << "QUARRY_VALIDATE_SHARDS=" << c.validate_shards << "\n";
   return out.str();
 }

@@ -2,6 +2,7 @@
 #include "quarry/pipeline/steps.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/shard.h"
 #include "quarry/core/split_list.h"
 
 #include <filesystem>
@@ -21,7 +22,8 @@ struct StepInfo {
 constexpr StepInfo kSteps[] = {
     {Step::Generate, "generate"},
     {Step::Candidates, "candidates"},
-    {Step::Verify, "verify"},
+    {Step::VerifyShard, "verify-shard"},
+    {Step::VerifyMerge, "verify-merge"},
     {Step::ValidateShard, "validate-shard"},
     {Step::ValidateMerge, "validate-merge"},
     {Step::Optimize, "optimize"},
@@ -58,13 +60,19 @@ std::vector<Step> steps_of(const PipelineConfig &c) {
   if (c.has(Stage::Generate))
     out.insert(out.end(), {Step::Generate, Step::Candidates});
   if (c.has(Stage::Verify))
-    out.push_back(Step::Verify);
+    out.insert(out.end(), {Step::VerifyShard, Step::VerifyMerge});
   if (c.has(Stage::Validate))
     out.insert(out.end(), {Step::ValidateShard, Step::ValidateMerge});
   if (c.has(Stage::Optimize))
     out.push_back(Step::Optimize);
   out.push_back(Step::Report);
   return out;
+}
+
+int shards_of(const PipelineConfig &c, Step s) {
+  return s == Step::VerifyShard     ? c.verify_shards
+         : s == Step::ValidateShard ? c.validate_shards
+                                    : 1;
 }
 
 std::vector<std::string> step_command(const PipelineConfig &c,
@@ -76,6 +84,11 @@ std::vector<std::string> step_command(const PipelineConfig &c,
     if (r.threads > 0)
       a.insert(a.end(), {"--threads", std::to_string(r.threads)});
   };
+  const int shards = shards_of(c, r.step);
+  if (r.shard < 0 || r.shard >= shards)
+    throw Error("shard " + std::to_string(r.shard) + " is not in 0.." +
+                std::to_string(shards - 1));
+  const std::string shard = Shard{r.shard, shards}.str();
   switch (r.step) {
   case Step::Generate:
     a.insert(a.end(), {"generate", "--config", c.generator, "--max-ops",
@@ -86,26 +99,27 @@ std::vector<std::string> step_command(const PipelineConfig &c,
     a.insert(a.end(), {"candidates", "export", run.generate_dir(), "--out",
                        run.candidates()});
     break;
-  case Step::Verify:
+  case Step::VerifyShard:
+    // A shard's file is also the record of what it proved so far.
     a.insert(a.end(),
              {"verify", "--axioms", c.axioms, "--rules", run.candidates(),
-              "--out", run.proved_rules(), "--report", run.verify_report(),
+              "--shard", shard, "--shard-dir", run.verify_shards_dir(),
               "--timeout", number(c.verify_timeout)});
-    // The report is also the record of what is proved so far.
-    if (fs::exists(run.verify_report()))
-      a.push_back("--resume");
+    if (!c.verify_known.empty())
+      a.insert(a.end(), {"--known", c.verify_known});
+    if (!c.verify_cache.empty())
+      a.insert(a.end(), {"--cache", c.verify_cache});
     threads();
     break;
+  case Step::VerifyMerge:
+    a.insert(a.end(), {"verify", "merge", run.verify_shards_dir(), "--out",
+                       run.proved_rules(), "--report", run.verify_report()});
+    break;
   case Step::ValidateShard:
-    if (r.shard < 0 || r.shard >= c.validate_shards)
-      throw Error("shard " + std::to_string(r.shard) + " is not in 0.." +
-                  std::to_string(c.validate_shards - 1));
-    a.insert(a.end(),
-             {"validate-axioms", "--axioms", c.axioms, "--sizes",
-              join_list(c.validate_sizes), "--checks",
-              join_list(c.validate_checks), "--shard",
-              std::to_string(r.shard) + "/" + std::to_string(c.validate_shards),
-              "--out", run.validate_dir()});
+    a.insert(a.end(), {"validate-axioms", "--axioms", c.axioms, "--sizes",
+                       join_list(c.validate_sizes), "--checks",
+                       join_list(c.validate_checks), "--shard", shard, "--out",
+                       run.validate_dir()});
     threads();
     break;
   case Step::ValidateMerge:

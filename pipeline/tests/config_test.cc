@@ -35,6 +35,7 @@ TEST(PipelineConfig, EveryKey) {
             "stages = optimize, generate ,verify   # any order; runs in order\n"
             "generator = g.gen\nmax_ops = 3\nranks = 64\nseed = 7\n"
             "axioms = a.axioms\nverify_timeout = 2.5\n"
+            "verify_shards = 8\nverify_known = k3.pb\nverify_cache = /c\n"
             "validate_sizes = 1,2,3\nvalidate_checks = sweep\n"
             "validate_shards = 16\n"
             "onnx = nets/bert.onnx\nmodel_size = 8\noptimize_budget = 50\n"
@@ -45,6 +46,9 @@ TEST(PipelineConfig, EveryKey) {
   EXPECT_EQ(c.ranks, 64);
   EXPECT_EQ(c.seed, 7);
   EXPECT_DOUBLE_EQ(c.verify_timeout, 2.5);
+  EXPECT_EQ(c.verify_shards, 8);
+  EXPECT_EQ(c.verify_known, "/data/exp/k3.pb");
+  EXPECT_EQ(c.verify_cache, "/c");
   EXPECT_EQ(c.validate_sizes, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(c.validate_checks, (std::vector<std::string>{"sweep"}));
   EXPECT_EQ(c.validate_shards, 16);
@@ -58,7 +62,9 @@ TEST(PipelineConfig, EveryKey) {
 
 TEST(PipelineConfig, FormattedSettingsReadBackTheSame) {
   const PipelineConfig c =
-      parse(std::string(kMinimal) + "validate_shards = 3\nmax_ops = 3\n");
+      parse(std::string(kMinimal) + "validate_shards = 3\nmax_ops = 3\n"
+                                    "verify_shards = 2\nverify_known = k.pb\n"
+                                    "verify_cache = c\n");
   const std::string text = format_pipeline_config(c);
   const PipelineConfig again = parse_pipeline_config(text, "x", "/elsewhere");
   EXPECT_EQ(format_pipeline_config(again), text);

@@ -30,6 +30,7 @@ R=$W/run
   >"$W/run.log" 2>&1 || { tail -n 30 "$W/run.log" >&2; fail "the run failed"; }
 need "$R/pipeline.conf" "$R/pipeline.env" "$R/generate/manifest.json" \
   "$R/candidates.pb" "$R/verify/rules.pb" "$R/verify/report.json" \
+  "$R/verify/shards/shard-0-of-2.json" "$R/verify/shards/shard-1-of-2.json" \
   "$R/validate/shard-0-of-2.json" "$R/validate/shard-1-of-2.json" \
   "$R/validate/merged.json" "$R/optimize/resnet50.onnx" \
   "$R/optimize/report.json" "$R/summary.json" "$R/report.html"

@@ -30,18 +30,19 @@ TEST(PipelineRunDir, PreparedOnceAndAgainWithTheSameSettings) {
   EXPECT_TRUE(std::filesystem::is_directory(run.logs_dir()));
   // A stage's folder appears when the stage starts.
   EXPECT_FALSE(std::filesystem::exists(run.verify_dir()));
-  make_step_dir(run, Step::Verify);
+  make_step_dir(run, Step::VerifyShard);
   EXPECT_TRUE(std::filesystem::is_directory(run.verify_dir()));
   EXPECT_EQ(read_file_bytes(run.config()), format_pipeline_config(config(2)));
   EXPECT_EQ(format_pipeline_config(read_run_config(run)),
             format_pipeline_config(config(2)));
   EXPECT_NO_THROW(prepare_run(config(2), run));
-  EXPECT_EQ(read_file_bytes(run.env()),
-            "# written by quarry pipeline prepare; read by slurm/pipeline.sh\n"
-            "QUARRY_RUN=" +
-                run.root() +
-                "\nQUARRY_STAGES=generate,verify,validate,optimize\n"
-                "QUARRY_RANKS=2\nQUARRY_VALIDATE_SHARDS=3\n");
+  EXPECT_EQ(
+      read_file_bytes(run.env()),
+      "# written by quarry pipeline prepare; read by slurm/pipeline.sh\n"
+      "QUARRY_RUN=" +
+          run.root() +
+          "\nQUARRY_STAGES=generate,verify,validate,optimize\n"
+          "QUARRY_RANKS=2\nQUARRY_VERIFY_SHARDS=1\nQUARRY_VALIDATE_SHARDS=3\n");
 }
 
 TEST(PipelineRunDir, OtherSettingsAreRefused) {

@@ -33,9 +33,10 @@ TEST(PipelineSteps, EveryStageInOrder) {
   std::vector<std::string> names;
   for (Step s : steps_of(config()))
     names.push_back(step_name(s));
-  EXPECT_EQ(names, (std::vector<std::string>{"generate", "candidates", "verify",
-                                             "validate-shard", "validate-merge",
-                                             "optimize", "report"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"generate", "candidates", "verify-shard",
+                                      "verify-merge", "validate-shard",
+                                      "validate-merge", "optimize", "report"}));
   names.clear();
   for (Step s : steps_of(config("stages = validate\n")))
     names.push_back(step_name(s));
@@ -52,10 +53,21 @@ TEST(PipelineSteps, CommandsReadAndWriteTheRunDirectory) {
   EXPECT_EQ(command(c, run, Step::Candidates),
             "quarry candidates export /runs/r1/generate --out "
             "/runs/r1/candidates.pb");
-  EXPECT_EQ(command(c, run, Step::Verify, 0, 8),
+  EXPECT_EQ(command(c, run, Step::VerifyShard, 0, 8),
             "quarry verify --axioms /a/taso.axioms --rules "
-            "/runs/r1/candidates.pb --out /runs/r1/verify/rules.pb --report "
-            "/runs/r1/verify/report.json --timeout 10 --threads 8");
+            "/runs/r1/candidates.pb --shard 0/1 --shard-dir "
+            "/runs/r1/verify/shards --timeout 10 --threads 8");
+  EXPECT_EQ(command(c, run, Step::VerifyMerge),
+            "quarry verify merge /runs/r1/verify/shards --out "
+            "/runs/r1/verify/rules.pb --report /runs/r1/verify/report.json");
+  // Sharded, with derivations by a known pack and a proof cache.
+  EXPECT_EQ(command(config("verify_shards = 3\nverify_known = k3.pb\n"
+                           "verify_cache = /proofs\n"),
+                    run, Step::VerifyShard, 2),
+            "quarry verify --axioms /a/taso.axioms --rules "
+            "/runs/r1/candidates.pb --shard 2/3 --shard-dir "
+            "/runs/r1/verify/shards --timeout 10 --known /k3.pb --cache "
+            "/proofs");
   EXPECT_EQ(command(c, run, Step::ValidateShard, 3, 2),
             "quarry validate-axioms --axioms /a/taso.axioms --sizes 1,2 "
             "--checks lemmas,sweep --shard 3/4 --out /runs/r1/validate "
@@ -75,21 +87,23 @@ TEST(PipelineSteps, ShardOutOfRangeIsRefused) {
   const RunLayout run("/runs/r1");
   EXPECT_EQ(error_of([&] { command(config(), run, Step::ValidateShard, 4); }),
             "shard 4 is not in 0..3");
+  EXPECT_EQ(error_of([&] { command(config(), run, Step::VerifyShard, 1); }),
+            "shard 1 is not in 0..0");
 }
 
 TEST(PipelineSteps, NamesRoundTripAndUnknownIsListed) {
   for (Step s : steps_of(config()))
     EXPECT_EQ(step_named(step_name(s)), s);
   EXPECT_EQ(error_of([] { step_named("deploy"); }),
-            "unknown step 'deploy' (steps: generate, candidates, verify, "
-            "validate-shard, validate-merge, optimize, report)");
+            "unknown step 'deploy' (steps: generate, candidates, "
+            "verify-shard, verify-merge, validate-shard, validate-merge, "
+            "optimize, report)");
 }
 
-TEST(PipelineSteps, VerifyResumesFromItsReportAndFinishedStepsAreSkipped) {
+TEST(PipelineSteps, FinishedStepsAreSkipped) {
   quarry::testing::ScratchDir dir;
   const RunLayout run(dir.path().string());
   const PipelineConfig c = config();
-  EXPECT_EQ(command(c, run, Step::Verify).find("--resume"), std::string::npos);
   EXPECT_FALSE(step_already_done(run, c, Step::Generate));
   EXPECT_FALSE(step_already_done(run, c, Step::Optimize));
 
@@ -99,13 +113,14 @@ TEST(PipelineSteps, VerifyResumesFromItsReportAndFinishedStepsAreSkipped) {
   std::ofstream(run.verify_report()) << "{}";
   std::ofstream(run.generate_manifest()) << "{}";
   std::ofstream(run.optimize_report()) << "{}";
-  EXPECT_NE(command(c, run, Step::Verify).find("--resume"), std::string::npos);
   EXPECT_TRUE(step_already_done(run, c, Step::Generate));
   // The report alone is not a finished optimization: the network is missing.
   EXPECT_FALSE(step_already_done(run, c, Step::Optimize));
   std::ofstream(run.optimized_model("resnet50")) << "x";
   EXPECT_TRUE(step_already_done(run, c, Step::Optimize));
-  EXPECT_FALSE(step_already_done(run, c, Step::Verify));
+  // Shards resume by themselves; merging is cheap.
+  EXPECT_FALSE(step_already_done(run, c, Step::VerifyShard));
+  EXPECT_FALSE(step_already_done(run, c, Step::VerifyMerge));
 }
 
 TEST(PipelineProcess, CommandLinesQuoteWhatAShellWouldSplit) {

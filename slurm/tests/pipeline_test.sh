@@ -68,7 +68,7 @@ echo "== slurm/pipeline.sh submits the chained jobs"
 R=$W/slurm-run
 submit "$data/small.pipeline" "$R" >"$W/jobs1"
 cat "$W/jobs1"
-for s in generate verify validate validate-merge optimize report; do
+for s in generate verify verify-merge validate validate-merge optimize report; do
   [ -n "$(job "$W/jobs1" "$s")" ] || fail "no $s job in: $(cat "$W/jobs1")"
 done
 wait_jobs "$W/jobs1"
@@ -90,13 +90,15 @@ before() { # before STAGE_A STAGE_B: A ended before B started
     fail "$2 started before $1 ended"
 }
 before generate verify
-before verify optimize
+before verify verify-merge
+before verify-merge optimize
 before validate-merge optimize
 before optimize report
 
 echo "== every stage wrote its output"
 need "$R/pipeline.conf" "$R/generate/manifest.json" "$R/candidates.pb" \
   "$R/verify/rules.pb" "$R/verify/report.json" \
+  "$R/verify/shards/shard-0-of-2.json" "$R/verify/shards/shard-1-of-2.json" \
   "$R/validate/shard-0-of-2.json" "$R/validate/shard-1-of-2.json" \
   "$R/validate/merged.json" "$R/optimize/resnet50.onnx" \
   "$R/optimize/report.json" "$R/summary.json" "$R/report.html"

@@ -106,11 +106,12 @@ void register_pipeline_command(CLI::App &app) {
   CLI::App *step = p->add_subcommand(
       "step", "Run one step of a prepared run (as the SLURM jobs do)");
   step->add_option("name", o->step,
-                   "generate, candidates, verify, validate-shard, "
-                   "validate-merge, optimize or report")
+                   "generate, candidates, verify-shard, verify-merge, "
+                   "validate-shard, validate-merge, optimize or report")
       ->required();
   step->add_option("--run", o->run, "Run directory")->required();
-  step->add_option("--shard", o->shard, "validate-shard: which shard");
+  step->add_option("--shard", o->shard,
+                   "verify-shard, validate-shard: which shard");
   step->add_option("--threads", o->local.threads, "Threads (0: default)");
   step->callback([o] { run_step(*o); });
 

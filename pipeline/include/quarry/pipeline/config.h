@@ -42,6 +42,9 @@ struct PipelineConfig {
   // verify
   std::string axioms;
   double verify_timeout = 10; ///< seconds per candidate
+  int verify_shards = 1;      ///< parts proved apart, then merged
+  std::string verify_known;   ///< proved pack whose derivations need no Z3
+  std::string verify_cache;   ///< proof cache directory kept across runs
 
   // validate
   std::vector<int> validate_sizes = {1, 2};

@@ -11,6 +11,7 @@
 //   RUN/candidates.pb         the candidates as an unverified rule pack
 //   RUN/verify/rules.pb       the proved rule pack
 //   RUN/verify/report.json    outcome and proof time per candidate
+//   RUN/verify/shards/        shard-I-of-N.json per verify shard
 //   RUN/validate/             shard-I-of-N.json, merged.json
 //   RUN/optimize/NAME.onnx    the optimized network
 //   RUN/optimize/report.json  applied rules, cost and latency before/after
@@ -38,6 +39,7 @@ public:
   std::string verify_dir() const { return at("verify"); }
   std::string proved_rules() const { return at("verify/rules.pb"); }
   std::string verify_report() const { return at("verify/report.json"); }
+  std::string verify_shards_dir() const { return at("verify/shards"); }
   std::string validate_dir() const { return at("validate"); }
   std::string validate_merged() const { return at("validate/merged.json"); }
   std::string optimize_dir() const { return at("optimize"); }

@@ -21,7 +21,8 @@ namespace quarry::pipeline {
 enum class Step {
   Generate,      ///< quarry generate, on `ranks` MPI ranks
   Candidates,    ///< the candidates exported as a rule pack
-  Verify,        ///< prove them (resumes from the report)
+  VerifyShard,   ///< prove one shard of them (resumes by itself)
+  VerifyMerge,   ///< the shards' proofs merged into the proved pack
   ValidateShard, ///< one shard of the axiom validation
   ValidateMerge, ///< the shards merged
   Optimize,      ///< optimize the network with the proved rules
@@ -33,15 +34,18 @@ const char *step_name(Step s);
 /// The step named `name`; throws quarry::Error listing the names.
 Step step_named(const std::string &name);
 
-/// The steps of a run's stages, in order (Report last). ValidateShard
-/// stands for every shard.
+/// The steps of a run's stages, in order (Report last). VerifyShard and
+/// ValidateShard stand for every shard.
 std::vector<Step> steps_of(const PipelineConfig &c);
 
 struct StepRequest {
   Step step = Step::Report;
-  int shard = 0;   ///< ValidateShard: which one of validate_shards
-  int threads = 0; ///< Verify, ValidateShard, Optimize; 0: the default
+  int shard = 0;   ///< VerifyShard, ValidateShard: which one
+  int threads = 0; ///< the shards and Optimize; 0: the default
 };
+
+/// How many shards a sharded step has (1 for the others).
+int shards_of(const PipelineConfig &c, Step s);
 
 /// The command of one step; argv[0] is `quarry` (the caller's path to it).
 /// Generate is the command of one rank: run it under mpirun or srun.
