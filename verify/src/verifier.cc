@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -23,6 +24,11 @@ namespace quarry::verify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// A minimisation retry gets this many times the first proof's Z3
+/// resources, and at least the floor (a few milliseconds of Z3).
+constexpr uint64_t kRetryResourceFactor = 20;
+constexpr uint64_t kRetryResourceFloor = 200000;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -97,6 +103,7 @@ private:
     for (size_t i = 0; i < all.size(); ++i)
       all[i] = i;
     const z3::check_result res = check(all, remaining());
+    proof_cost_ = resources_used(solver_);
     if (res != z3::unsat) {
       r.outcome = Outcome::Unproved;
       r.detail = res == z3::sat
@@ -160,11 +167,12 @@ private:
     return std::chrono::duration<double>(deadline_ - Clock::now()).count();
   }
 
-  z3::check_result check(const std::vector<size_t> &assumed, double seconds) {
+  z3::check_result check(const std::vector<size_t> &assumed, double seconds,
+                         unsigned rlimit = 0) {
     z3::expr_vector lits(ctx_);
     for (size_t i : assumed)
       lits.push_back(lits_[i].lit);
-    return check_within(solver_, lits, seconds);
+    return check_within(solver_, lits, seconds, rlimit);
   }
 
   std::vector<size_t> unsat_core() {
@@ -179,8 +187,12 @@ private:
   }
 
   /// Deletion-based minimisation of the literals `which` selects: drop one
-  /// whenever the rest still proves the rule. Each retry gets a share of
-  /// the remaining time; an undecided retry keeps the literal.
+  /// whenever the rest still proves the rule. A retry without a literal the
+  /// proof needs is rarely refuted (the axioms are quantified), so it runs
+  /// until stopped: each retry gets a multiple of the first proof's Z3
+  /// resources (the same on any machine, and a grouped convolution's
+  /// precondition is settled in milliseconds rather than seconds) and a
+  /// share of the remaining time; an undecided retry keeps the literal.
   template <class Pred>
   std::vector<size_t> minimize(std::vector<size_t> core, Pred which) {
     for (size_t k = 0; k < core.size();) {
@@ -191,7 +203,7 @@ private:
       std::vector<size_t> rest = core;
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(k));
       const double budget = std::min(remaining(), opts_.timeout_s / 5);
-      if (check(rest, budget) == z3::unsat) {
+      if (check(rest, budget, retry_resources()) == z3::unsat) {
         std::vector<size_t> smaller = unsat_core();
         core = smaller.size() < rest.size() ? smaller : rest;
         k = 0;
@@ -202,6 +214,13 @@ private:
     return core;
   }
 
+  unsigned retry_resources() const {
+    const uint64_t r = std::max<uint64_t>(kRetryResourceFloor,
+                                          proof_cost_ * kRetryResourceFactor);
+    return static_cast<unsigned>(
+        std::min<uint64_t>(r, std::numeric_limits<unsigned>::max()));
+  }
+
   const AxiomFile &axioms_;
   const Rule &rule_;
   const VerifyOptions &opts_;
@@ -210,6 +229,7 @@ private:
   Encoder enc_;
   z3::solver solver_;
   std::vector<Literal> lits_;
+  uint64_t proof_cost_ = 0; ///< Z3 resources of the first proof
 };
 
 } // namespace

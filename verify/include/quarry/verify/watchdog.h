@@ -50,14 +50,16 @@ private:
 
 /// solver.check(assumptions) bounded by `seconds`: Z3's timeout, and a
 /// watchdog half a second later. Unknown when interrupted, or at once when
-/// no time is left.
+/// no time is left. A nonzero `rlimit` also bounds the check by Z3's
+/// resource count, which, unlike time, is the same on every machine.
 inline z3::check_result check_within(z3::solver &solver,
                                      const z3::expr_vector &assumptions,
-                                     double seconds) {
+                                     double seconds, unsigned rlimit = 0) {
   if (seconds <= 0)
     return z3::unknown;
   z3::params p(solver.ctx());
   p.set("timeout", static_cast<unsigned>(std::max(1.0, seconds * 1000)));
+  p.set("rlimit", rlimit);
   solver.set(p);
   Watchdog guard(solver.ctx(),
                  Watchdog::Clock::now() +
@@ -68,6 +70,16 @@ inline z3::check_result check_within(z3::solver &solver,
   } catch (const z3::exception &) {
     return z3::unknown; // interrupted
   }
+}
+
+/// Z3's resource count of `solver` so far (its "rlimit count" statistic).
+inline uint64_t resources_used(const z3::solver &solver) {
+  const z3::stats s = solver.statistics();
+  for (unsigned i = 0; i < s.size(); ++i)
+    if (s.key(i) == "rlimit count")
+      return s.is_uint(i) ? s.uint_value(i)
+                          : static_cast<uint64_t>(s.double_value(i));
+  return 0;
 }
 
 } // namespace quarry::verify
