@@ -2,7 +2,7 @@
 #include "quarry/pipeline/local_run.h"
 
 #include "quarry/core/error.h"
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/pipeline/process.h"
 #include "quarry/pipeline/run_dir.h"
 #include "quarry/pipeline/steps.h"
@@ -71,7 +71,7 @@ void run_locally(const PipelineConfig &c, const RunLayout &run,
         const int n = shards_of(c, s);
         for (int i = 0; i < n; ++i)
           run_step(one(s, i), {},
-                   std::string(step_name(s)) + " " + Shard{i, n}.str());
+                   std::string(step_name(s)) + " " + ShardSpec{i, n}.str());
       } else {
         run_step(one(s), {}, step_name(s));
       }

@@ -2,7 +2,7 @@
 #include "quarry/pipeline/steps.h"
 
 #include "quarry/core/error.h"
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/core/split_list.h"
 
 #include <filesystem>
@@ -88,7 +88,7 @@ std::vector<std::string> step_command(const PipelineConfig &c,
   if (r.shard < 0 || r.shard >= shards)
     throw Error("shard " + std::to_string(r.shard) + " is not in 0.." +
                 std::to_string(shards - 1));
-  const std::string shard = Shard{r.shard, shards}.str();
+  const std::string shard = ShardSpec{r.shard, shards}.str();
   switch (r.step) {
   case Step::Generate:
     a.insert(a.end(), {"generate", "--config", c.generator, "--max-ops",

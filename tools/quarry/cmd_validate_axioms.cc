@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/validation.h"
 
@@ -64,7 +64,7 @@ void parse_flags(ValidateCliOptions &o) {
   if (o.opts.sweep.sizes.empty())
     throw Error("--sizes expects a list such as 1,2,3,4");
   o.opts.checks = split_list(o.checks);
-  const Shard shard = parse_shard(o.shard);
+  const ShardSpec shard = parse_shard(o.shard);
   o.opts.sweep.shard = shard.index;
   o.opts.sweep.shards = shard.count;
 }

@@ -3,7 +3,7 @@
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/json_integer.h"
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -188,7 +188,7 @@ ValidationReport read_report(const std::string &path) {
 }
 
 std::string shard_file(const std::string &dir, int shard, int shards) {
-  return dir + "/" + Shard{shard, shards}.file_name();
+  return dir + "/" + ShardSpec{shard, shards}.file_name();
 }
 
 } // namespace quarry::validate_axioms

@@ -156,7 +156,7 @@ Report merge_shard_reports(const std::string &dir) {
     const std::string base = entry.path().filename().string();
     if (!std::regex_match(base, m, name))
       continue;
-    const Shard s = parse_shard(m[1].str() + "/" + m[2].str());
+    const ShardSpec s = parse_shard(m[1].str() + "/" + m[2].str());
     counts.insert(s.count);
     files[s.index] = entry.path().string();
   }
@@ -170,9 +170,9 @@ Report merge_shard_reports(const std::string &dir) {
   Report merged;
   std::vector<std::optional<RuleResult>> by_index;
   for (int i = 0; i < count; ++i) {
-    const std::string path = dir + "/" + Shard{i, count}.file_name();
+    const std::string path = dir + "/" + ShardSpec{i, count}.file_name();
     if (!files.count(i))
-      throw Error(path + ": missing (shard " + Shard{i, count}.str() +
+      throw Error(path + ": missing (shard " + ShardSpec{i, count}.str() +
                   " has not run)");
     Report r = read_report(path);
     const ReportInfo &info = r.info;
@@ -182,7 +182,7 @@ Report merge_shard_reports(const std::string &dir) {
       throw Error(path + ": the shard has not finished (rerun it)");
     if (i == 0) {
       merged.info = info;
-      merged.info.shard = Shard{};
+      merged.info.shard = ShardSpec{};
       by_index.resize(info.input_rules);
     } else if (info.rules_hash != merged.info.rules_hash ||
                info.input_rules != merged.info.input_rules) {

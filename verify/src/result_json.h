@@ -1,4 +1,4 @@
-//===- result_json.h - One rule's result as JSON -----------------*- C++
+//===- result_json.h - One rule's result as JSON --------------*- C++ -*-===//
 //-*-===//
 //
 // The form a RuleResult takes in a verification report and in the proof

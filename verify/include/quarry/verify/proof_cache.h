@@ -1,4 +1,4 @@
-//===- proof_cache.h - Proof outcomes kept across runs ---------*- C++ -*-===//
+//===- proof_cache.h - Proof outcomes kept across runs --------*- C++ -*-===//
 //
 // `quarry verify --cache DIR` looks every rule up by its hash before
 // proving it, and records every new outcome, so a rerun, a resumed shard or

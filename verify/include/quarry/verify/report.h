@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/verify/verifier.h"
 
 #include <optional>
@@ -32,7 +32,7 @@ struct ReportInfo {
   bool complete = false;   ///< false while the run is still going
   uint64_t rules_hash = 0; ///< rules_hash() of all its rules
   size_t input_rules = 0;  ///< how many rules it holds
-  Shard shard;             ///< the part this report covers
+  ShardSpec shard;         ///< the part this report covers
 };
 
 struct Totals {

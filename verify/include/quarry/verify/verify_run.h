@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/verify/report.h"
 
 #include <functional>
@@ -27,7 +27,7 @@ struct RunProgress {
 struct RunRequest {
   std::string axioms_path; ///< recorded in the report
   std::string source;      ///< the rules' file or directory, for the report
-  Shard shard;             ///< the part of the rules to prove
+  ShardSpec shard;         ///< the part of the rules to prove
   std::string report_path; ///< "" writes none
   bool resume = false;     ///< reuse what report_path holds
   std::string cache_dir;   ///< "" uses no proof cache

@@ -1,5 +1,5 @@
-//===- shard.cc - One of N parts of a job ---------------------------------===//
-#include "quarry/core/shard.h"
+//===- shard_spec.cc - One of N parts of a job ----------------------------===//
+#include "quarry/core/shard_spec.h"
 
 #include "quarry/core/error.h"
 
@@ -19,18 +19,18 @@ int whole_int(std::string_view s) {
 
 } // namespace
 
-std::string Shard::str() const {
+std::string ShardSpec::str() const {
   return std::to_string(index) + "/" + std::to_string(count);
 }
 
-std::string Shard::file_name() const {
+std::string ShardSpec::file_name() const {
   return "shard-" + std::to_string(index) + "-of-" + std::to_string(count) +
          ".json";
 }
 
-Shard parse_shard(std::string_view text) {
+ShardSpec parse_shard(std::string_view text) {
   const size_t slash = text.find('/');
-  Shard s{-1, -1};
+  ShardSpec s{-1, -1};
   if (slash != std::string_view::npos) {
     s.index = whole_int(text.substr(0, slash));
     s.count = whole_int(text.substr(slash + 1));

@@ -1,6 +1,6 @@
-//===- shard_test.cc - Shards of a job and line journals ------------------===//
+//===- shard_spec_test.cc - Shards of a job and line journals -------------===//
 #include "quarry/core/file_io.h"
-#include "quarry/core/shard.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@ namespace {
 
 using testing::error_of;
 
-TEST(Shard, ParsesAndDealsItemsRoundRobin) {
-  const Shard s = parse_shard("1/3");
+TEST(ShardSpec, ParsesAndDealsItemsRoundRobin) {
+  const ShardSpec s = parse_shard("1/3");
   EXPECT_EQ(s.index, 1);
   EXPECT_EQ(s.count, 3);
   EXPECT_EQ(s.str(), "1/3");
@@ -23,7 +23,7 @@ TEST(Shard, ParsesAndDealsItemsRoundRobin) {
   EXPECT_FALSE(s.holds(0));
   EXPECT_TRUE(s.holds(1));
   EXPECT_TRUE(s.holds(4));
-  EXPECT_TRUE(Shard{}.holds(7)); // the whole job
+  EXPECT_TRUE(ShardSpec{}.holds(7)); // the whole job
   for (const char *bad : {"3/3", "-1/2", "1", "a/2", "1/0", "1/2x", "/2", ""})
     EXPECT_EQ(error_of([&] { parse_shard(bad); }),
               "--shard expects I/N with 0 <= I < N, got '" + std::string(bad) +

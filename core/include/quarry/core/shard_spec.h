@@ -1,5 +1,4 @@
-//===- shard.h - One of N parts of a job -------------------------*- C++
-//-*-===//
+//===- shard_spec.h - One of N parts of a job -------------------*- C++ -*-===//
 //
 // Sharded commands (`quarry validate-axioms`, `quarry verify`) take
 // `--shard I/N`: this process does part I of N, and a merge combines the
@@ -15,7 +14,7 @@
 
 namespace quarry {
 
-struct Shard {
+struct ShardSpec {
   int index = 0; ///< I, in 0..count-1
   int count = 1; ///< N
 
@@ -30,6 +29,6 @@ struct Shard {
 };
 
 /// "I/N" with 0 <= I < N; throws quarry::Error quoting `text` otherwise.
-Shard parse_shard(std::string_view text);
+ShardSpec parse_shard(std::string_view text);
 
 } // namespace quarry
