@@ -1,6 +1,8 @@
 //===- candidate.cc - Fingerprint classes, exact check, pairs -------------===//
 #include "quarry/dedupe/candidate.h"
 
+#include "quarry/dedupe/renaming.h"
+
 #include "quarry/core/hash.h"
 #include "quarry/enumerate/enumerator.h"
 #include "quarry/fingerprint/tensor_hash.h"
@@ -32,9 +34,16 @@ struct Member {
   int exact_class = -1;
 };
 
-/// A text equal for two records exactly when they are the same graph up to
-/// the order of independent operators: the sorted expressions of all
-/// operators (there are no duplicate operators to tell apart).
+bool record_order(const GraphRecord &a, const GraphRecord &b) {
+  if (a.fp != b.fp)
+    return a.fp < b.fp;
+  if (a.num_ops != b.num_ops)
+    return a.num_ops < b.num_ops;
+  return a.key < b.key;
+}
+
+} // namespace
+
 std::string structural_form(const GenConfig &cfg, const GraphRecord &r) {
   const int nvars = static_cast<int>(cfg.variables.size());
   std::vector<std::string> slot_expr;
@@ -60,19 +69,10 @@ std::string structural_form(const GenConfig &cfg, const GraphRecord &r) {
   return out;
 }
 
-bool record_order(const GraphRecord &a, const GraphRecord &b) {
-  if (a.fp != b.fp)
-    return a.fp < b.fp;
-  if (a.num_ops != b.num_ops)
-    return a.num_ops < b.num_ops;
-  return a.key < b.key;
-}
-
-} // namespace
-
 std::vector<CandidatePair>
 form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
-                     std::vector<GraphRecord> &records, ClassStats &stats) {
+                     std::vector<GraphRecord> &records, ClassStats &stats,
+                     const RenamingSearch *symmetries) {
   std::sort(records.begin(), records.end(), record_order);
   stats.graphs += records.size();
   const uint64_t seed1 = first_evaluation_seed(seed);
@@ -88,7 +88,7 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
     // The same graph enumerated with its independent operators in another
     // order is not a candidate: keep the first of each.
     std::vector<size_t> distinct;
-    if (hi - lo >= 2) {
+    if (hi - lo >= 2 || symmetries) {
       std::unordered_set<std::string> seen;
       for (size_t i = lo; i < hi; ++i) {
         if (!seen.insert(structural_form(cfg, records[i])).second) {
@@ -98,6 +98,18 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
         distinct.push_back(i);
       }
     }
+    if (symmetries)
+      for (size_t i : distinct) {
+        if (records[i].num_ops > symmetries->max_ops())
+          continue;
+        const uint64_t fp2 =
+            hash_tensors(exact_outputs(cfg, records[i], seed2, inputs2));
+        for (const CandidatePair &p :
+             symmetries->symmetric_pairs(records[i], fp2)) {
+          pairs.push_back(p);
+          ++stats.symmetric;
+        }
+      }
     if (distinct.size() >= 2) {
       std::vector<Member> members(distinct.size());
       for (size_t d = 0; d < distinct.size(); ++d) {

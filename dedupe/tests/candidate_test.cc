@@ -1,5 +1,6 @@
 #include "quarry/core/text.h"
 #include "quarry/dedupe/pruning.h"
+#include "quarry/dedupe/renaming.h"
 #include "quarry/enumerate/enumerator.h"
 
 #include <gtest/gtest.h>
@@ -34,9 +35,13 @@ std::vector<CandidatePair> candidates(const GenConfig &cfg, int max_ops,
                                       uint64_t fp_mask = ~uint64_t{0}) {
   std::vector<GraphRecord> records = enumerate_all(cfg, max_ops, fp_mask);
   std::map<std::string, CandidatePair> by_key;
-  for (const CandidatePair &p :
-       form_candidate_pairs(cfg, kSeed, records, stats))
+  const RenamingSearch renaming(cfg, kSeed);
+  for (CandidatePair p :
+       form_candidate_pairs(cfg, kSeed, records, stats, &renaming)) {
+    if (renaming.pruned(p))
+      p = renaming.renamed_apart(p).value_or(p);
     by_key.emplace(renaming_key(cfg, p), p);
+  }
   std::vector<CandidatePair> out;
   for (const auto &[key, p] : by_key)
     if (!has_common_subgraph(cfg, p.source.record, p.target.record) &&
@@ -113,6 +118,36 @@ TEST(Candidates, KnownSubstitutionsAreFound) {
                        "y = transpose[perm=1,0](matmul(w1, w2))\noutput y\n",
                        "weight w1\nweight w2\ny = matmul(transpose[perm=1,0]"
                        "(w2), transpose[perm=1,0](w1))\noutput y\n"));
+}
+
+TEST(Candidates, GraphsEqualToARenamingOfThemselvesArePaired) {
+  // x1 + (x2 + x3) is never enumerated (x2 is used first), and its renamed
+  // copy x3 + (x1 + x2) is the very graph (x1 + x2) + x3: associativity is
+  // a pair of a graph with a renamed copy of itself.
+  const GenConfig cfg = parse_gen_config(
+      "input x 2x2 count=3\nop ewadd order=increasing\n", "assoc.gen");
+  ClassStats stats;
+  const auto pairs = candidates(cfg, 2, stats);
+  EXPECT_EQ(stats.symmetric, 4u); // two survive renaming dedupe
+  bool associativity = false;
+  for (const CandidatePair &p : pairs)
+    associativity =
+        associativity ||
+        (print_graph(decode_graph(cfg, p.source.record, true))
+                 .find("= ewadd(x3, ewadd(x1, x2))\n") != std::string::npos &&
+         print_graph(decode_graph(cfg, p.target.record, true))
+                 .find("= ewadd(x1, ewadd(x2, x3))\n") != std::string::npos);
+  EXPECT_TRUE(associativity);
+  // A renaming that changes what the target computes is never taken.
+  const RenamingSearch renaming(cfg, kSeed);
+  for (const CandidatePair &p : pairs) {
+    EXPECT_FALSE(renaming.pruned(p));
+    const Bindings<Fp> in =
+        variable_bindings(cfg, first_evaluation_seed(kSeed));
+    EXPECT_EQ(
+        exact_outputs(cfg, p.source.record, first_evaluation_seed(kSeed), in),
+        exact_outputs(cfg, p.target.record, first_evaluation_seed(kSeed), in));
+  }
 }
 
 TEST(Candidates, CollisionsAreCaughtByTheExactCheck) {

@@ -5,6 +5,7 @@
 #include "quarry/core/file_io.h"
 #include "quarry/core/hash.h"
 #include "quarry/dedupe/pruning.h"
+#include "quarry/dedupe/renaming.h"
 #include "quarry/dedupe/shard.h"
 #include "quarry/enumerate/enumerator.h"
 #include "quarry/generate/progress.h"
@@ -311,14 +312,24 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
   const int passes =
       static_cast<int>(std::min<uint64_t>(1 + largest / budget, 4096));
   ClassStats stats;
+  const RenamingSearch renaming(cfg, o.seed);
   std::vector<CandidatePair> pairs;
   for (int pass = 0; pass < passes; ++pass) {
     std::vector<GraphRecord> records =
         exchange_records(o, comm, pass, passes, progress);
     std::vector<CandidatePair> part =
-        form_candidate_pairs(cfg, o.seed, records, stats);
+        form_candidate_pairs(cfg, o.seed, records, stats, &renaming);
     pairs.insert(pairs.end(), part.begin(), part.end());
   }
+  // Before renamed copies meet: a pair renamed apart is then deduplicated
+  // like any other.
+  uint64_t renamed_apart = 0;
+  for (CandidatePair &p : pairs)
+    if (renaming.pruned(p))
+      if (std::optional<CandidatePair> q = renaming.renamed_apart(p)) {
+        p = *q;
+        ++renamed_apart;
+      }
   std::vector<CandidatePair> renamed = dedupe_renamings(cfg, pairs, comm);
   std::vector<CandidatePair> kept;
   for (const CandidatePair &p : renamed)
@@ -326,16 +337,14 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
         !has_common_supergraph(cfg, p.source.record, p.target.record))
       kept.push_back(p);
 
-  const std::vector<std::string> stage_names = {"graphs",
-                                                "reorderings",
-                                                "classes",
-                                                "collisions",
-                                                "candidates",
-                                                "after_renaming",
-                                                "after_subgraph_pruning"};
+  const std::vector<std::string> stage_names = {
+      "graphs",        "reorderings",    "classes",
+      "collisions",    "candidates",     "symmetric",
+      "renamed_apart", "after_renaming", "after_subgraph_pruning"};
   const std::vector<uint64_t> local = {
-      stats.graphs,     stats.reorderings, stats.classes, stats.collisions,
-      stats.candidates, renamed.size(),    kept.size()};
+      stats.graphs,     stats.reorderings, stats.classes,
+      stats.collisions, stats.candidates,  stats.symmetric,
+      renamed_apart,    renamed.size(),    kept.size()};
   const std::vector<uint64_t> totals = comm.sum(local);
 
   Shard shard;
