@@ -25,6 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Z3's time for a rule with a counterexample, at most.
+constexpr double kRefutedProofSeconds = 1;
+
 /// A minimisation retry gets this many times the first proof's Z3
 /// resources, and at least the floor (a few milliseconds of Z3).
 constexpr uint64_t kRetryResourceFactor = 20;
@@ -49,7 +52,20 @@ public:
     RuleResult r;
     r.name = rule_.name;
     r.rule_hash = rule_hash(rule_);
-    if (opts_.prove_first)
+    // A counterexample takes milliseconds, where Z3 spends its whole time
+    // limit on a false rule (the axioms are quantified, so it rarely finds
+    // a model). A rule with one still gets a short proof attempt: the
+    // axioms state no shapes, so a rule that fails only at other shapes
+    // (a constant of fixed shape, a grouped convolution) can be proved, and
+    // a proof stands as it did when refutation came after it.
+    std::optional<std::string> counterexample;
+    if (opts_.refute)
+      counterexample = find_counterexample(rule_, opts_.seed);
+    if (counterexample)
+      deadline_ = std::min(
+          deadline_, start_ + std::chrono::milliseconds(static_cast<int64_t>(
+                                  kRefutedProofSeconds * 1000)));
+    else if (opts_.prove_first)
       if (std::optional<RuleResult> first = opts_.prove_first(rule_)) {
         first->name = r.name;
         first->rule_hash = r.rule_hash;
@@ -65,11 +81,10 @@ public:
       r.outcome = Outcome::Unproved;
       r.detail = std::string("z3: ") + e.msg();
     }
-    if (r.outcome == Outcome::Unproved && opts_.refute)
-      if (auto ce = find_counterexample(rule_, opts_.seed)) {
-        r.outcome = Outcome::Refuted;
-        r.detail = *ce;
-      }
+    if (r.outcome == Outcome::Unproved && counterexample) {
+      r.outcome = Outcome::Refuted;
+      r.detail = *counterexample;
+    }
     r.seconds = seconds_since(start_);
     return r;
   }

@@ -55,7 +55,7 @@ struct VerifyOptions {
   double timeout_s = 10;      ///< per rule, all checks together
   bool minimize_core = false; ///< drop axioms the proof does not need
   int threads = 1;
-  bool refute = true; ///< look for counterexamples when a proof fails
+  bool refute = true; ///< look for a counterexample before proving
   uint64_t seed = 1;
   /// Tried before Z3 on every rule; a result it returns stands (it must
   /// prove the rule), nullopt leaves the rule to Z3. Called from the
