@@ -1,8 +1,6 @@
 //===- candidate.cc - Fingerprint classes, exact check, pairs -------------===//
 #include "quarry/dedupe/candidate.h"
 
-#include "quarry/dedupe/renaming.h"
-
 #include "quarry/core/hash.h"
 #include "quarry/enumerate/enumerator.h"
 #include "quarry/fingerprint/tensor_hash.h"
@@ -71,8 +69,7 @@ std::string structural_form(const GenConfig &cfg, const GraphRecord &r) {
 
 std::vector<CandidatePair>
 form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
-                     std::vector<GraphRecord> &records, ClassStats &stats,
-                     const RenamingSearch *symmetries) {
+                     std::vector<GraphRecord> &records, ClassStats &stats) {
   std::sort(records.begin(), records.end(), record_order);
   stats.graphs += records.size();
   const uint64_t seed1 = first_evaluation_seed(seed);
@@ -88,7 +85,7 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
     // The same graph enumerated with its independent operators in another
     // order is not a candidate: keep the first of each.
     std::vector<size_t> distinct;
-    if (hi - lo >= 2 || symmetries) {
+    if (hi - lo >= 2) {
       std::unordered_set<std::string> seen;
       for (size_t i = lo; i < hi; ++i) {
         if (!seen.insert(structural_form(cfg, records[i])).second) {
@@ -98,18 +95,6 @@ form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
         distinct.push_back(i);
       }
     }
-    if (symmetries)
-      for (size_t i : distinct) {
-        if (records[i].num_ops > symmetries->max_ops())
-          continue;
-        const uint64_t fp2 =
-            hash_tensors(exact_outputs(cfg, records[i], seed2, inputs2));
-        for (const CandidatePair &p :
-             symmetries->symmetric_pairs(records[i], fp2)) {
-          pairs.push_back(p);
-          ++stats.symmetric;
-        }
-      }
     if (distinct.size() >= 2) {
       std::vector<Member> members(distinct.size());
       for (size_t d = 0; d < distinct.size(); ++d) {

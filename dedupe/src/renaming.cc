@@ -1,23 +1,35 @@
-//===- renaming.cc - Candidates that differ only in variable names --------===//
+//===- renaming.cc - Renamed copies of small graphs -----------------------===//
 #include "quarry/dedupe/renaming.h"
 
+#include "quarry/core/error.h"
 #include "quarry/core/op_registry.h"
-#include "quarry/dedupe/pruning.h"
 #include "quarry/enumerate/enumerator.h"
+#include "quarry/fingerprint/tensor_hash.h"
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace quarry {
 
 namespace {
 
+/// Renamed copies' keys: bit 63 set, the renaming's ordinal from this bit.
+/// Shards store each graph once by key, so a copy needs a key of its own.
+constexpr int kCopyKeyShift = 52;
+static_assert(RenamedCopies::kMaxRenamings < (1 << (63 - kCopyKeyShift)));
+
 /// `r` with variable slot v read as slot `to[v]`; a commutative operator's
 /// two operands in increasing slot order, as the enumerator writes them.
 GraphRecord renamed(const GenConfig &cfg, const GraphRecord &r,
-                    const std::vector<int> &to) {
+                    const std::vector<int> &to, int ordinal) {
   const int nvars = static_cast<int>(cfg.variables.size());
   GraphRecord out = r;
+  if ((r.key >> kCopyKeyShift) != 0)
+    throw Error("graph record: key " + std::to_string(r.key) +
+                " leaves no room for renamed copies");
+  out.key = r.key | (uint64_t{1} << 63) |
+            (static_cast<uint64_t>(ordinal) << kCopyKeyShift);
   for (int i = 0; i < out.num_ops; ++i) {
     GenOpRef &op = out.ops[i];
     const GenOp &g = cfg.ops[op.choice];
@@ -33,24 +45,32 @@ GraphRecord renamed(const GenConfig &cfg, const GraphRecord &r,
 
 } // namespace
 
-RenamingSearch::RenamingSearch(const GenConfig &cfg, uint64_t seed, int max_ops)
+RenamedCopies::RenamedCopies(const GenConfig &cfg, uint64_t seed, int max_ops)
     : cfg_(cfg), max_ops_(max_ops), seed1_(first_evaluation_seed(seed)),
-      seed2_(second_evaluation_seed(seed)),
-      inputs1_(variable_bindings(cfg, seed1_)),
-      inputs2_(variable_bindings(cfg, seed2_)) {}
+      inputs1_(variable_bindings(cfg, seed1_)) {}
 
-bool RenamingSearch::pruned(const CandidatePair &p) const {
-  return has_common_subgraph(cfg_, p.source.record, p.target.record) ||
-         has_common_supergraph(cfg_, p.source.record, p.target.record);
+void RenamedCopies::fingerprint(GraphRecord &r) const {
+  const std::vector<Tensor<Fp>> outs = exact_outputs(cfg_, r, seed1_, inputs1_);
+  std::vector<std::pair<uint64_t, uint8_t>> order;
+  for (size_t o = 0; o < outs.size(); ++o)
+    order.emplace_back(hash_tensor(outs[o]), r.outputs[o]);
+  std::sort(order.begin(), order.end());
+  std::vector<uint64_t> hashes;
+  for (size_t o = 0; o < order.size(); ++o) {
+    hashes.push_back(order[o].first);
+    r.outputs[o] = order[o].second;
+  }
+  r.fp = combine_output_hashes(hashes);
 }
 
-bool RenamingSearch::any_renaming(
-    const GraphRecord &r,
-    const std::function<bool(const GraphRecord &)> &f) const {
+std::vector<GraphRecord> RenamedCopies::of(const GraphRecord &r) const {
+  std::vector<GraphRecord> out;
+  if (r.num_ops > max_ops_)
+    return out;
   const int nvars = static_cast<int>(cfg_.variables.size());
   // The variables r uses, by group, in index order; a renaming permutes
-  // each group's. Renaming into a variable r does not use would change
-  // what it computes.
+  // each group's. Renaming into a variable r does not use gives a copy
+  // that some other enumerated graph already is, up to names.
   std::vector<bool> used(nvars, false);
   for (int i = 0; i < r.num_ops; ++i)
     for (int a = 0; a < cfg_.ops[r.ops[i].choice].arity; ++a)
@@ -68,61 +88,29 @@ bool RenamingSearch::any_renaming(
     }
     members[k].push_back(v);
   }
+  std::set<std::string> forms{structural_form(cfg_, r)};
   std::vector<std::vector<int>> perm = members;
   std::vector<int> to(nvars);
   std::iota(to.begin(), to.end(), 0);
   // An odometer over the groups' permutations in lexicographic order,
   // starting after the identity.
-  for (int tried = 0; tried < kMaxRenamings; ++tried) {
+  for (int ordinal = 1; ordinal <= kMaxRenamings; ++ordinal) {
     size_t g = 0;
     while (g < perm.size() &&
            !std::next_permutation(perm[g].begin(), perm[g].end()))
       ++g; // wrapped around to the identity: carry into the next group
     if (g == perm.size())
-      return false; // every renaming tried
+      break; // every renaming tried
     for (size_t k = 0; k < perm.size(); ++k)
       for (size_t m = 0; m < members[k].size(); ++m)
         to[members[k][m]] = perm[k][m];
-    if (f(renamed(cfg_, r, to)))
-      return true;
+    GraphRecord c = renamed(cfg_, r, to, ordinal);
+    if (!forms.insert(structural_form(cfg_, c)).second)
+      continue; // a renaming the graph is symmetric under
+    fingerprint(c);
+    out.push_back(c);
   }
-  return false;
-}
-
-bool RenamingSearch::same_values(const GraphRecord &a,
-                                 const GraphRecord &b) const {
-  return exact_outputs(cfg_, a, seed1_, inputs1_) ==
-             exact_outputs(cfg_, b, seed1_, inputs1_) &&
-         exact_outputs(cfg_, a, seed2_, inputs2_) ==
-             exact_outputs(cfg_, b, seed2_, inputs2_);
-}
-
-std::vector<CandidatePair> RenamingSearch::symmetric_pairs(const GraphRecord &g,
-                                                           uint64_t fp2) const {
-  std::vector<CandidatePair> out;
-  if (g.num_ops > max_ops_)
-    return out;
-  const std::string form = structural_form(cfg_, g);
-  any_renaming(g, [&](const GraphRecord &r) {
-    CandidatePair p{{g, fp2}, {r, fp2}};
-    if (structural_form(cfg_, r) != form && !pruned(p) && same_values(g, r))
-      out.push_back(p);
-    return false;
-  });
   return out;
-}
-
-std::optional<CandidatePair>
-RenamingSearch::renamed_apart(const CandidatePair &p) const {
-  std::optional<CandidatePair> found;
-  any_renaming(p.target.record, [&](const GraphRecord &r) {
-    CandidatePair q{p.source, {r, p.target.fp2}};
-    if (pruned(q) || !same_values(p.source.record, r))
-      return false;
-    found = q;
-    return true;
-  });
-  return found;
 }
 
 } // namespace quarry

@@ -28,6 +28,11 @@ namespace quarry {
 
 namespace {
 
+/// Graphs of at most this many operators are also routed as their renamed
+/// copies (dedupe/renaming.h): enough for associativity and distributivity
+/// over a shared operand, whose larger instances follow from them.
+constexpr int kRenamedCopiesMaxOps = 3;
+
 std::string batch_dir(const GenerateOptions &o, const Comm &comm) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "/batches/r%05d-of-%05d", comm.rank(),
@@ -142,11 +147,14 @@ uint64_t enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
   return kept;
 }
 
-/// Phase 2: route every record of this rank's batches to the owner of its
-/// fingerprint, in rounds of at most exchange_batch records per rank.
-std::vector<GraphRecord> exchange_records(const GenerateOptions &o,
-                                          const Comm &comm, int pass,
-                                          int passes, Progress &progress) {
+/// Phase 2: route every record of this rank's batches, and the renamed
+/// copies of the small ones, to the owner of its fingerprint, in rounds of
+/// at most exchange_batch records per rank (a round may go over by one
+/// record's copies).
+std::vector<GraphRecord>
+exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
+                 int passes, const RenamedCopies &copies,
+                 uint64_t &copies_routed, Progress &progress) {
   const std::string dir = batch_dir(o, comm);
   std::vector<std::string> files;
   for (const auto &entry : fs::directory_iterator(dir))
@@ -175,12 +183,18 @@ std::vector<GraphRecord> exchange_records(const GenerateOptions &o,
         ++file_index;
         continue;
       }
-      if (pass_of(r.fp, passes) != pass)
-        continue;
-      auto &buf = send[owner_of(r.fp, comm.size())];
-      const auto *bytes = reinterpret_cast<const char *>(&r);
-      buf.insert(buf.end(), bytes, bytes + sizeof r);
-      ++batch;
+      auto route = [&](const GraphRecord &g) {
+        if (pass_of(g.fp, passes) != pass)
+          return false;
+        auto &buf = send[owner_of(g.fp, comm.size())];
+        const auto *bytes = reinterpret_cast<const char *>(&g);
+        buf.insert(buf.end(), bytes, bytes + sizeof g);
+        ++batch;
+        return true;
+      };
+      route(r);
+      for (const GraphRecord &c : copies.of(r))
+        copies_routed += route(c);
     }
     sent += batch;
     const std::vector<char> got = comm.all_to_all(send);
@@ -312,24 +326,16 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
   const int passes =
       static_cast<int>(std::min<uint64_t>(1 + largest / budget, 4096));
   ClassStats stats;
-  const RenamingSearch renaming(cfg, o.seed);
+  const RenamedCopies copies(cfg, o.seed, kRenamedCopiesMaxOps);
+  uint64_t copies_routed = 0;
   std::vector<CandidatePair> pairs;
   for (int pass = 0; pass < passes; ++pass) {
-    std::vector<GraphRecord> records =
-        exchange_records(o, comm, pass, passes, progress);
+    std::vector<GraphRecord> records = exchange_records(
+        o, comm, pass, passes, copies, copies_routed, progress);
     std::vector<CandidatePair> part =
-        form_candidate_pairs(cfg, o.seed, records, stats, &renaming);
+        form_candidate_pairs(cfg, o.seed, records, stats);
     pairs.insert(pairs.end(), part.begin(), part.end());
   }
-  // Before renamed copies meet: a pair renamed apart is then deduplicated
-  // like any other.
-  uint64_t renamed_apart = 0;
-  for (CandidatePair &p : pairs)
-    if (renaming.pruned(p))
-      if (std::optional<CandidatePair> q = renaming.renamed_apart(p)) {
-        p = *q;
-        ++renamed_apart;
-      }
   std::vector<CandidatePair> renamed = dedupe_renamings(cfg, pairs, comm);
   std::vector<CandidatePair> kept;
   for (const CandidatePair &p : renamed)
@@ -338,13 +344,13 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
       kept.push_back(p);
 
   const std::vector<std::string> stage_names = {
-      "graphs",        "reorderings",    "classes",
-      "collisions",    "candidates",     "symmetric",
-      "renamed_apart", "after_renaming", "after_subgraph_pruning"};
+      "graphs",         "renamed_copies",
+      "reorderings",    "classes",
+      "collisions",     "candidates",
+      "after_renaming", "after_subgraph_pruning"};
   const std::vector<uint64_t> local = {
-      stats.graphs,     stats.reorderings, stats.classes,
-      stats.collisions, stats.candidates,  stats.symmetric,
-      renamed_apart,    renamed.size(),    kept.size()};
+      stats.graphs,     copies_routed,    stats.reorderings, stats.classes,
+      stats.collisions, stats.candidates, renamed.size(),    kept.size()};
   const std::vector<uint64_t> totals = comm.sum(local);
 
   Shard shard;

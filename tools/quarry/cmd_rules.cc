@@ -22,6 +22,8 @@
 #include "quarry/rules/rule_print.h"
 #include "quarry/rules/taso_import.h"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
@@ -126,13 +128,15 @@ void register_minimize(CLI::App &rules) {
     coverage::MinimizeOptions o;
     o.derive_options = opts->derive;
     o.both_directions = opts->both_directions;
+    // A progress line redrawn in place means something only on a terminal.
+    const bool draw = !opts->quiet && isatty(STDERR_FILENO) != 0;
     const RulePack out = coverage::minimize_pack(
         pack, o, [&](const coverage::MinimizeProgress &p) {
-          if (!opts->quiet && (p.done % 64 == 0 || p.done == p.total))
+          if (draw && (p.done % 64 == 0 || p.done == p.total))
             std::cerr << "\rminimize: " << p.done << "/" << p.total
                       << " rules, " << p.kept << " kept" << std::flush;
         });
-    if (!opts->quiet)
+    if (draw)
       std::cerr << "\n";
     write_rule_pack(out, opts->out);
     std::cout << "kept " << out.rules.size() << " of " << pack.rules.size()

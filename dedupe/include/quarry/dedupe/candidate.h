@@ -39,11 +39,8 @@ struct ClassStats {
   uint64_t reorderings = 0; ///< same graph, independent operators reordered
   uint64_t classes = 0;     ///< exact equivalence classes of two or more
   uint64_t collisions = 0;  ///< fingerprint matches the exact check refuted
-  uint64_t candidates = 0;  ///< pairs formed (symmetric ones included)
-  uint64_t symmetric = 0;   ///< pairs of a graph and a renamed copy
+  uint64_t candidates = 0;  ///< pairs formed
 };
-
-class RenamingSearch; // renaming.h
 
 /// A text equal for two records exactly when they are the same graph up to
 /// the order of independent operators: the sorted expressions of all
@@ -62,11 +59,8 @@ std::vector<Tensor<Fp>> exact_outputs(const GenConfig &cfg,
 
 /// Groups `records` (any order; sorted in place) by fingerprint, confirms
 /// each group exactly and pairs each class's smallest graph with the others.
-/// With `symmetries`, each distinct small graph is also paired with its
-/// renamed copies that compute the same (renaming.h).
 std::vector<CandidatePair>
 form_candidate_pairs(const GenConfig &cfg, uint64_t seed,
-                     std::vector<GraphRecord> &records, ClassStats &stats,
-                     const RenamingSearch *symmetries = nullptr);
+                     std::vector<GraphRecord> &records, ClassStats &stats);
 
 } // namespace quarry
