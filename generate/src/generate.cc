@@ -33,6 +33,13 @@ namespace {
 /// over a shared operand, whose larger instances follow from them.
 constexpr int kRenamedCopiesMaxOps = 3;
 
+/// The fingerprint bits a run keeps (--fingerprint-bits, for tests that
+/// force collisions).
+uint64_t fingerprint_mask(const GenerateOptions &o) {
+  return o.fingerprint_bits >= 64 ? ~uint64_t{0}
+                                  : (uint64_t{1} << o.fingerprint_bits) - 1;
+}
+
 std::string batch_dir(const GenerateOptions &o, const Comm &comm) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "/batches/r%05d-of-%05d", comm.rank(),
@@ -91,9 +98,7 @@ uint64_t enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
   const std::string dir = batch_dir(o, comm);
   fs::create_directories(dir);
   Enumerator e(cfg, o.max_ops, o.seed);
-  const uint64_t mask = o.fingerprint_bits >= 64
-                            ? ~uint64_t{0}
-                            : (uint64_t{1} << o.fingerprint_bits) - 1;
+  const uint64_t mask = fingerprint_mask(o);
   uint64_t owned = 0;
   int64_t open_batch = -1;
   bool skipping = false;
@@ -193,8 +198,10 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
         return true;
       };
       route(r);
-      for (const GraphRecord &c : copies.of(r))
+      for (GraphRecord c : copies.of(r)) {
+        c.fp &= fingerprint_mask(o);
         copies_routed += route(c);
+      }
     }
     sent += batch;
     const std::vector<char> got = comm.all_to_all(send);
