@@ -6,6 +6,7 @@
 #include "result_json.h"
 
 #include <unistd.h>
+#include <z3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,6 +20,16 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char *kFormat = "quarry.proof-cache.v1";
+
+/// What reached the outcomes: Z3's version and the revision of quarry's
+/// encoding and search, raised whenever a change there can change an
+/// outcome. A cache of another prover is refused like one of other axioms.
+constexpr int kProverRevision = 1;
+
+std::string prover_identity() {
+  return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +
+         std::to_string(kProverRevision);
+}
 
 std::string host_name() {
   char buf[256] = {};
@@ -53,7 +64,8 @@ ProofCache::ProofCache(const std::string &dir, uint64_t axioms_hash,
   if (!fs::exists(header)) {
     const json h = {{"format", kFormat},
                     {"axioms_hash", hash_hex(axioms_hash)},
-                    {"axioms_file", axioms_file}};
+                    {"axioms_file", axioms_file},
+                    {"prover", prover_identity()}};
     write_file_atomic(header, h.dump(2) + "\n");
   }
   try {
@@ -64,6 +76,10 @@ ProofCache::ProofCache(const std::string &dir, uint64_t axioms_hash,
       throw Error("a proof cache of other axioms (" +
                   h.at("axioms_file").get<std::string>() +
                   "); give another --cache directory");
+    if (h.at("prover").get<std::string>() != prover_identity())
+      throw Error("a proof cache of another prover (" +
+                  h.at("prover").get<std::string>() + ", this is " +
+                  prover_identity() + "); give another --cache directory");
   } catch (const json::exception &e) {
     throw Error(header + ": malformed (" + std::string(e.what()) + ")");
   } catch (const Error &e) {

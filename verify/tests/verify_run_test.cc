@@ -189,6 +189,18 @@ TEST_F(VerifyRun, CacheReusesOutcomesAcrossRunsAndRefusesOtherAxioms) {
       (dir_ / "cache" / "cache.json").string() +
           ": a proof cache of other axioms (" + testing::kTasoAxioms +
           "); give another --cache directory");
+  // Another prover: refused too.
+  const std::string header = dir_ / "cache" / "cache.json";
+  const std::string text = read_file_bytes(header);
+  std::string other = text;
+  other.replace(other.find("\"prover\": \"z3 "), 16, "\"prover\": \"z9 ");
+  write_file_atomic(header, other);
+  EXPECT_NE(error_of([&] {
+              ProofCache(r.cache_dir, axiom_files_hash(taso_axioms()), "a",
+                         r.opts);
+            }).find(header + ": a proof cache of another prover (z9 "),
+            std::string::npos);
+  write_file_atomic(header, text);
   // A malformed line is named; a torn last line is not an error.
   const std::string bad = dir_ / "cache" / "results-zz.jsonl";
   write_file_atomic(bad, "{\"not\": \"a result\"}\n{\"torn");

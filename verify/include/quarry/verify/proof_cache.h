@@ -4,8 +4,9 @@
 // proving it, and records every new outcome, so a rerun, a resumed shard or
 // a larger run (four operators after three) re-proves nothing it knows.
 //
-// DIR/cache.json names the axioms (by hash) the outcomes were proved from;
-// a cache of other axioms is refused, never mixed. Outcomes live in
+// DIR/cache.json names the axioms (by hash) the outcomes were proved from
+// and the prover (Z3's version, quarry's encoding revision); a cache of
+// other axioms or another prover is refused, never mixed. Outcomes live in
 // DIR/results-*.jsonl, one JSON line each (the report's entry form), and
 // each process appends to a file of its own: shards of an array job share
 // a cache without locks, and a killed run loses at most the line it was
