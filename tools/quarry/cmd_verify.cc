@@ -27,6 +27,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -45,30 +46,42 @@ struct VerifyCliOptions {
   VerifyOptions opts;
 };
 
-/// A one-line progress bar on stderr, drawn only on a terminal.
+/// Progress on stderr: a bar redrawn in place on a terminal; elsewhere (a
+/// batch job's log) a line every half minute.
 class Progress {
 public:
-  Progress() : enabled_(isatty(STDERR_FILENO) != 0) {}
+  Progress() : tty_(isatty(STDERR_FILENO) != 0) {}
   void step(const RunProgress &p) {
-    if (!enabled_)
+    const Totals &t = p.totals;
+    const size_t proved = t.proved + t.proved_with_precondition;
+    if (!tty_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_ < std::chrono::seconds(30) && p.done != p.total)
+        return;
+      last_ = now;
+      std::fprintf(stderr,
+                   "verify: %zu/%zu rules, %zu proved, %zu unproved, %zu "
+                   "refuted\n",
+                   p.done, p.total, proved, t.unproved, t.refuted);
       return;
+    }
     const int width = 30;
     const int filled =
         p.total ? static_cast<int>(width * p.done / p.total) : width;
-    const Totals &t = p.totals;
     std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  proved %zu  unproved %zu ",
                  filled, "##############################", width - filled, "",
-                 p.done, p.total, t.proved + t.proved_with_precondition,
-                 t.unproved + t.refuted);
+                 p.done, p.total, proved, t.unproved + t.refuted);
     std::fflush(stderr);
   }
   ~Progress() {
-    if (enabled_)
+    if (tty_)
       std::fputc('\n', stderr);
   }
 
 private:
-  bool enabled_;
+  bool tty_;
+  std::chrono::steady_clock::time_point last_ =
+      std::chrono::steady_clock::now();
 };
 
 /// A rule pack file, TASO's collection, or a generator run directory.
