@@ -24,7 +24,7 @@ constexpr const char *kFormat = "quarry.proof-cache.v1";
 /// What reached the outcomes: Z3's version and the revision of quarry's
 /// encoding and search, raised whenever a change there can change an
 /// outcome. A cache of another prover is refused like one of other axioms.
-constexpr int kProverRevision = 1;
+constexpr int kProverRevision = 2;
 
 std::string prover_identity() {
   return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +

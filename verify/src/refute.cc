@@ -75,24 +75,30 @@ std::string describe_shapes(const std::map<std::string, Shape> &shapes) {
   return s;
 }
 
-std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
-                                               int random_tries) {
+std::optional<Counterexample>
+find_counterexample(const Rule &rule, uint64_t seed, int random_tries) {
+  std::optional<Counterexample> shapes_only;
   for (const auto &shapes : shape_choices(rule, seed, random_tries)) {
     try {
       const Graph a = with_variable_shapes(rule.source, shapes);
       const Graph b = with_variable_shapes(rule.target, shapes);
       const NumericComparison c = compare_numerically(a, b, seed);
-      if (c.definitely_different())
-        return describe_shapes(shapes) + ": " +
-               (c.shapes_equal ? "values differ in the field and in float "
-                                 "(max |diff| " +
-                                     std::to_string(c.float_max_diff) + ")"
-                               : std::string("output shapes differ"));
+      if (!c.definitely_different())
+        continue;
+      if (c.shapes_equal)
+        return Counterexample{describe_shapes(shapes) +
+                                  ": values differ in the field and in float "
+                                  "(max |diff| " +
+                                  std::to_string(c.float_max_diff) + ")",
+                              true};
+      if (!shapes_only)
+        shapes_only = Counterexample{
+            describe_shapes(shapes) + ": output shapes differ", false};
     } catch (const Error &) {
       // These shapes do not type-check for one side; try others.
     }
   }
-  return std::nullopt;
+  return shapes_only;
 }
 
 } // namespace quarry::verify

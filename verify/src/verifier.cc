@@ -25,8 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Z3's time for a rule with a counterexample, at most.
-constexpr double kRefutedProofSeconds = 1;
+/// Z3's time, at most, for a rule whose only counterexamples change the
+/// output shapes; the proofs such rules have take a few milliseconds.
+constexpr double kShapeCounterexampleSeconds = 0.25;
 
 /// A minimisation retry gets this many times the first proof's Z3
 /// resources, and at least the floor (a few milliseconds of Z3).
@@ -54,17 +55,23 @@ public:
     r.rule_hash = rule_hash(rule_);
     // A counterexample takes milliseconds, where Z3 spends its whole time
     // limit on a false rule (the axioms are quantified, so it rarely finds
-    // a model). A rule with one still gets a short proof attempt: the
-    // axioms state no shapes, so a rule that fails only at other shapes
-    // (a constant of fixed shape, a grouped convolution) can be proved, and
-    // a proof stands as it did when refutation came after it.
-    std::optional<std::string> counterexample;
+    // a model). Values that differ where both sides give outputs of the
+    // same shapes refute the rule. When only the output shapes differ, the
+    // rule may hold wherever they agree (a constant of fixed shape), and
+    // the optimizer applies it only there: Z3 gets a short attempt.
+    std::optional<Counterexample> counterexample;
     if (opts_.refute)
       counterexample = find_counterexample(rule_, opts_.seed);
+    if (counterexample && counterexample->values_differ) {
+      r.outcome = Outcome::Refuted;
+      r.detail = counterexample->description;
+      r.seconds = seconds_since(start_);
+      return r;
+    }
     if (counterexample)
       deadline_ = std::min(
           deadline_, start_ + std::chrono::milliseconds(static_cast<int64_t>(
-                                  kRefutedProofSeconds * 1000)));
+                                  kShapeCounterexampleSeconds * 1000)));
     else if (opts_.prove_first)
       if (std::optional<RuleResult> first = opts_.prove_first(rule_)) {
         first->name = r.name;
@@ -83,7 +90,7 @@ public:
     }
     if (r.outcome == Outcome::Unproved && counterexample) {
       r.outcome = Outcome::Refuted;
-      r.detail = *counterexample;
+      r.detail = counterexample->description;
     }
     r.seconds = seconds_since(start_);
     return r;

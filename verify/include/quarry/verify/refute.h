@@ -29,9 +29,17 @@ shape_choices(const Rule &rule, uint64_t seed, int random_tries);
 /// "x1:[2,2] x2:[2,3]".
 std::string describe_shapes(const std::map<std::string, Shape> &shapes);
 
-/// A description of a counterexample ("x1:[2,2] x2:[2,2]: output 0
-/// differs ..."), or nullopt when none was found.
-std::optional<std::string> find_counterexample(const Rule &rule, uint64_t seed,
-                                               int random_tries = 48);
+struct Counterexample {
+  /// "x1:[2,2] x2:[2,2]: values differ in the field and in float ..."
+  std::string description;
+  /// Both sides give outputs of the same shapes that differ; otherwise the
+  /// output shapes differ (and the rule may hold wherever they agree).
+  bool values_differ = false;
+};
+
+/// A counterexample, one whose values differ when there is one, or nullopt
+/// when none was found.
+std::optional<Counterexample>
+find_counterexample(const Rule &rule, uint64_t seed, int random_tries = 48);
 
 } // namespace quarry::verify
