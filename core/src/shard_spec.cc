@@ -4,6 +4,10 @@
 #include "quarry/core/error.h"
 
 #include <charconv>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
 
 namespace quarry {
 
@@ -39,6 +43,39 @@ ShardSpec parse_shard(std::string_view text) {
     throw Error("--shard expects I/N with 0 <= I < N, got '" +
                 std::string(text) + "'");
   return s;
+}
+
+std::vector<std::string> shard_files(const std::string &dir) {
+  static const std::regex name(R"(shard-(\d+)-of-(\d+)\.json)");
+  if (!std::filesystem::is_directory(dir))
+    throw Error(dir + ": not a directory");
+  std::map<int, std::string> found;
+  std::set<int> counts;
+  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+    std::smatch m;
+    const std::string base = entry.path().filename().string();
+    if (!std::regex_match(base, m, name))
+      continue;
+    const ShardSpec s = parse_shard(m[1].str() + "/" + m[2].str());
+    counts.insert(s.count);
+    found[s.index] = entry.path().string();
+  }
+  if (counts.empty())
+    throw Error(dir + ": no shard-I-of-N.json files");
+  if (counts.size() > 1)
+    throw Error(dir + ": shard files of " + std::to_string(*counts.begin()) +
+                " and of " + std::to_string(*counts.rbegin()) +
+                " shards are mixed");
+  const int count = *counts.begin();
+  std::vector<std::string> files;
+  for (int i = 0; i < count; ++i) {
+    const ShardSpec s{i, count};
+    if (!found.count(i))
+      throw Error(dir + "/" + s.file_name() + ": missing (shard " + s.str() +
+                  " has not run)");
+    files.push_back(found[i]);
+  }
+  return files;
 }
 
 } // namespace quarry

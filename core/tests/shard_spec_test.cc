@@ -31,6 +31,28 @@ TEST(ShardSpec, ParsesAndDealsItemsRoundRobin) {
         << bad;
 }
 
+TEST(ShardSpec, ShardFilesAreFoundInOrderOrNamedWhenMissing) {
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("quarry_shards_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(error_of([&] { shard_files(dir); }), dir + ": not a directory");
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(error_of([&] { shard_files(dir); }),
+            dir + ": no shard-I-of-N.json files");
+  for (const char *f : {"shard-1-of-2.json", "shard-0-of-2.json", "x.json"})
+    write_file_atomic(dir + "/" + f, "{}");
+  EXPECT_EQ(shard_files(dir),
+            (std::vector<std::string>{dir + "/shard-0-of-2.json",
+                                      dir + "/shard-1-of-2.json"}));
+  std::filesystem::remove(dir + "/shard-1-of-2.json");
+  EXPECT_EQ(error_of([&] { shard_files(dir); }),
+            dir + "/shard-1-of-2.json: missing (shard 1/2 has not run)");
+  write_file_atomic(dir + "/shard-0-of-3.json", "{}");
+  EXPECT_EQ(error_of([&] { shard_files(dir); }),
+            dir + ": shard files of 2 and of 3 shards are mixed");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(LineJournal, KeepsWholeLinesAndDropsATornLast) {
   const std::string path = std::filesystem::temp_directory_path() /
                            ("quarry_journal_" + std::to_string(::getpid()));

@@ -2,12 +2,12 @@
 #include "quarry/validate_axioms/validation.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/core/shard_spec.h"
 #include "quarry/verify/report.h"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <regex>
 
 namespace quarry::validate_axioms {
 
@@ -110,30 +110,10 @@ ValidationRun run_validation(const ValidateOptions &opts) {
 }
 
 ValidationRun merge_shards(const std::string &dir) {
-  static const std::regex name(R"(shard-(\d+)-of-(\d+)\.json)");
-  std::map<int, std::string> files;
-  int shards = 0;
-  if (!std::filesystem::is_directory(dir))
-    throw Error(dir + ": not a directory");
-  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
-    std::smatch m;
-    const std::string base = entry.path().filename().string();
-    if (!std::regex_match(base, m, name))
-      continue;
-    const int n = std::stoi(m[2]);
-    if (shards && n != shards)
-      throw Error(dir + ": shard files of " + std::to_string(shards) +
-                  " and of " + std::to_string(n) + " shards are mixed");
-    shards = n;
-    files[std::stoi(m[1])] = entry.path().string();
-  }
-  if (!shards)
-    throw Error(dir + ": no shard-I-of-N.json files");
+  const std::vector<std::string> files = shard_files(dir);
   ValidationRun run;
   ValidationReport &m = run.report;
-  for (int i = 0; i < shards; ++i) {
-    if (!files.count(i))
-      throw Error(shard_file(dir, i, shards) + ": missing");
+  for (size_t i = 0; i < files.size(); ++i) {
     const ValidationReport r = read_report(files[i]);
     if (!r.complete)
       throw Error(files[i] + ": the shard has not finished (rerun it)");

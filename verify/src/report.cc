@@ -9,12 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 #include <filesystem>
-#include <map>
-#include <regex>
-#include <set>
 
 namespace quarry::verify {
 
@@ -146,34 +141,12 @@ uint64_t rules_hash(const std::vector<Rule> &rules) {
 }
 
 Report merge_shard_reports(const std::string &dir) {
-  static const std::regex name(R"(shard-(\d+)-of-(\d+)\.json)");
-  if (!std::filesystem::is_directory(dir))
-    throw Error(dir + ": not a directory");
-  std::map<int, std::string> files;
-  std::set<int> counts;
-  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
-    std::smatch m;
-    const std::string base = entry.path().filename().string();
-    if (!std::regex_match(base, m, name))
-      continue;
-    const ShardSpec s = parse_shard(m[1].str() + "/" + m[2].str());
-    counts.insert(s.count);
-    files[s.index] = entry.path().string();
-  }
-  if (counts.empty())
-    throw Error(dir + ": no shard-I-of-N.json files");
-  if (counts.size() > 1)
-    throw Error(dir + ": shard files of " + std::to_string(*counts.begin()) +
-                " and of " + std::to_string(*counts.rbegin()) +
-                " shards are mixed");
-  const int count = *counts.begin();
+  const std::vector<std::string> files = shard_files(dir);
+  const int count = static_cast<int>(files.size());
   Report merged;
   std::vector<std::optional<RuleResult>> by_index;
   for (int i = 0; i < count; ++i) {
-    const std::string path = dir + "/" + ShardSpec{i, count}.file_name();
-    if (!files.count(i))
-      throw Error(path + ": missing (shard " + ShardSpec{i, count}.str() +
-                  " has not run)");
+    const std::string &path = files[i];
     Report r = read_report(path);
     const ReportInfo &info = r.info;
     if (info.shard.index != i || info.shard.count != count)

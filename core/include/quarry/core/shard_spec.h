@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace quarry {
 
@@ -30,5 +31,11 @@ struct ShardSpec {
 
 /// "I/N" with 0 <= I < N; throws quarry::Error quoting `text` otherwise.
 ShardSpec parse_shard(std::string_view text);
+
+/// The result files of every shard in `dir`, shard 0 first: the N files
+/// shard-I-of-N.json of one N. Throws quarry::Error naming the directory
+/// when it is none, holds no such file or files of different N, and naming
+/// the file of a shard that is missing.
+std::vector<std::string> shard_files(const std::string &dir);
 
 } // namespace quarry
