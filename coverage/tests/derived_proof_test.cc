@@ -32,7 +32,8 @@ RulePack known_pack() {
 
 TEST(DerivedProof, ProvesWhatKnownRulesDeriveInEitherDirection) {
   size_t usable = 0;
-  const ProveFirst prove = derivation_prover(known_pack(), "k.pb", {}, &usable);
+  const verify::ProveFirst prove =
+      derivation_prover(known_pack(), "k.pb", {}, &usable);
   EXPECT_EQ(usable, 2u);
   // The known rule read backwards, then relu_twice forwards.
   const Rule r = parse_rule(
@@ -46,7 +47,7 @@ TEST(DerivedProof, ProvesWhatKnownRulesDeriveInEitherDirection) {
   EXPECT_EQ(res->axioms,
             (std::vector<std::string>{"ewadd_assoc", "relu_idempotent"}));
   ASSERT_EQ(res->derivation.size(), 2u);
-  EXPECT_NE(res->detail.find("derived by rules of k.pb: "), std::string::npos)
+  EXPECT_NE(res->detail.find("derived from k.pb by "), std::string::npos)
       << res->detail;
   // What the known rules do not rewrite stays with Z3.
   EXPECT_FALSE(prove(parse_rule("other", "input x\ny = relu(x)\noutput y\n",
@@ -58,7 +59,7 @@ TEST(DerivedProof, UsesNoUnprovedOrPreconditionedRule) {
   p.rules[0].provenance.status = ProofStatus::Unproved;
   p.rules[1].preconditions = {{"x", 0, "x", 1}};
   size_t usable = 9;
-  const ProveFirst prove = derivation_prover(p, "k.pb", {}, &usable);
+  const verify::ProveFirst prove = derivation_prover(p, "k.pb", {}, &usable);
   EXPECT_EQ(usable, 0u);
   EXPECT_FALSE(prove(parse_rule("c", kRegrouped, kGrouped)));
 }

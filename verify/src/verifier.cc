@@ -60,7 +60,7 @@ public:
     // rule may hold wherever they agree (a constant of fixed shape), and
     // the optimizer applies it only there: Z3 gets a short attempt.
     std::optional<Counterexample> counterexample;
-    if (opts_.refute)
+    if (opts_.refute || opts_.prove_first)
       counterexample = find_counterexample(rule_, opts_.seed);
     if (counterexample && counterexample->values_differ) {
       r.outcome = Outcome::Refuted;

@@ -8,10 +8,10 @@
 // are not used, since a derivation is found at one choice of shapes.
 //
 // A derivation found at small shapes could rest on a step that only those
-// shapes allow, so a derived rule must also survive the float check on
-// random inputs at several shapes (verify/refute.h); otherwise Z3 decides.
-// The proof records the derivation and, as its axioms, those of the rules
-// it used.
+// shapes allow; the verifier offers a rule to it only when the float check
+// on random inputs at several shapes (verify/refute.h) finds no
+// counterexample. The proof records the derivation and, as its axioms,
+// those of the rules it used.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -20,20 +20,16 @@
 #include "quarry/rules/rule_pack.h"
 #include "quarry/verify/verifier.h"
 
-#include <functional>
-#include <optional>
 #include <string>
 
 namespace quarry::coverage {
 
-using ProveFirst =
-    std::function<std::optional<verify::RuleResult>(const Rule &)>;
-
 /// A prove_first for the verifier: derivations by `known`'s proved rules
 /// without preconditions. `label` names the pack in each proof's detail.
 /// `usable`, when given, is set to how many of its rules are used.
-ProveFirst derivation_prover(const RulePack &known, const std::string &label,
-                             const DeriveOptions &opts = {},
-                             size_t *usable = nullptr);
+verify::ProveFirst derivation_prover(const RulePack &known,
+                                     const std::string &label,
+                                     const DeriveOptions &opts = {},
+                                     size_t *usable = nullptr);
 
 } // namespace quarry::coverage

@@ -51,16 +51,20 @@ struct RuleResult {
   std::vector<std::string> derivation = {};
 };
 
+/// A cheaper proof offered before Z3: a result that proves the rule, or
+/// nullopt to leave it to Z3.
+using ProveFirst = std::function<std::optional<RuleResult>(const Rule &)>;
+
 struct VerifyOptions {
   double timeout_s = 10;      ///< per rule, all checks together
   bool minimize_core = false; ///< drop axioms the proof does not need
   int threads = 1;
   bool refute = true; ///< look for a counterexample before proving
   uint64_t seed = 1;
-  /// Tried before Z3 on every rule; a result it returns stands (it must
-  /// prove the rule), nullopt leaves the rule to Z3. Called from the
-  /// worker threads at once, so it must be safe to call concurrently.
-  std::function<std::optional<RuleResult>(const Rule &)> prove_first = {};
+  /// Tried before Z3 on every rule no counterexample refutes (that search
+  /// runs first whenever this is set); a result it returns stands. Called
+  /// from the worker threads at once: it must be safe to call concurrently.
+  ProveFirst prove_first = {};
 };
 
 /// A hash of what a rule says (its graphs), for matching resumed results.
