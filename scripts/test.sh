@@ -13,6 +13,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Logs are often read from their end: repeat there the last lines of each
+# failed test's output (ctest printed them in full where the test ended).
+repeat_failures() { # repeat_failures BUILD_DIR
+  local dir=$1/Testing/Temporary name
+  [ -s "$dir/LastTestsFailed.log" ] || return 0
+  echo "== the end of each failed test's output"
+  cut -d: -f2- "$dir/LastTestsFailed.log" | while read -r name; do
+    echo "--- $name"
+    awk -v t="$name" '$2 == "Test:" && $3 == t { on = 1; next }
+      on && /^<end of output>/ { exit }
+      on' "$dir/LastTest.log" | tail -n 40
+  done
+}
+
 sanitize=""
 args=()
 while (($#)); do
@@ -26,7 +40,9 @@ done
 if [ -z "$sanitize" ]; then
   scripts/bootstrap.sh
   build_dir=${QUARRY_BUILD_DIR:-build}
-  exec ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" "${args[@]}"
+  ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" "${args[@]}" ||
+    { repeat_failures "$build_dir"; exit 1; }
+  exit 0
 fi
 
 case "$sanitize" in
@@ -48,12 +64,14 @@ timing='Entailment\.TasoLemmasFollowFromTheAxioms|Entailment\.WrongConcatAssocia
 ctest=(ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
   --timeout 1500 -E "$timing")
 status=0
-"${ctest[@]}" -LE 'slow|mpi' "${args[@]}" || status=1
+"${ctest[@]}" -LE 'slow|mpi' "${args[@]}" ||
+  { repeat_failures "$build_dir"; status=1; }
 # Tests with mpirun ranks, without LeakSanitizer: Open MPI's progress
 # threads keep allocations until exit, and its libraries have no frame
 # pointers for the fast unwinder to name them by (the exact unwinder makes
 # these tests ten times slower). The same code runs leak-checked in one
 # process in the tests above (cli.generate.*, dedupe, pipeline).
 ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
-  "${ctest[@]}" -L mpi -LE slow "${args[@]}" || status=1
+  "${ctest[@]}" -L mpi -LE slow "${args[@]}" ||
+  { repeat_failures "$build_dir"; status=1; }
 exit $status

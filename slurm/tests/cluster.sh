@@ -35,7 +35,7 @@ cluster_start() {
     echo "a test cluster needs root (SlurmUser root)" >&2
     return 1
   }
-  mkdir -p "$d/munge" "$d/sock" "$d/state" "$d/spool" "$d/log"
+  mkdir -p "$d/munge" "$d/sock" "$d/state" "$d/spool" "$d/log" "$d/tmp"
   chmod 700 "$d/munge"
   chmod 755 "$d" "$d/sock"
   head -c 1024 /dev/urandom >"$d/munge/munge.key"
@@ -62,6 +62,10 @@ CredType=cred/munge
 AuthInfo=socket=$d/sock/munge.sock
 StateSaveLocation=$d/state
 SlurmdSpoolDir=$d/spool
+# PMIx makes a directory per step under TmpFS, named by job and step id
+# only; a killed step can leave one behind, and every test cluster counts
+# job ids from 1, so under a shared /tmp a later step would fail to launch.
+TmpFS=$d/tmp
 SlurmctldPidFile=$d/slurmctld.pid
 SlurmdPidFile=$d/slurmd.pid
 SlurmctldLogFile=$d/log/slurmctld.log

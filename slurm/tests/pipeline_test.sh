@@ -17,8 +17,11 @@ rm -rf "$W"
 mkdir -p "$W"
 W=$(cd "$W" && pwd)
 
-fail() {
+fail() { # with the daemons' last errors, which name what SLURM refused
   echo "FAIL: $*" >&2
+  if [ -n "${cdir:-}" ]; then
+    grep -h -i error "$cdir"/log/slurm*.log 2>/dev/null | tail -n 15 >&2 || true
+  fi
   exit 1
 }
 
