@@ -166,6 +166,7 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
     if (entry.path().extension() == ".rec")
       files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
+  const uint64_t mask = fingerprint_mask(o);
   size_t file_index = 0;
   std::ifstream in;
   std::vector<GraphRecord> mine;
@@ -199,7 +200,7 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
       };
       route(r);
       for (GraphRecord c : copies.of(r)) {
-        c.fp &= fingerprint_mask(o);
+        c.fp &= mask;
         copies_routed += route(c);
       }
     }

@@ -39,8 +39,6 @@ public:
   /// computed as the enumerator computes them.
   void fingerprint(GraphRecord &r) const;
 
-  int max_ops() const { return max_ops_; }
-
   /// Renamings tried per graph at most.
   static constexpr int kMaxRenamings = 720;
 
