@@ -29,8 +29,6 @@ public:
       replaced_.emplace(s.replaced[i], s.pattern->outputs().at(i));
   }
 
-  const std::vector<int32_t> &pattern_ids() const { return pat_ids_; }
-
   Graph run() {
     for (int32_t id = 0; id < host_.num_nodes(); ++id)
       if (host_.node(id).kind == OpKind::Input)
@@ -154,14 +152,9 @@ private:
 
 } // namespace
 
-std::optional<Graph> splice(const Graph &host, const Splice &s,
-                            std::vector<int32_t> *pattern_ids) {
+std::optional<Graph> splice(const Graph &host, const Splice &s) {
   try {
-    Emitter e(host, s);
-    Graph g = e.run();
-    if (pattern_ids)
-      *pattern_ids = e.pattern_ids();
-    return g;
+    return Emitter(host, s).run();
   } catch (const Refused &) {
     return std::nullopt;
   } catch (const Error &) {

@@ -121,7 +121,11 @@ void print_report(const ValidationRun &run) {
     const EntailmentResult &c = *r.consistency;
     std::printf("consistency: %s (%.1f s)", answer_word(c, true), c.seconds);
     if (c.answer == Answer::Entailed)
-      std::printf(": two fresh tensors are equal, by %s", joined(c.by).c_str());
+      std::printf(": %s, by %s",
+                  c.detail.starts_with(kDimsInconsistency)
+                      ? c.detail.c_str()
+                      : "two fresh tensors are equal",
+                  joined(c.by).c_str());
     else if (!c.detail.empty())
       std::printf(": %s", c.detail.c_str());
     std::printf("\n");

@@ -72,6 +72,31 @@ TEST(Entailment, RedundancyNamesTheEntailingSetOrACountermodel) {
   EXPECT_EQ(check_consistency(f, o).answer, Answer::NotEntailed);
 }
 
+TEST(Entailment, DimsEquationsMustHoldOfEveryApplication) {
+  // With ewadd commutative, "an ewadd has its first operand's dimensions"
+  // makes every two tensors' dimensions equal; "when they agree" does not.
+  const std::string axioms =
+      "op ewadd(x, y)\n"
+      "axiom ewadd_comm: forall x y. ewadd(x, y) = ewadd(y, x)\n";
+  EntailmentOptions o;
+  o.timeout_s = 1;
+  const EntailmentResult wrong = check_consistency(
+      verify::parse_axioms(axioms + "dims ewadd: forall x y i. "
+                                    "dim(ewadd(x, y), i) = dim(x, i)\n",
+                           "wrong.axioms"),
+      o);
+  ASSERT_EQ(wrong.answer, Answer::Entailed) << wrong.detail;
+  EXPECT_EQ(wrong.detail, kDimsInconsistency);
+  EXPECT_EQ(wrong.by, std::vector<std::string>{"ewadd_comm"});
+  const EntailmentResult right = check_consistency(
+      verify::parse_axioms(axioms + "dims ewadd: forall x y i. "
+                                    "dim(ewadd(x, y), i) = dim(x, i) "
+                                    "when dim(x, i) = dim(y, i)\n",
+                           "right.axioms"),
+      o);
+  EXPECT_NE(right.answer, Answer::Entailed) << right.detail;
+}
+
 TEST(Entailment, SplitUndoingConcatRulesOutFiniteCountermodels) {
   // split undoes concat as in taso.axioms. Without split0_concat a finite
   // countermodel exists (concat keeping its second operand, split.0

@@ -20,7 +20,7 @@ using detail::Token;
 
 bool is_statement_start(const Token &t) {
   return t.kind == Token::Kind::End || t.is("op") || t.is("axiom") ||
-         t.is("lemma") || t.is("include");
+         t.is("lemma") || t.is("dims") || t.is("include");
 }
 
 std::string dir_of(const std::string &path) {
@@ -45,8 +45,10 @@ public:
         op_decl();
       else if (peek().is("axiom") || peek().is("lemma"))
         axiom();
+      else if (accept("dims"))
+        dim_fact();
       else
-        fail("expected 'op', 'axiom', 'lemma' or 'include'");
+        fail("expected 'op', 'axiom', 'lemma', 'dims' or 'include'");
     }
   }
 
@@ -173,15 +175,8 @@ private:
     if (out_.find_axiom(a.name))
       throw Error(a.pos, "'" + a.name + "' is defined twice");
     expect(":");
-    if (accept("forall")) {
-      while (!accept(".")) {
-        const Token &t = peek();
-        const std::string v = ident("a variable or '.'");
-        if (std::find(a.vars.begin(), a.vars.end(), v) != a.vars.end())
-          throw Error(t.pos, "variable '" + v + "' is bound twice");
-        a.vars.push_back(v);
-      }
-    }
+    if (accept("forall"))
+      bound_vars(a.vars);
     a.lhs = term();
     expect("=");
     a.rhs = term();
@@ -202,6 +197,117 @@ private:
     if (a.domain)
       check_domain(a);
     out_.axioms.push_back(std::move(a));
+  }
+
+  /// The variables after `forall`, up to the '.'.
+  void bound_vars(std::vector<std::string> &vars) {
+    while (!accept(".")) {
+      const Token &t = peek();
+      const std::string v = ident("a variable or '.'");
+      if (std::find(vars.begin(), vars.end(), v) != vars.end())
+        throw Error(t.pos, "variable '" + v + "' is bound twice");
+      vars.push_back(v);
+    }
+  }
+
+  void dim_fact() {
+    DimFact f;
+    f.pos = peek().pos;
+    f.name = ident("the statement's name");
+    for (const DimFact &other : out_.dim_facts)
+      if (other.name == f.name)
+        throw Error(f.pos, "dims '" + f.name + "' is defined twice");
+    expect(":");
+    if (accept("forall"))
+      bound_vars(f.vars);
+    do
+      f.equations.push_back(dim_equation(f));
+    while (accept("and"));
+    if (!is_statement_start(peek()))
+      fail("expected 'and' or a new statement");
+    out_.dim_facts.push_back(std::move(f));
+  }
+
+  /// dim(op(...), i) = dim(x, j) + ... + constant. Every variable occurs on
+  /// the left: the prover instantiates the equation at each application of
+  /// the operator.
+  DimEquation dim_equation(DimFact &f) {
+    DimEquation e;
+    e.pos = peek().pos;
+    e.result = dim_ref(f, true);
+    expect("=");
+    do {
+      if (peek().kind == Token::Kind::Int || peek().is("-"))
+        e.constant += integer("an integer");
+      else
+        e.sum.push_back(dim_ref(f, false));
+    } while (accept("+"));
+    if (accept("when")) {
+      do {
+        std::pair<DimRef, DimRef> atom;
+        atom.first = dim_ref(f, false);
+        expect("=");
+        atom.second = dim_ref(f, false);
+        e.when.push_back(std::move(atom));
+      } while (peek().is("and") && starts_dim_of_variable(1) && accept("and"));
+    }
+    std::vector<const DimRef *> right;
+    for (const DimRef &d : e.sum)
+      right.push_back(&d);
+    for (const auto &[a, b] : e.when) {
+      right.push_back(&a);
+      right.push_back(&b);
+    }
+    std::set<std::string> left;
+    collect_vars(e.result.tensor, left);
+    if (!e.result.index_var.empty())
+      left.insert(e.result.index_var);
+    for (const DimRef *d : right)
+      for (const std::string &v : {d->tensor.name, d->index_var})
+        if (!v.empty() && !left.count(v))
+          throw Error(d->tensor.pos, "'" + v + "' does not occur on the " +
+                                         "left; a dims equation gives a " +
+                                         "result's dimension from its " +
+                                         "operands'");
+    return e;
+  }
+
+  DimRef dim_ref(DimFact &f, bool result) {
+    expect("dim");
+    expect("(");
+    DimRef r;
+    r.tensor = term();
+    if (result && r.tensor.kind != Term::Kind::Apply)
+      throw Error(r.tensor.pos, "expected an operator application");
+    if (!result && r.tensor.kind != Term::Kind::Var)
+      throw Error(r.tensor.pos, "expected a tensor variable");
+    resolve_tensor(f, r.tensor);
+    expect(",");
+    if (peek().kind == Token::Kind::Ident) {
+      Term index;
+      index.pos = peek().pos;
+      index.name = ident("a dimension index");
+      bind(f, index, VarSort::Index);
+      r.index_var = index.name;
+    } else {
+      r.index = integer("a dimension index");
+    }
+    expect(")");
+    return r;
+  }
+
+  /// Whether the tokens from peek(k) read "dim(NAME," (a dimension of a
+  /// variable, as in `when`, rather than of an application).
+  bool starts_dim_of_variable(size_t k) const {
+    return peek(k).is("dim") && peek(k + 1).is("(") &&
+           peek(k + 2).kind == Token::Kind::Ident && peek(k + 3).is(",");
+  }
+
+  static void collect_vars(const Term &t, std::set<std::string> &out) {
+    if (t.kind == Term::Kind::Var)
+      out.insert(t.name);
+    for (const Term &arg : t.args)
+      collect_vars(arg, out);
   }
 
   // --- terms --------------------------------------------------------------
@@ -237,16 +343,31 @@ private:
     return t;
   }
 
-  void bind(Axiom &a, const Term &t, VarSort sort) {
+  /// Binds a variable of an axiom or a dims statement (`B`) to its sort.
+  template <class B> void bind(B &a, const Term &t, VarSort sort) {
     if (std::find(a.vars.begin(), a.vars.end(), t.name) == a.vars.end())
       throw Error(t.pos, "'" + t.name + "' is not bound by forall");
     auto [it, fresh] = a.sorts.emplace(t.name, sort);
     if (!fresh && it->second != sort)
-      throw Error(t.pos, "'" + t.name + "' is used both as a tensor and as " +
-                             "an integer parameter");
+      throw Error(t.pos, "'" + t.name + "' is used both as " +
+                             sort_name(std::min(it->second, sort)) +
+                             " and as " +
+                             sort_name(std::max(it->second, sort)));
   }
 
-  void resolve_tensor(Axiom &a, Term &t) {
+  static std::string sort_name(VarSort s) {
+    switch (s) {
+    case VarSort::Tensor:
+      return "a tensor";
+    case VarSort::Int:
+      return "an integer parameter";
+    case VarSort::Index:
+      return "a dimension index";
+    }
+    return "?";
+  }
+
+  template <class B> void resolve_tensor(B &a, Term &t) {
     if (t.kind == Term::Kind::Var)
       return bind(a, t, VarSort::Tensor);
     if (t.kind != Term::Kind::Apply)
@@ -274,8 +395,8 @@ private:
     }
   }
 
-  void resolve_param(Axiom &a, Term &arg, const OpDecl &d,
-                     const AttrSpec &spec) {
+  template <class B>
+  void resolve_param(B &a, Term &arg, const OpDecl &d, const AttrSpec &spec) {
     const std::string where =
         "parameter '" + std::string(spec.name) + "' of " + d.name;
     const bool is_list = spec.kind == AttrKind::IntList;

@@ -6,7 +6,6 @@
 #include "result_json.h"
 
 #include <unistd.h>
-#include <z3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -20,16 +19,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char *kFormat = "quarry.proof-cache.v1";
-
-/// What reached the outcomes: Z3's version and the revision of quarry's
-/// encoding and search, raised whenever a change there can change an
-/// outcome. A cache of another prover is refused like one of other axioms.
-constexpr int kProverRevision = 2;
-
-std::string prover_identity() {
-  return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +
-         std::to_string(kProverRevision);
-}
 
 std::string host_name() {
   char buf[256] = {};

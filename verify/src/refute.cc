@@ -75,9 +75,11 @@ std::string describe_shapes(const std::map<std::string, Shape> &shapes) {
   return s;
 }
 
-std::optional<Counterexample>
-find_counterexample(const Rule &rule, uint64_t seed, int random_tries) {
-  std::optional<Counterexample> shapes_only;
+std::optional<Counterexample> find_counterexample(const Rule &rule,
+                                                  uint64_t seed,
+                                                  int random_tries,
+                                                  const ShapeFilter &wanted) {
+  std::optional<Counterexample> unwanted, shapes_only;
   for (const auto &shapes : shape_choices(rule, seed, random_tries)) {
     try {
       const Graph a = with_variable_shapes(rule.source, shapes);
@@ -85,20 +87,26 @@ find_counterexample(const Rule &rule, uint64_t seed, int random_tries) {
       const NumericComparison c = compare_numerically(a, b, seed);
       if (!c.definitely_different())
         continue;
-      if (c.shapes_equal)
-        return Counterexample{describe_shapes(shapes) +
-                                  ": values differ in the field and in float "
-                                  "(max |diff| " +
-                                  std::to_string(c.float_max_diff) + ")",
-                              true};
+      if (c.shapes_equal) {
+        Counterexample found{describe_shapes(shapes) +
+                                 ": values differ in the field and in float "
+                                 "(max |diff| " +
+                                 std::to_string(c.float_max_diff) + ")",
+                             true, shapes};
+        if (!wanted || wanted(shapes))
+          return found;
+        if (!unwanted)
+          unwanted = std::move(found);
+        continue;
+      }
       if (!shapes_only)
         shapes_only = Counterexample{
-            describe_shapes(shapes) + ": output shapes differ", false};
+            describe_shapes(shapes) + ": output shapes differ", false, shapes};
     } catch (const Error &) {
       // These shapes do not type-check for one side; try others.
     }
   }
-  return shapes_only;
+  return unwanted ? unwanted : shapes_only;
 }
 
 } // namespace quarry::verify

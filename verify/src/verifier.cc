@@ -29,6 +29,9 @@ using Clock = std::chrono::steady_clock;
 /// output shapes; the proofs such rules have take a few milliseconds.
 constexpr double kShapeCounterexampleSeconds = 0.25;
 
+/// Seeded random shape mixes the counterexample search tries.
+constexpr int kRandomShapeTries = 48;
+
 /// A minimisation retry gets this many times the first proof's Z3
 /// resources, and at least the floor (a few milliseconds of Z3).
 constexpr uint64_t kRetryResourceFactor = 20;
@@ -56,13 +59,19 @@ public:
     // A counterexample takes milliseconds, where Z3 spends its whole time
     // limit on a false rule (the axioms are quantified, so it rarely finds
     // a model). Values that differ where both sides give outputs of the
-    // same shapes refute the rule. When only the output shapes differ, the
-    // rule may hold wherever they agree (a constant of fixed shape), and
-    // the optimizer applies it only there: Z3 gets a short attempt.
+    // same shapes, and where every precondition the rule could be given
+    // holds, refute the rule. Otherwise it may hold wherever its outputs'
+    // shapes agree (a constant of fixed shape), or under a precondition (an
+    // ungrouped convolution): Z3 gets a short attempt, and a proof stands
+    // unless its preconditions hold at the counterexample's shapes.
+    const std::vector<DimEquality> candidates = candidate_preconditions();
     std::optional<Counterexample> counterexample;
     if (opts_.refute || opts_.prove_first)
-      counterexample = find_counterexample(rule_, opts_.seed);
-    if (counterexample && counterexample->values_differ) {
+      counterexample = find_counterexample(
+          rule_, opts_.seed, kRandomShapeTries,
+          [&](const auto &shapes) { return all_hold(candidates, shapes); });
+    if (counterexample && counterexample->values_differ &&
+        all_hold(candidates, counterexample->shapes)) {
       r.outcome = Outcome::Refuted;
       r.detail = counterexample->description;
       r.seconds = seconds_since(start_);
@@ -80,7 +89,7 @@ public:
         return *first;
       }
     try {
-      prove(r);
+      prove(r, candidates);
     } catch (const Error &e) {
       r.outcome = Outcome::Unproved;
       r.detail = e.what();
@@ -88,9 +97,14 @@ public:
       r.outcome = Outcome::Unproved;
       r.detail = std::string("z3: ") + e.msg();
     }
-    if (r.outcome == Outcome::Unproved && counterexample) {
+    const bool proved = r.outcome != Outcome::Unproved;
+    if (counterexample &&
+        (!proved || (counterexample->values_differ &&
+                     all_hold(r.preconditions, counterexample->shapes)))) {
       r.outcome = Outcome::Refuted;
       r.detail = counterexample->description;
+      r.preconditions.clear();
+      r.axioms.clear();
     }
     r.seconds = seconds_since(start_);
     return r;
@@ -103,7 +117,7 @@ private:
     std::optional<DimEquality> pre; ///< set for candidate preconditions
   };
 
-  void prove(RuleResult &r) {
+  void prove(RuleResult &r, const std::vector<DimEquality> &candidates) {
     z3::expr_vector differs(ctx_);
     bool identical = true;
     for (size_t i = 0; i < rule_.source.outputs().size(); ++i) {
@@ -117,9 +131,15 @@ private:
       return;
     }
     solver_.add(z3::mk_or(differs));
+    // The dims facts relate the dimensions of the terms to those of the
+    // rule's variables; they are not axioms a proof reports.
+    solver_.add(enc_.dim_facts());
     for (const Axiom &a : axioms_.axioms)
       add_literal(enc_.axiom(a), a.name, std::nullopt);
-    add_candidate_preconditions();
+    for (const DimEquality &d : candidates)
+      add_literal(enc_.dim(enc_.tensor_var(d.var), d.dim) ==
+                      enc_.dim(enc_.tensor_var(d.other_var), d.other_dim),
+                  "", d);
 
     std::vector<size_t> all(lits_.size());
     for (size_t i = 0; i < all.size(); ++i)
@@ -160,16 +180,18 @@ private:
   }
 
   /// dim(a,i) = dim(b,j) for distinct source variables a, b and the
-  /// dimension pairs that axiom preconditions compare.
-  void add_candidate_preconditions() {
+  /// dimension pairs that axiom preconditions compare: what a rule's
+  /// precondition may say.
+  std::vector<DimEquality> candidate_preconditions() const {
     std::set<std::pair<int, int>> dims;
     for (const Axiom &a : axioms_.axioms)
       for (const DimAtom &p : a.preconditions) {
         dims.emplace(p.dim, p.other_dim);
         dims.emplace(p.other_dim, p.dim);
       }
+    std::vector<DimEquality> out;
     if (dims.empty())
-      return;
+      return out;
     std::vector<std::string> vars;
     for (const Node &n : rule_.source.nodes())
       if (n.is_variable())
@@ -177,12 +199,23 @@ private:
     // `dims` is symmetric, so unordered variable pairs cover every atom.
     for (size_t a = 0; a < vars.size(); ++a)
       for (size_t b = a + 1; b < vars.size(); ++b)
-        for (auto [i, j] : dims) {
-          DimEquality d{vars[a], i, vars[b], j};
-          add_literal(enc_.dim(enc_.tensor_var(d.var), d.dim) ==
-                          enc_.dim(enc_.tensor_var(d.other_var), d.other_dim),
-                      "", d);
-        }
+        for (auto [i, j] : dims)
+          out.push_back(DimEquality{vars[a], i, vars[b], j});
+    return out;
+  }
+
+  /// Whether every equality holds at the variable shapes (one naming a
+  /// dimension a shape lacks does not).
+  static bool all_hold(const std::vector<DimEquality> &eqs,
+                       const std::map<std::string, Shape> &shapes) {
+    for (const DimEquality &d : eqs) {
+      auto a = shapes.find(d.var), b = shapes.find(d.other_var);
+      if (a == shapes.end() || b == shapes.end() || d.dim >= a->second.rank() ||
+          d.other_dim >= b->second.rank() ||
+          a->second[d.dim] != b->second[d.other_dim])
+        return false;
+    }
+    return true;
   }
 
   double remaining() const {
@@ -255,6 +288,15 @@ private:
 };
 
 } // namespace
+
+/// Revision 3: `dims` statements, candidate preconditions before the
+/// counterexample search, explicit patterns for axioms with a `where`.
+constexpr int kProverRevision = 3;
+
+std::string prover_identity() {
+  return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +
+         std::to_string(kProverRevision);
+}
 
 std::string_view outcome_name(Outcome o) {
   switch (o) {
@@ -337,9 +379,8 @@ Rule record_proof(Rule rule, const RuleResult &result) {
   // No wall time: the same rules and axioms give a byte-identical pack on
   // any machine and run. Times go to the verify report instead.
   p.prove_seconds = 0;
-  p.prover = result.derivation.empty()
-                 ? "z3 " + std::string(Z3_get_full_version())
-                 : std::string(kDerivationProver);
+  p.prover = result.derivation.empty() ? prover_identity()
+                                       : std::string(kDerivationProver);
   p.prover_details = std::string(outcome_name(result.outcome)) +
                      (result.detail.empty() ? "" : ": " + result.detail);
   rule.preconditions = result.preconditions;

@@ -2,8 +2,20 @@
 #include "quarry/verify/z3_encoding.h"
 
 #include <cstdio>
+#include <set>
 
 namespace quarry::verify {
+
+namespace {
+
+void term_vars(const Term &t, std::set<std::string> &out) {
+  if (t.kind == Term::Kind::Var)
+    out.insert(t.name);
+  for (const Term &arg : t.args)
+    term_vars(arg, out);
+}
+
+} // namespace
 
 std::string param_code(const AttrSpec &spec, const AttrValue &value) {
   if (std::holds_alternative<std::monostate>(value))
@@ -61,11 +73,18 @@ z3::expr Encoder::dim(const z3::expr &t, int i) {
   return dim_(t, ctx_.int_val(i));
 }
 
-z3::expr Encoder::axiom_var(const Axiom &a, const std::string &name) {
+z3::expr Encoder::bound_var(const Sorts &sorts, const std::string &name) {
   // '?' keeps bound variables apart from rule variables of the same name.
   const std::string sym = "?" + name;
-  return a.sorts.at(name) == VarSort::Int ? ctx_.constant(sym.c_str(), param_)
-                                          : ctx_.constant(sym.c_str(), tensor_);
+  switch (sorts.at(name)) {
+  case VarSort::Int:
+    return ctx_.constant(sym.c_str(), param_);
+  case VarSort::Index:
+    return ctx_.int_const(sym.c_str());
+  case VarSort::Tensor:
+    break;
+  }
+  return ctx_.constant(sym.c_str(), tensor_);
 }
 
 z3::expr Encoder::literal(const std::string &code) {
@@ -92,10 +111,10 @@ std::vector<z3::expr> Encoder::literals() const {
   return v;
 }
 
-z3::expr Encoder::term(const Axiom &a, const Term &t) {
+z3::expr Encoder::term(const Sorts &sorts, const Term &t) {
   switch (t.kind) {
   case Term::Kind::Var:
-    return axiom_var(a, t.name);
+    return bound_var(sorts, t.name);
   case Term::Kind::IntLit:
   case Term::Kind::Name:
     return literal(std::to_string(t.value));
@@ -107,34 +126,107 @@ z3::expr Encoder::term(const Axiom &a, const Term &t) {
   const OpDecl &d = file_.ops[t.decl];
   z3::expr_vector args(ctx_);
   for (const Term &arg : t.args)
-    args.push_back(term(a, arg));
+    args.push_back(term(sorts, arg));
   return function(d, t.output, "")(args);
 }
 
 z3::expr Encoder::axiom_precondition(const Axiom &a) {
   z3::expr_vector pre(ctx_);
   for (const DimAtom &p : a.preconditions)
-    pre.push_back(dim(axiom_var(a, p.var), p.dim) ==
-                  dim(axiom_var(a, p.other_var), p.other_dim));
+    pre.push_back(dim(bound_var(a.sorts, p.var), p.dim) ==
+                  dim(bound_var(a.sorts, p.other_var), p.other_dim));
   return pre.empty() ? ctx_.bool_val(true) : z3::mk_and(pre);
 }
 
 z3::expr Encoder::axiom(const Axiom &a) {
-  z3::expr body = term(a, a.lhs) == term(a, a.rhs);
-  if (!a.preconditions.empty()) {
-    z3::expr_vector pre(ctx_);
-    for (const DimAtom &p : a.preconditions)
-      pre.push_back(dim(axiom_var(a, p.var), p.dim) ==
-                    dim(axiom_var(a, p.other_var), p.other_dim));
-    body = z3::implies(z3::mk_and(pre), body);
-  }
-  if (a.vars.empty())
-    return body;
-  z3::expr_vector vars(ctx_);
+  const z3::expr lhs = term(a.sorts, a.lhs), rhs = term(a.sorts, a.rhs);
+  z3::expr_vector bound(ctx_);
   for (const std::string &v : a.vars)
     if (a.sorts.count(v))
-      vars.push_back(axiom_var(a, v));
-  return vars.empty() ? body : z3::forall(vars, body);
+      bound.push_back(bound_var(a.sorts, v));
+  if (a.preconditions.empty())
+    return bound.empty() ? lhs == rhs : z3::forall(bound, lhs == rhs);
+  const z3::expr body = z3::implies(axiom_precondition(a), lhs == rhs);
+  if (bound.empty())
+    return body;
+  std::vector<Z3_app> vars;
+  for (unsigned i = 0; i < bound.size(); ++i)
+    vars.push_back(Z3_to_app(ctx_, bound[i]));
+  // Left to itself, Z3 would also trigger the axiom on the dimensions its
+  // precondition names, which swamps the search; the two sides alone are
+  // the patterns, as for an axiom without a precondition.
+  std::set<std::string> left_vars, right_vars;
+  term_vars(a.lhs, left_vars);
+  term_vars(a.rhs, right_vars);
+  std::vector<Z3_pattern> patterns;
+  for (const auto &[side, term, names] :
+       {std::tuple{&lhs, &a.lhs, &left_vars},
+        std::tuple{&rhs, &a.rhs, &right_vars}})
+    if (term->kind == Term::Kind::Apply && names->size() == vars.size()) {
+      Z3_ast t[] = {*side};
+      patterns.push_back(Z3_mk_pattern(ctx_, 1, t));
+    }
+  if (patterns.empty())
+    return z3::forall(bound, body);
+  Z3_ast q = Z3_mk_forall_const(
+      ctx_, 0, static_cast<unsigned>(vars.size()), vars.data(),
+      static_cast<unsigned>(patterns.size()), patterns.data(), body);
+  ctx_.check_error();
+  return z3::expr(ctx_, q);
+}
+
+z3::expr Encoder::dim_ref(const Sorts &sorts, const DimRef &d) {
+  const z3::expr index = d.index_var.empty()
+                             ? ctx_.int_val(static_cast<int64_t>(d.index))
+                             : bound_var(sorts, d.index_var);
+  return dim_(term(sorts, d.tensor), index);
+}
+
+z3::expr Encoder::dim_fact(const DimFact &f) {
+  z3::expr_vector all(ctx_);
+  for (const DimEquation &e : f.equations) {
+    const z3::expr left = dim_ref(f.sorts, e.result);
+    z3::expr_vector summands(ctx_);
+    for (const DimRef &d : e.sum)
+      summands.push_back(dim_ref(f.sorts, d));
+    if (e.constant != 0 || summands.empty())
+      summands.push_back(ctx_.int_val(static_cast<int64_t>(e.constant)));
+    z3::expr body = left == z3::sum(summands);
+    if (!e.when.empty()) {
+      z3::expr_vector when(ctx_);
+      for (const auto &[a, b] : e.when)
+        when.push_back(dim_ref(f.sorts, a) == dim_ref(f.sorts, b));
+      body = z3::implies(z3::mk_and(when), body);
+    }
+    // Every variable of the equation is on its left (the parser checks),
+    // so the left side is the pattern: Z3 instantiates the equation once
+    // per application of the operator, and never loops.
+    std::set<std::string> names;
+    term_vars(e.result.tensor, names);
+    if (!e.result.index_var.empty())
+      names.insert(e.result.index_var);
+    std::vector<Z3_app> vars;
+    for (const std::string &v : names)
+      vars.push_back(Z3_to_app(ctx_, bound_var(f.sorts, v)));
+    if (vars.empty()) {
+      all.push_back(body);
+      continue;
+    }
+    Z3_ast pattern_terms[] = {left};
+    Z3_pattern pattern = Z3_mk_pattern(ctx_, 1, pattern_terms);
+    Z3_ast q = Z3_mk_forall_const(ctx_, 0, static_cast<unsigned>(vars.size()),
+                                  vars.data(), 1, &pattern, body);
+    ctx_.check_error();
+    all.push_back(z3::expr(ctx_, q));
+  }
+  return all.empty() ? ctx_.bool_val(true) : z3::mk_and(all);
+}
+
+z3::expr Encoder::dim_facts() {
+  z3::expr_vector all(ctx_);
+  for (const DimFact &f : file_.dim_facts)
+    all.push_back(dim_fact(f));
+  return all.empty() ? ctx_.bool_val(true) : z3::mk_and(all);
 }
 
 z3::expr Encoder::value(const Graph &g, ValueRef v) {

@@ -61,6 +61,57 @@ TEST(AxiomFile, ResolvesVariablesAndParameters) {
   EXPECT_TRUE(a.domain->condition);
 }
 
+TEST(AxiomFile, ParsesDimsStatements) {
+  const AxiomFile f = parse_axioms(
+      std::string(kDecls) +
+          "dims conv: forall s p a x w. dim(conv2d(s, p, a, x, w), 0) = "
+          "dim(x, 0)\n"
+          "  and dim(conv2d(s, p, a, x, w), 1) = dim(w, 0) when dim(x, 1) = "
+          "dim(w, 1)\n"
+          "dims cat: forall x y i. dim(concat(1, x, y), 1) = dim(x, 1) + "
+          "dim(y, 1) + 0\n"
+          "  when dim(x, 0) = dim(y, 0) and dim(x, 2) = dim(y, 2)\n"
+          "  and dim(ewadd(x, y), i) = dim(x, i)\n",
+      "t.axioms");
+  ASSERT_EQ(f.dim_facts.size(), 2u);
+  const DimFact &conv = f.dim_facts[0];
+  ASSERT_EQ(conv.equations.size(), 2u);
+  EXPECT_EQ(conv.sorts.at("s"), VarSort::Int);
+  EXPECT_EQ(conv.equations[1].result.index, 1);
+  ASSERT_EQ(conv.equations[1].when.size(), 1u);
+  EXPECT_EQ(conv.equations[1].when[0].second.tensor.name, "w");
+  const DimFact &cat = f.dim_facts[1];
+  ASSERT_EQ(cat.equations.size(), 2u);
+  EXPECT_EQ(cat.equations[0].sum.size(), 2u);
+  EXPECT_EQ(cat.equations[0].when.size(), 2u);
+  EXPECT_EQ(cat.equations[1].result.index_var, "i");
+  EXPECT_EQ(cat.sorts.at("i"), VarSort::Index);
+  // TASO's file states them for the operators its preconditions meet.
+  EXPECT_FALSE(taso_axioms().dim_facts.empty());
+}
+
+TEST(AxiomFile, RejectsBadDimsStatements) {
+  EXPECT_EQ(parse_error("dims d: forall x y. dim(x, 0) = dim(y, 0)\n"),
+            "t.axioms:5:25: expected an operator application");
+  EXPECT_EQ(
+      parse_error("dims d: forall x y. dim(ewadd(x, x), 0) = dim(y, 0)\n"),
+      "t.axioms:5:47: 'y' does not occur on the left; a dims equation gives "
+      "a result's dimension from its operands'");
+  EXPECT_EQ(parse_error("dims d: forall x i. dim(ewadd(x, x), 0) = dim(x, i)"
+                        "\n"),
+            "t.axioms:5:47: 'i' does not occur on the left; a dims equation "
+            "gives a result's dimension from its operands'");
+  EXPECT_EQ(parse_error("dims d: forall x. dim(ewadd(x, x), x) = dim(x, 0)\n"),
+            "t.axioms:5:36: 'x' is used both as a tensor and as a dimension "
+            "index");
+  EXPECT_EQ(parse_error("dims d: forall x. dim(ewadd(x, x), 0) = 1\n"
+                        "dims d: forall x. dim(ewadd(x, x), 1) = 1\n"),
+            "t.axioms:6:6: dims 'd' is defined twice");
+  EXPECT_EQ(parse_error("dims d: forall x. dim(ewadd(x, x), 0) = dim(x, 0) "
+                        "foo\n"),
+            "t.axioms:5:51: expected 'and' or a new statement, found 'foo'");
+}
+
 TEST(AxiomFile, RejectsBadAxiomsWithTheirPosition) {
   EXPECT_EQ(parse_error("axiom a: forall x. relu(x) = x\n"),
             "t.axioms:5:20: undeclared operator 'relu'");

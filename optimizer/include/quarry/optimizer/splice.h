@@ -34,10 +34,7 @@ struct Splice {
 /// cycle (a bound value depends on a replaced one), a shape error, a
 /// replacement whose shape differs from the value it replaces, or a
 /// constant whose shape cannot be told from its use. Every `input` variable
-/// of the host is kept, in order, even when unused. `pattern_ids`, when
-/// given, receives the result's node id of each pattern node (-1 where
-/// none was made).
-std::optional<Graph> splice(const Graph &host, const Splice &s,
-                            std::vector<int32_t> *pattern_ids = nullptr);
+/// of the host is kept, in order, even when unused.
+std::optional<Graph> splice(const Graph &host, const Splice &s);
 
 } // namespace quarry::opt

@@ -8,7 +8,10 @@
 //   redundancy   for each axiom, whether the other axioms entail it (a
 //                redundant axiom often points at a mistake);
 //   consistency  the axioms and lemmas do not entail that two fresh tensors
-//                are equal (a wrong axiom can make every tensor equal).
+//                are equal (a wrong axiom can make every tensor equal), nor,
+//                with the dims statements, that their dimension 0 or 1 is
+//                (a dims equation that fails on some application the
+//                axioms allow can make every dimension equal).
 //
 // Every premise is guarded by a literal, so an entailment names an entailing
 // set (the unsat core, minimised by deletion). When no proof is found, a
@@ -63,10 +66,15 @@ std::vector<EntailmentResult> check_lemmas(const verify::AxiomFile &file,
 std::vector<EntailmentResult> check_redundancy(const verify::AxiomFile &file,
                                                const EntailmentOptions &opts);
 
-/// Whether axioms and lemmas together entail x = y for fresh tensors x, y
-/// (answer Entailed means the file is inconsistent). The one query gets
-/// three times opts.timeout_s.
+/// Whether axioms and lemmas together entail x = y for fresh tensors x, y,
+/// or with the dims statements dim(x, 0) = dim(y, 0) or dim(x, 1) =
+/// dim(y, 1) (answer Entailed means the file is inconsistent). Each query
+/// gets three times opts.timeout_s.
 EntailmentResult check_consistency(const verify::AxiomFile &file,
                                    const EntailmentOptions &opts);
+
+/// The detail of an inconsistency that is one of dimensions.
+inline constexpr std::string_view kDimsInconsistency =
+    "with the dims statements, dimension 0 or 1 of any two tensors is equal";
 
 } // namespace quarry::validate_axioms

@@ -16,7 +16,20 @@
 //
 // `where` adds a shape precondition (dim(x, 1) = dim(y, 1) and ...) that the
 // prover must assume; `shapes`, `values` and `if` give the small-shape
-// domain on which the axiom can be checked numerically. Parsing resolves
+// domain on which the axiom can be checked numerically. `dims` statements
+// give the prover the dimensions of operator results, so a precondition on
+// an intermediate term becomes one on a rule's inputs:
+//
+//   dims relu: forall x i. dim(relu(x), i) = dim(x, i)
+//   dims ewadd: forall x y i. dim(ewadd(x, y), i) = dim(x, i)
+//     when dim(x, i) = dim(y, i)
+//
+// The prover's operators are total, so an equation must hold of every
+// application, well-formed or not, that the axioms allow: one that names a
+// single operand of a commutative operator (or of a constant, which stands
+// for tensors of any shape) would make every tensor's dimensions equal.
+// `when` restricts it to the applications whose operands agree.
+// Parsing resolves
 // every operator against its declaration and the declaration against the
 // operator registry, so an undeclared operator, a wrong arity or an unknown
 // attribute is reported with its position before anything is solved.
@@ -51,7 +64,8 @@ struct OpDecl {
   int arity() const { return static_cast<int>(params.size()) + tensor_arity; }
 };
 
-enum class VarSort { Tensor, Int };
+/// Tensor, integer parameter, or dimension index (in `dims` statements).
+enum class VarSort { Tensor, Int, Index };
 
 /// A term of an axiom. Arguments of an Apply come parameters first, then
 /// tensors, as in the declaration.
@@ -112,9 +126,37 @@ struct Axiom {
   SourcePos pos;
 };
 
+/// dim(tensor, index), with the index a literal or a bound variable.
+struct DimRef {
+  Term tensor;
+  int64_t index = 0;
+  std::string index_var; ///< set when the index is a variable
+};
+
+/// dim(result, i) = d1 + d2 + ... + constant [when a = b and ...].
+struct DimEquation {
+  DimRef result; ///< of an operator application
+  std::vector<DimRef> sum;
+  int64_t constant = 0;
+  /// Dimension equalities of the operands that the equation needs.
+  std::vector<std::pair<DimRef, DimRef>> when;
+  SourcePos pos;
+};
+
+/// A `dims` statement: equations over the variables it binds, each true of
+/// every well-formed application of its operator.
+struct DimFact {
+  std::string name;
+  std::vector<std::string> vars; ///< forall-bound, in order
+  std::map<std::string, VarSort> sorts;
+  std::vector<DimEquation> equations;
+  SourcePos pos;
+};
+
 struct AxiomFile {
   std::vector<OpDecl> ops;
   std::vector<Axiom> axioms;      ///< axioms and lemmas, in file order
+  std::vector<DimFact> dim_facts; ///< in file order
   std::vector<std::string> files; ///< this file and every included one
 
   /// Index of the declaration of `name`, or -1.

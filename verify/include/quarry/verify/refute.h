@@ -12,6 +12,7 @@
 #include "quarry/rules/rule_pack.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,11 +36,19 @@ struct Counterexample {
   /// Both sides give outputs of the same shapes that differ; otherwise the
   /// output shapes differ (and the rule may hold wherever they agree).
   bool values_differ = false;
+  std::map<std::string, Shape> shapes; ///< of the rule's variables
 };
 
-/// A counterexample, one whose values differ when there is one, or nullopt
-/// when none was found.
+/// Which variable shapes a caller wants a counterexample at.
+using ShapeFilter =
+    std::function<bool(const std::map<std::string, Shape> &shapes)>;
+
+/// A counterexample, or nullopt when none was found. One whose values
+/// differ at shapes `wanted` accepts (any, when it is empty) is returned at
+/// once; otherwise one whose values differ elsewhere, then one whose output
+/// shapes differ.
 std::optional<Counterexample>
-find_counterexample(const Rule &rule, uint64_t seed, int random_tries = 48);
+find_counterexample(const Rule &rule, uint64_t seed, int random_tries = 48,
+                    const ShapeFilter &wanted = {});
 
 } // namespace quarry::verify

@@ -87,6 +87,12 @@ verify_rules(const AxiomFile &axioms, const std::vector<Rule> &rules,
 /// The prover a derived rule's provenance names.
 inline constexpr std::string_view kDerivationProver = "quarry derivation";
 
+/// What reaches Z3's outcomes: its version and the revision of quarry's
+/// encoding and search ("z3 4.8.12.0, quarry verify r3"), raised whenever
+/// a change there can change an outcome. Proofs record it, and a proof
+/// cache of another prover is refused.
+std::string prover_identity();
+
 /// `result` recorded in the rule's provenance and preconditions.
 Rule record_proof(Rule rule, const RuleResult &result);
 

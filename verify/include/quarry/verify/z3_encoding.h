@@ -9,8 +9,10 @@
 // never confused. concat of more than two operands nests to the left, as
 // its concat boundaries do.
 //
-// dim(t, i) : T x Int -> Int is the i-th dimension of t; it only appears in
-// preconditions.
+// dim(t, i) : T x Int -> Int is the i-th dimension of t; it appears in
+// preconditions and in the `dims` facts, each equation of which becomes a
+// quantified formula instantiated at every application of its operator
+// (its left side is the pattern).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -52,11 +54,18 @@ public:
 
   /// A term of axiom `a` with its variables free (constants named "?v"),
   /// for stating an axiom's negation with those constants as witnesses.
-  z3::expr axiom_term(const Axiom &a, const Term &t) { return term(a, t); }
+  z3::expr axiom_term(const Axiom &a, const Term &t) {
+    return term(a.sorts, t);
+  }
 
   /// The conjunction of a's `where` atoms over the same free constants
   /// (true when there are none).
   z3::expr axiom_precondition(const Axiom &a);
+
+  /// The equations of `f`, each closed over the variables it uses.
+  z3::expr dim_fact(const DimFact &f);
+  /// Every `dims` statement of the file (true when there are none).
+  z3::expr dim_facts();
 
   /// With ParamSort::Uninterpreted: the literals used so far are pairwise
   /// distinct (true when fewer than two).
@@ -72,8 +81,10 @@ public:
 private:
   z3::func_decl function(const OpDecl &d, int output,
                          const std::string &suffix);
-  z3::expr term(const Axiom &a, const Term &t);
-  z3::expr axiom_var(const Axiom &a, const std::string &name);
+  using Sorts = std::map<std::string, VarSort>;
+  z3::expr term(const Sorts &sorts, const Term &t);
+  z3::expr bound_var(const Sorts &sorts, const std::string &name);
+  z3::expr dim_ref(const Sorts &sorts, const DimRef &d);
   z3::expr literal(const std::string &code);
 
   z3::context &ctx_;
