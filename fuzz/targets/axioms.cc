@@ -1,7 +1,8 @@
 //===- axioms.cc - The axiom language ------------------------------------===//
 //
 // Parse an axiom file (includes resolve inside the scratch directory) and
-// print every axiom's sides, which walks every term.
+// print every axiom's sides and every dims equation's terms, which walks
+// every term.
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_input.h"
@@ -17,6 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (void)verify::print_term(f, a.lhs);
       (void)verify::print_term(f, a.rhs);
     }
+    for (const verify::DimFact &d : f.dim_facts)
+      for (const verify::DimEquation &e : d.equations)
+        (void)verify::print_term(f, e.result.tensor);
   } catch (const Error &) {
   }
   return 0;
