@@ -16,8 +16,7 @@ bool preconditions_hold(const HostInfo &host, const Rule &rule,
       return false;
     const TensorType *ta = host.graph->type(a->second);
     const TensorType *tb = host.graph->type(b->second);
-    if (!ta || !tb || c.dim >= ta->rank() || c.other_dim >= tb->rank() ||
-        ta->shape[c.dim] != tb->shape[c.other_dim])
+    if (!ta || !tb || !c.holds(ta->shape, tb->shape))
       return false;
   }
   return true;

@@ -25,6 +25,10 @@ std::string DimEquality::str() const {
          "," + std::to_string(other_dim) + ")";
 }
 
+bool DimEquality::holds(const Shape &a, const Shape &b) const {
+  return dim < a.rank() && other_dim < b.rank() && a[dim] == b[other_dim];
+}
+
 void check_rule(const Rule &rule) {
   const size_t ns = rule.source.outputs().size();
   const size_t nt = rule.target.outputs().size();

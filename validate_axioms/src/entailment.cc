@@ -206,12 +206,6 @@ private:
   std::vector<z3::expr> lits_;
 };
 
-EntailmentResult ask(const AxiomFile &file, const std::vector<size_t> &premises,
-                     const Axiom *goal, double timeout_s,
-                     const std::string &name, Fresh fresh = Fresh::Equal) {
-  return Query(file, premises, goal, timeout_s, fresh).run(name);
-}
-
 /// The premises of a first, quick consistency query when `op` is made
 /// injective: those two axioms and every axiom equating two applications
 /// of `op`. Such an axiom equates the operands as well, and when they
@@ -288,7 +282,7 @@ std::vector<EntailmentResult> check_lemmas(const AxiomFile &file,
     for (size_t j = 0; j < k; ++j)
       premises.push_back(lemmas[j]);
     const Axiom &goal = file.axioms[lemmas[k]];
-    return ask(file, premises, &goal, opts.timeout_s, goal.name);
+    return Query(file, premises, &goal, opts.timeout_s).run(goal.name);
   });
 }
 
@@ -297,8 +291,8 @@ std::vector<EntailmentResult> check_redundancy(const AxiomFile &file,
   const std::vector<size_t> axioms = axioms_only(file, SIZE_MAX);
   return run_all(opts, axioms.size(), [&](size_t k) {
     const Axiom &goal = file.axioms[axioms[k]];
-    return ask(file, axioms_only(file, axioms[k]), &goal, opts.timeout_s,
-               goal.name);
+    return Query(file, axioms_only(file, axioms[k]), &goal, opts.timeout_s)
+        .run(goal.name);
   });
 }
 
@@ -310,13 +304,14 @@ EntailmentResult check_consistency(const AxiomFile &file,
   const double limit_s = kConsistencyFactor * opts.timeout_s;
   double first_s = 0;
   if (const auto op = injective_operator(file, all)) {
-    EntailmentResult first = ask(file, injectivity_premises(file, *op), nullptr,
-                                 opts.timeout_s, "consistency");
+    EntailmentResult first =
+        Query(file, injectivity_premises(file, *op), nullptr, opts.timeout_s)
+            .run("consistency");
     if (first.answer == Answer::Entailed)
       return first;
     first_s = first.seconds;
   }
-  EntailmentResult r = ask(file, all, nullptr, limit_s, "consistency");
+  EntailmentResult r = Query(file, all, nullptr, limit_s).run("consistency");
   r.seconds += first_s;
   if (r.answer == Answer::Entailed || file.dim_facts.empty())
     return r;
@@ -324,7 +319,7 @@ EntailmentResult check_consistency(const AxiomFile &file,
   // with the axioms they force the dimensions of all tensors equal, and
   // any dimension precondition follows (axiom_file.h).
   EntailmentResult dims =
-      ask(file, all, nullptr, limit_s, "consistency", Fresh::DimsEqual);
+      Query(file, all, nullptr, limit_s, Fresh::DimsEqual).run("consistency");
   if (dims.answer != Answer::Entailed)
     return r;
   dims.detail = kDimsInconsistency;

@@ -259,7 +259,7 @@ private:
       right.push_back(&b);
     }
     std::set<std::string> left;
-    collect_vars(e.result.tensor, left);
+    collect_variables(e.result.tensor, left);
     if (!e.result.index_var.empty())
       left.insert(e.result.index_var);
     for (const DimRef *d : right)
@@ -301,13 +301,6 @@ private:
   bool starts_dim_of_variable(size_t k) const {
     return peek(k).is("dim") && peek(k + 1).is("(") &&
            peek(k + 2).kind == Token::Kind::Ident && peek(k + 3).is(",");
-  }
-
-  static void collect_vars(const Term &t, std::set<std::string> &out) {
-    if (t.kind == Term::Kind::Var)
-      out.insert(t.name);
-    for (const Term &arg : t.args)
-      collect_vars(arg, out);
   }
 
   // --- terms --------------------------------------------------------------
@@ -748,6 +741,13 @@ AxiomFile without_axioms(const AxiomFile &file,
     out.axioms.erase(it);
   }
   return out;
+}
+
+void collect_variables(const Term &t, std::set<std::string> &out) {
+  if (t.kind == Term::Kind::Var)
+    out.insert(t.name);
+  for (const Term &arg : t.args)
+    collect_variables(arg, out);
 }
 
 std::string print_term(const AxiomFile &file, const Term &t) {

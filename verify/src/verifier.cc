@@ -210,9 +210,8 @@ private:
                        const std::map<std::string, Shape> &shapes) {
     for (const DimEquality &d : eqs) {
       auto a = shapes.find(d.var), b = shapes.find(d.other_var);
-      if (a == shapes.end() || b == shapes.end() || d.dim >= a->second.rank() ||
-          d.other_dim >= b->second.rank() ||
-          a->second[d.dim] != b->second[d.other_dim])
+      if (a == shapes.end() || b == shapes.end() ||
+          !d.holds(a->second, b->second))
         return false;
     }
     return true;

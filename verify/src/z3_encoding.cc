@@ -6,17 +6,6 @@
 
 namespace quarry::verify {
 
-namespace {
-
-void term_vars(const Term &t, std::set<std::string> &out) {
-  if (t.kind == Term::Kind::Var)
-    out.insert(t.name);
-  for (const Term &arg : t.args)
-    term_vars(arg, out);
-}
-
-} // namespace
-
 std::string param_code(const AttrSpec &spec, const AttrValue &value) {
   if (std::holds_alternative<std::monostate>(value))
     return "-1";
@@ -156,8 +145,8 @@ z3::expr Encoder::axiom(const Axiom &a) {
   // precondition names, which swamps the search; the two sides alone are
   // the patterns, as for an axiom without a precondition.
   std::set<std::string> left_vars, right_vars;
-  term_vars(a.lhs, left_vars);
-  term_vars(a.rhs, right_vars);
+  collect_variables(a.lhs, left_vars);
+  collect_variables(a.rhs, right_vars);
   std::vector<Z3_pattern> patterns;
   for (const auto &[side, term, names] :
        {std::tuple{&lhs, &a.lhs, &left_vars},
@@ -202,7 +191,7 @@ z3::expr Encoder::dim_fact(const DimFact &f) {
     // so the left side is the pattern: Z3 instantiates the equation once
     // per application of the operator, and never loops.
     std::set<std::string> names;
-    term_vars(e.result.tensor, names);
+    collect_variables(e.result.tensor, names);
     if (!e.result.index_var.empty())
       names.insert(e.result.index_var);
     std::vector<Z3_app> vars;

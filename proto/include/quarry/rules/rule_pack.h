@@ -59,6 +59,9 @@ struct DimEquality {
 
   /// "dim(x1,1) = dim(x2,1)"
   std::string str() const;
+  /// Whether it holds when `var` has shape `a` and `other_var` shape `b`
+  /// (not where either lacks the dimension).
+  bool holds(const Shape &a, const Shape &b) const;
   friend bool operator==(const DimEquality &, const DimEquality &) = default;
 };
 

@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -180,5 +181,8 @@ AxiomFile without_axioms(const AxiomFile &file,
 
 /// A term in the axiom language's syntax, for messages and reports.
 std::string print_term(const AxiomFile &file, const Term &t);
+
+/// Adds the names of the variables in `t` (tensors and parameters) to `out`.
+void collect_variables(const Term &t, std::set<std::string> &out);
 
 } // namespace quarry::verify
