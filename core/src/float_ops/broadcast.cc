@@ -32,26 +32,6 @@ std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out) {
   return st;
 }
 
-float apply_broadcast_fn(BroadcastFn fn, float x, float y) {
-  switch (fn) {
-  case BroadcastFn::Add:
-    return x + y;
-  case BroadcastFn::Sub:
-    return x - y;
-  case BroadcastFn::Mul:
-    return x * y;
-  case BroadcastFn::Div:
-    return x / y;
-  case BroadcastFn::Pow:
-    return std::pow(x, y);
-  case BroadcastFn::Max:
-    return std::max(x, y);
-  case BroadcastFn::Min:
-    return std::min(x, y);
-  }
-  return x;
-}
-
 void Broadcast::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const auto fn = static_cast<BroadcastFn>(a.i(kFn));
   const FloatTensor &x = *in[0], &y = *in[1];
@@ -62,7 +42,7 @@ void Broadcast::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   std::vector<int64_t> idx(r, 0);
   int64_t ix = 0, iy = 0;
   for (int64_t i = 0; i < z.numel(); ++i) {
-    z[i] = apply_broadcast_fn(fn, x[ix], y[iy]);
+    z[i] = broadcast_value(fn, x[ix], y[iy]);
     for (int k = r - 1; k >= 0; --k) {
       ix += sx[k];
       iy += sy[k];

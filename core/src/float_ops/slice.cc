@@ -42,16 +42,32 @@ Slice::Plan Slice::plan(const Attrs &a, const Shape &x, bool allow_empty) {
   return p;
 }
 
+int64_t Slice::Plan::offset(const Shape &x) const {
+  const auto xs = x.strides();
+  int64_t o = 0;
+  for (int i = 0; i < x.rank(); ++i)
+    o += xs[i] * start[i];
+  return o;
+}
+
+std::vector<int64_t> Slice::Plan::strides(const Shape &x) const {
+  std::vector<int64_t> s = x.strides();
+  for (int i = 0; i < x.rank(); ++i)
+    s[i] *= step[i];
+  return s;
+}
+
 void Slice::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const FloatTensor &x = *in[0];
   const Plan p = plan(a, x.shape);
   const int r = x.shape.rank();
-  const auto xs = x.shape.strides();
+  const auto stride = p.strides(x.shape);
+  const int64_t start = p.offset(x.shape);
   std::vector<int64_t> idx(r, 0);
   for (int64_t i = 0; i < out[0].numel(); ++i) {
-    int64_t src = 0;
+    int64_t src = start;
     for (int k = 0; k < r; ++k)
-      src += (p.start[k] + idx[k] * p.step[k]) * xs[k];
+      src += idx[k] * stride[k];
     out[0][i] = x[src];
     for (int k = r - 1; k >= 0; --k) {
       if (++idx[k] < p.out[k])

@@ -64,7 +64,7 @@ void apply_epilogue(const std::vector<BoundPostOp> &post,
     const float *o = in[p.operand];
     const bool scalar = p.op.spread == Spread::Scalar;
     for (int64_t c = c0; c < c1; ++c)
-      y[c] = ops::apply_broadcast_fn(p.op.binary, y[c], o[scalar ? 0 : c]);
+      y[c] = ops::broadcast_value(p.op.binary, y[c], o[scalar ? 0 : c]);
   }
 }
 

@@ -39,8 +39,7 @@ Lowered broadcast_loops(ops::BroadcastFn fn, CpuOperands in, ResultTypes out) {
       int64_t oa = 0, ob = 0;
       for (int64_t o = 0; o < total; o += inner) {
         for (int64_t i = 0; i < inner; ++i)
-          z[o + i] =
-              ops::apply_broadcast_fn(fn, x[oa + i * ia], y[ob + i * ib]);
+          z[o + i] = ops::broadcast_value(fn, x[oa + i * ia], y[ob + i * ib]);
         // Odometer over the outer axes.
         for (int ax = rank - 2; ax >= 0; --ax) {
           oa += sa[ax];

@@ -60,14 +60,9 @@ Lowered CpuKernel<ops::Slice>::make(Context &, const Node &n, CpuOperands in,
                                     ResultTypes out, PostOps) {
   const Shape &x = in[0].shape();
   const auto plan = ops::Slice::plan(n.attrs, x);
-  const auto xs = x.strides();
   // Per output axis: the input stride it walks, and where it starts.
-  std::vector<int64_t> stride(x.rank());
-  int64_t start = 0;
-  for (int i = 0; i < x.rank(); ++i) {
-    stride[i] = xs[i] * plan.step[i];
-    start += xs[i] * plan.start[i];
-  }
+  const std::vector<int64_t> stride = plan.strides(x);
+  const int64_t start = plan.offset(x);
   const Shape r = out[0].shape;
   Lowered l = plain_loops(in, out);
   l.bind = [r, stride, start](const Bound &b) -> Step {

@@ -10,12 +10,9 @@
 #pragma once
 
 #include "quarry/core/ops/float_only.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 namespace quarry::ops {
-
-enum class BroadcastFn : int64_t { Add, Sub, Mul, Div, Pow, Max, Min };
-inline constexpr std::string_view kBroadcastNames[] = {
-    "add", "sub", "mul", "div", "pow", "max", "min"};
 
 struct Broadcast : FloatOnly<Broadcast> {
   static constexpr std::string_view name = "broadcast";
@@ -36,9 +33,6 @@ Shape broadcast_shape(std::string_view op, const Shape &a, const Shape &b);
 /// Strides of `s` seen through the broadcast shape `out`: 0 on repeated
 /// axes (and on the axes `s` lacks).
 std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out);
-
-/// fn(x, y) in float32.
-float apply_broadcast_fn(BroadcastFn fn, float x, float y);
 
 /// Whether fn(x, y) == fn(y, x).
 inline bool commutative(BroadcastFn fn) {

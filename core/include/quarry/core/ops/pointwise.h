@@ -22,54 +22,9 @@
 #pragma once
 
 #include "quarry/core/ops/float_only.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 namespace quarry::ops {
-
-enum class PointwiseFn : int64_t {
-  Sqrt,
-  Exp,
-  Neg,
-  Abs,
-  Erf,
-  Reciprocal,
-  LeakyRelu,
-  Clip,
-  HardSigmoid,
-  HardSwish,
-  Log,
-  Floor,
-  Ceil,
-  Round,
-  Sign,
-  Sin,
-  Cos,
-  Tan,
-  Asin,
-  Acos,
-  Atan,
-  Sinh,
-  Cosh,
-  Asinh,
-  Acosh,
-  Atanh,
-  Softplus,
-  Softsign,
-  Elu,
-  Selu,
-  Celu,
-  ThresholdedRelu,
-  Shrink
-};
-inline constexpr std::string_view kPointwiseNames[] = {
-    "sqrt",         "exp",        "neg",        "abs",
-    "erf",          "reciprocal", "leaky_relu", "clip",
-    "hard_sigmoid", "hard_swish", "log",        "floor",
-    "ceil",         "round",      "sign",       "sin",
-    "cos",          "tan",        "asin",       "acos",
-    "atan",         "sinh",       "cosh",       "asinh",
-    "acosh",        "atanh",      "softplus",   "softsign",
-    "elu",          "selu",       "celu",       "thresholded_relu",
-    "shrink"};
 
 struct Pointwise : FloatOnly<Pointwise> {
   static constexpr std::string_view name = "pointwise";

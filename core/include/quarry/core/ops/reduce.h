@@ -10,25 +10,11 @@
 #pragma once
 
 #include "quarry/core/ops/float_only.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 #include <vector>
 
 namespace quarry::ops {
-
-enum class ReduceFn : int64_t {
-  Sum,
-  Max,
-  Min,
-  Prod,
-  L1,
-  L2,
-  SumSquare,
-  LogSum,
-  LogSumExp
-};
-inline constexpr std::string_view kReduceNames[] = {
-    "sum", "max",        "min",     "prod",       "l1",
-    "l2",  "sum_square", "log_sum", "log_sum_exp"};
 
 struct Reduce : FloatOnly<Reduce> {
   static constexpr std::string_view name = "reduce";

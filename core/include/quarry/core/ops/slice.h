@@ -30,6 +30,11 @@ struct Slice : FloatOnly<Slice> {
   struct Plan {
     std::vector<int64_t> start, step;
     Shape out;
+    /// The row-major input `x`'s element where the slice begins.
+    int64_t offset(const Shape &x) const;
+    /// Per axis, how many of `x`'s elements one step of the result's
+    /// index moves (negative for negative steps).
+    std::vector<int64_t> strides(const Shape &x) const;
   };
   static Plan plan(const Attrs &a, const Shape &x, bool allow_empty = false);
   static MaybeTypes infer(const Attrs &a, InTypes in) {

@@ -1,0 +1,197 @@
+//===- ops/scalar_fns.h - Float functions of elements, host and device -*- C++
+//-*-===//
+//
+// The functions of pointwise[fn=..], broadcast[fn=..] and reduce[fn=..],
+// and the per-element semantics of the first two, written once so that the
+// reference (core/src/float_ops) and the cuda backend's kernels compute the
+// same function. Every function is QUARRY_FLOAT_FN: __host__ __device__ under
+// nvcc, plain inline elsewhere. Only C math functions of float (sqrtf, expf,
+// ...) are used, which both the C library and CUDA provide; min and max are
+// written out as std::min/std::max define them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <math.h>
+
+#include <cstdint>
+#include <string_view>
+
+#if defined(__CUDACC__)
+#define QUARRY_FLOAT_FN __host__ __device__ inline
+#else
+#define QUARRY_FLOAT_FN inline
+#endif
+
+namespace quarry::ops {
+
+/// pointwise's functions (ops/pointwise.h says what each computes).
+enum class PointwiseFn : int64_t {
+  Sqrt,
+  Exp,
+  Neg,
+  Abs,
+  Erf,
+  Reciprocal,
+  LeakyRelu,
+  Clip,
+  HardSigmoid,
+  HardSwish,
+  Log,
+  Floor,
+  Ceil,
+  Round,
+  Sign,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Softplus,
+  Softsign,
+  Elu,
+  Selu,
+  Celu,
+  ThresholdedRelu,
+  Shrink
+};
+
+inline constexpr std::string_view kPointwiseNames[] = {
+    "sqrt",         "exp",        "neg",        "abs",
+    "erf",          "reciprocal", "leaky_relu", "clip",
+    "hard_sigmoid", "hard_swish", "log",        "floor",
+    "ceil",         "round",      "sign",       "sin",
+    "cos",          "tan",        "asin",       "acos",
+    "atan",         "sinh",       "cosh",       "asinh",
+    "acosh",        "atanh",      "softplus",   "softsign",
+    "elu",          "selu",       "celu",       "thresholded_relu",
+    "shrink"};
+
+/// broadcast's functions.
+enum class BroadcastFn : int64_t { Add, Sub, Mul, Div, Pow, Max, Min };
+inline constexpr std::string_view kBroadcastNames[] = {
+    "add", "sub", "mul", "div", "pow", "max", "min"};
+
+/// reduce's functions (ops/reduce.h says what each computes).
+enum class ReduceFn : int64_t {
+  Sum,
+  Max,
+  Min,
+  Prod,
+  L1,
+  L2,
+  SumSquare,
+  LogSum,
+  LogSumExp
+};
+inline constexpr std::string_view kReduceNames[] = {
+    "sum", "max",        "min",     "prod",       "l1",
+    "l2",  "sum_square", "log_sum", "log_sum_exp"};
+
+/// std::max(a, b) and std::min(a, b), which device code cannot call.
+QUARRY_FLOAT_FN float float_max(float a, float b) { return a < b ? b : a; }
+QUARRY_FLOAT_FN float float_min(float a, float b) { return b < a ? b : a; }
+
+/// pointwise[fn alpha beta] of one element.
+QUARRY_FLOAT_FN float pointwise_value(PointwiseFn fn, float alpha, float beta,
+                                      float v) {
+  using F = PointwiseFn;
+  switch (fn) {
+  case F::Sqrt:
+    return sqrtf(v);
+  case F::Exp:
+    return expf(v);
+  case F::Neg:
+    return -v;
+  case F::Abs:
+    return fabsf(v);
+  case F::Erf:
+    return erff(v);
+  case F::Reciprocal:
+    return 1.0f / v;
+  case F::LeakyRelu:
+    return v >= 0.0f ? v : alpha * v;
+  case F::Clip:
+    return float_min(float_max(v, alpha), beta);
+  case F::HardSigmoid:
+    return float_max(0.0f, float_min(1.0f, alpha * v + beta));
+  case F::HardSwish:
+    return v * float_max(0.0f, float_min(1.0f, v / 6.0f + 0.5f));
+  case F::Log:
+    return logf(v);
+  case F::Floor:
+    return floorf(v);
+  case F::Ceil:
+    return ceilf(v);
+  case F::Round:
+    return nearbyintf(v); // the default rounding mode: halves to even
+  case F::Sign:
+    return v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : 0.0f;
+  case F::Sin:
+    return sinf(v);
+  case F::Cos:
+    return cosf(v);
+  case F::Tan:
+    return tanf(v);
+  case F::Asin:
+    return asinf(v);
+  case F::Acos:
+    return acosf(v);
+  case F::Atan:
+    return atanf(v);
+  case F::Sinh:
+    return sinhf(v);
+  case F::Cosh:
+    return coshf(v);
+  case F::Asinh:
+    return asinhf(v);
+  case F::Acosh:
+    return acoshf(v);
+  case F::Atanh:
+    return atanhf(v);
+  case F::Softplus:
+    return log1pf(expf(v));
+  case F::Softsign:
+    return v / (1.0f + fabsf(v));
+  case F::Elu:
+    return v > 0.0f ? v : alpha * expm1f(v);
+  case F::Selu:
+    return beta * (v > 0.0f ? v : alpha * expm1f(v));
+  case F::Celu:
+    return float_max(0.0f, v) + float_min(0.0f, alpha * expm1f(v / alpha));
+  case F::ThresholdedRelu:
+    return v > alpha ? v : 0.0f;
+  case F::Shrink:
+    return v < -alpha ? v + beta : v > alpha ? v - beta : 0.0f;
+  }
+  return v;
+}
+
+/// broadcast[fn](x, y) of one pair of elements.
+QUARRY_FLOAT_FN float broadcast_value(BroadcastFn fn, float x, float y) {
+  switch (fn) {
+  case BroadcastFn::Add:
+    return x + y;
+  case BroadcastFn::Sub:
+    return x - y;
+  case BroadcastFn::Mul:
+    return x * y;
+  case BroadcastFn::Div:
+    return x / y;
+  case BroadcastFn::Pow:
+    return powf(x, y);
+  case BroadcastFn::Max:
+    return float_max(x, y);
+  case BroadcastFn::Min:
+    return float_min(x, y);
+  }
+  return x;
+}
+
+} // namespace quarry::ops
