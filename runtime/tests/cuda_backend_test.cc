@@ -14,34 +14,14 @@
 namespace quarry::runtime::testing {
 namespace {
 
-/// cuDNN's legacy API pads symmetrically: even kernels with pad=same are
-/// rejected on this backend (and tested as such below). Softmax has a cpu
-/// kernel only.
-bool runs_on_cuda(const Case &c) {
-  if (c.name.rfind("softmax", 0) == 0)
-    return false;
-  return c.name.find("_k2_") == std::string::npos ||
-         c.name.find("same") == std::string::npos;
-}
+/// One graph on the cuda backend and the reference with the same random
+/// values. Instantiated over every operator configuration, whole graphs,
+/// every operator of the cpu backend (the float-only ones of ONNX import
+/// included) on a convolution's result, and broadcasting by every rule ONNX
+/// allows for every function.
+class CudaCase : public ::testing::TestWithParam<Case> {};
 
-std::vector<Case> cuda_operator_cases() {
-  std::vector<Case> cs;
-  for (const Case &c : operator_cases())
-    if (runs_on_cuda(c))
-      cs.push_back(c);
-  return cs;
-}
-
-class CudaOperator : public ::testing::TestWithParam<Case> {};
-class CudaGraph : public ::testing::TestWithParam<Case> {};
-
-TEST_P(CudaOperator, MatchesReference) {
-  auto gpu = make_cuda_backend();
-  auto ref = make_reference_backend();
-  expect_matches_reference(*gpu, *ref, GetParam());
-}
-
-TEST_P(CudaGraph, MatchesReference) {
+TEST_P(CudaCase, MatchesReference) {
   auto gpu = make_cuda_backend();
   auto ref = make_reference_backend();
   expect_matches_reference(*gpu, *ref, GetParam());
@@ -51,21 +31,27 @@ std::string case_name(const ::testing::TestParamInfo<Case> &info) {
   return info.param.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, CudaOperator,
-                         ::testing::ValuesIn(cuda_operator_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(All, CudaGraph, ::testing::ValuesIn(graph_cases()),
+INSTANTIATE_TEST_SUITE_P(Operator, CudaCase,
+                         ::testing::ValuesIn(operator_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Graph, CudaCase, ::testing::ValuesIn(graph_cases()),
                          case_name);
+INSTANTIATE_TEST_SUITE_P(Layout, CudaCase, ::testing::ValuesIn(layout_cases()),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Broadcast, CudaCase,
+                         ::testing::ValuesIn(broadcast_cases()), case_name);
 
-TEST(CudaBackend, EvenKernelWithSamePaddingIsAClearError) {
-  const Graph g = parse_graph("input x: [1,2,6,6]\n"
-                              "y = pool2d_max[k=2,2 pad=same](x)\noutput y\n");
+TEST(CudaBackend, EvenConvolutionWithSamePaddingIsAClearError) {
+  // cuDNN's legacy API pads symmetrically; pools that need more padding on
+  // one side run on quarry's own kernel, convolutions are refused.
+  const Graph g = parse_graph("input x: [1,2,6,6]\nweight w: [3,2,2,2]\n"
+                              "y = conv2d[pad=same](x, w)\noutput y\n");
   try {
-    make_cuda_backend()->prepare(g, {});
+    make_cuda_backend()->prepare(g, random_run_bindings(g, 1));
     FAIL() << "no error";
   } catch (const Error &e) {
-    EXPECT_STREQ(e.what(), "backend cuda: pool2d_max: kernel 2 needs "
+    EXPECT_STREQ(e.what(), "backend cuda: conv2d: kernel 2 needs "
                            "asymmetric padding, which this backend does not "
-                           "do (node 'y' (pool2d_max))");
+                           "do (node 'y' (conv2d))");
   }
 }
 

@@ -71,8 +71,17 @@ inline std::vector<Case> layout_cases() {
       {"slice", "y = slice[starts=1,0 ends=4,9 axes=1,3 steps=2,2](c)"},
       {"slice_back", "y = slice[starts=-1 ends=-100 axes=2 steps=-2](c)"},
       {"pad", "y = pad[pads=0,1,2,0,0,0,1,1 value=0.5](c)"},
+      {"pad_reflect", "y = pad[pads=0,0,2,1,0,0,1,3 mode=reflect](c)"},
+      {"pad_edge", "y = pad[pads=0,1,1,0,0,2,0,2 mode=edge](c)"},
+      {"reduce_l2", "y = reduce[fn=l2 axes=1,3](c)"},
+      {"reduce_max_drop", "y = reduce[fn=max axes=2 keepdims=0](c)"},
+      {"reduce_log_sum_exp", "y = reduce[fn=log_sum_exp axes=1](c)"},
+      {"reduce_prod", "y = reduce[fn=prod axes=1](tanh(c))"},
       {"conv_transpose", "weight t: [C,3,2,2]\n"
                          "y = conv_transpose[s=2,2 pads=0,1,0,0](c, t)"},
+      {"conv_transpose_groups",
+       "weight t: [C,2,3,3]\n"
+       "y = conv_transpose[s=1,2 pads=1,1,1,0 out_pad=0,1 groups=2](c, t)"},
       {"graph_output_blocked", "y = relu(c)\nz = ewadd(y, d)"},
   };
   std::vector<Case> cs;

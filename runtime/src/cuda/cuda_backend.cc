@@ -30,7 +30,11 @@ private:
   void *p_ = nullptr;
 };
 
-/// The stream and library handles, created and destroyed together.
+/// The stream and library handles, created and destroyed together. A
+/// backend makes them once and its executables share them: creating a
+/// cuDNN handle costs tens of milliseconds, and the cost model prepares a
+/// graph per operator configuration it measures. Executables of one
+/// backend therefore run from one thread at a time.
 class Handles {
 public:
   Handles() {
@@ -67,10 +71,11 @@ FusionPolicy cuda_fusion(bool enabled) {
 class CudaExecutable : public Executable {
 public:
   CudaExecutable(const Graph &g, const Bindings<float> &weights,
-                 const BackendOptions &opts)
+                 const BackendOptions &opts, std::shared_ptr<Handles> handles)
       : graph_(g), plan_(make_plan(graph_, weights, "cuda", cuda_supports)),
         fused_(fuse_steps(graph_, plan_, cuda_fusion(opts.fuse))),
-        use_graph_(opts.cuda_graphs) {
+        use_graph_(opts.cuda_graphs), handles_(std::move(handles)),
+        ctx_(handles_->ctx) {
     // Fused steps run where their last node ran: buffers follow that order.
     assign_buffers(graph_, plan_, schedule_of(graph_, plan_, fused_));
     for (int64_t elems : plan_.buffer_elems)
@@ -78,9 +83,8 @@ public:
     upload_static_values();
     for (const FusedStep &s : fused_)
       steps_.push_back(lower(s));
-    Context &c = handles_.ctx;
-    workspace_ = std::make_unique<DeviceBuffer>(c.workspace_bytes);
-    c.workspace = workspace_->get();
+    workspace_ = std::make_unique<DeviceBuffer>(ctx_.workspace_bytes);
+    ctx_.workspace = workspace_->get();
   }
 
   ~CudaExecutable() override {
@@ -94,15 +98,15 @@ public:
     check_inputs(graph_, plan_, inputs, "cuda");
     for (int32_t id : plan_.inputs) {
       const auto &t = inputs.find(graph_.node(id).name)->second;
-      QUARRY_CUDA_CHECK(cudaMemcpyAsync(
-          data({id, 0}), t.data.data(), sizeof(float) * t.numel(),
-          cudaMemcpyHostToDevice, handles_.ctx.stream));
+      QUARRY_CUDA_CHECK(cudaMemcpyAsync(data({id, 0}), t.data.data(),
+                                        sizeof(float) * t.numel(),
+                                        cudaMemcpyHostToDevice, ctx_.stream));
     }
-    QUARRY_CUDA_CHECK(cudaStreamSynchronize(handles_.ctx.stream));
+    QUARRY_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));
   }
 
   void execute() override {
-    cudaStream_t stream = handles_.ctx.stream;
+    cudaStream_t stream = ctx_.stream;
     if (use_graph_ && !graph_exec_ && !capture())
       use_graph_ = false;
     if (graph_exec_) {
@@ -171,7 +175,7 @@ private:
     const int32_t id = s.anchor;
     try {
       if (!s.fused())
-        return lower_node<CudaKernel>(handles_.ctx, graph_, plan_, id,
+        return lower_node<CudaKernel>(ctx_, graph_, plan_, id,
                                       [this](ValueRef v) { return data(v); });
       auto operand = [&](ValueRef v) {
         const PlannedValue &pv = plan_.value(v);
@@ -184,7 +188,7 @@ private:
         if (op.kind == PostOp::Kind::Binary)
           in.push_back(operand(op.operand));
       const std::vector<Operand> out{operand(s.result())};
-      return fused_conv(handles_.ctx, graph_.node(id), in, out, s.post);
+      return fused_conv(ctx_, graph_.node(id), in, out, s.post);
     } catch (const Error &e) {
       throw Error(std::string(e.what()) + " (" + describe_node(graph_, id) +
                   ")");
@@ -196,7 +200,7 @@ private:
   /// as it was) when some step cannot be captured: then steps run one by
   /// one.
   bool capture() {
-    cudaStream_t stream = handles_.ctx.stream;
+    cudaStream_t stream = ctx_.stream;
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) !=
         cudaSuccess) {
       cudaGetLastError();
@@ -231,7 +235,8 @@ private:
   bool use_graph_ = true;
   cudaGraph_t cuda_graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
-  Handles handles_;
+  std::shared_ptr<Handles> handles_;
+  Context ctx_; ///< the shared handles with this executable's workspace
   std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
   std::map<ValueRef, std::unique_ptr<DeviceBuffer>> static_data_;
   std::unique_ptr<DeviceBuffer> workspace_;
@@ -250,7 +255,9 @@ public:
   }
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
-    return std::make_unique<CudaExecutable>(g, weights, opts_);
+    if (!handles_)
+      handles_ = std::make_shared<Handles>();
+    return std::make_unique<CudaExecutable>(g, weights, opts_, handles_);
   }
   std::vector<bool> fused_away(const Graph &g) const override {
     return absorbed_nodes(g, cuda_fusion(opts_.fuse));
@@ -258,6 +265,7 @@ public:
 
 private:
   BackendOptions opts_;
+  std::shared_ptr<Handles> handles_; ///< made at the first prepare
 };
 
 } // namespace

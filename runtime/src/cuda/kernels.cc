@@ -3,13 +3,16 @@
 // Descriptors and algorithm choices are made once in make(); each step only
 // enqueues work on the context's stream. cuDNN's legacy (v7-style) API
 // takes symmetric padding, which quarry's windows have for odd kernels and
-// for pad=valid; an even kernel with pad=same is rejected at prepare time.
+// for pad=valid; even pools with pad=same run on quarry's own pooling
+// kernel, and an even convolution with pad=same is rejected at prepare
+// time.
 // Math is plain FP32 (no TF32), so results stay within float tolerance of
 // the reference.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.h"
 
+#include "device_kernels.h"
 #include "quarry/core/op_registry.h"
 
 #include <memory>
@@ -116,48 +119,90 @@ Step binary_step(Context &c, cudnnOpTensorOp_t op, Operands in, Operands out) {
   };
 }
 
-/// "broadcast[fn=div]": the operator and its function, for errors.
-std::string describe_node_kind(const Node &n) {
-  return std::string(op_name(n.kind)) + "[fn=" +
-         std::string(ops::kBroadcastNames[n.attrs.i(ops::Broadcast::kFn)]) +
-         "]";
+/// The padding after the input that a window needs on one axis.
+int64_t pad_after(int64_t in, int64_t k, int64_t stride, const ops::Window &w) {
+  return std::max<int64_t>(0, (w.out - 1) * stride + k - in - w.pad_before);
+}
+
+/// Whether cuDNN's symmetric padding (`before` on both sides) gives the
+/// window's output on one axis.
+bool pads_symmetrically(int64_t in, int64_t k, int64_t stride,
+                        const ops::Window &w) {
+  return pad_after(in, k, stride, w) <= w.pad_before &&
+         (in + 2 * w.pad_before - k) / stride + 1 == w.out;
 }
 
 /// Symmetric padding for one axis, or an error naming the node.
 int symmetric_pad(const Node &n, int64_t in, int64_t k, int64_t stride,
                   const ops::Window &w) {
-  const int64_t after =
-      std::max<int64_t>(0, (w.out - 1) * stride + k - in - w.pad_before);
-  // cuDNN pads `before` on both sides; the output must still come out right.
-  if (after > w.pad_before || (in + 2 * w.pad_before - k) / stride + 1 != w.out)
+  if (!pads_symmetrically(in, k, stride, w))
     throw Error("backend cuda: " + std::string(op_name(n.kind)) + ": kernel " +
                 std::to_string(k) +
                 " needs asymmetric padding, which this backend does not do");
   return to_int(w.pad_before);
 }
 
+/// cuDNN's pooling where its symmetric padding fits; quarry's own kernel
+/// (device_kernels.h) where the window pads one side more, as `same` does
+/// for even kernels. Both skip padding for max and divide by the whole
+/// window for avg, as the algebra's pool2d does.
 template <class Def>
 Step pool_step(Context &c, const Node &n, cudnnPoolingMode_t mode, Operands in,
                Operands out) {
-  const Shape &x = in[0].shape();
+  const Shape &x = in[0].shape(), &y = out[0].shape();
   const auto [wy, wx] = Def::windows(n.attrs, x);
   const auto &k = n.attrs.list(Def::kKernel);
   const auto &s = n.attrs.list(Def::kStride);
+  if (!pads_symmetrically(x[2], k[0], s[0], wy) ||
+      !pads_symmetrically(x[3], k[1], s[1], wx))
+    return explicit_pool(c, in, out, k, s,
+                         {wy.pad_before, wx.pad_before,
+                          pad_after(x[2], k[0], s[0], wy),
+                          pad_after(x[3], k[1], s[1], wx)},
+                         mode == CUDNN_POOLING_MAX, true);
   cudnnPoolingDescriptor_t raw = nullptr;
   QUARRY_CUDA_CHECK(cudnnCreatePoolingDescriptor(&raw));
   std::shared_ptr<cudnnPoolingStruct> pool(raw, cudnnDestroyPoolingDescriptor);
   QUARRY_CUDA_CHECK(cudnnSetPooling2dDescriptor(
       raw, mode, CUDNN_NOT_PROPAGATE_NAN, to_int(k[0]), to_int(k[1]),
-      symmetric_pad(n, x[2], k[0], s[0], wy),
-      symmetric_pad(n, x[3], k[1], s[1], wx), to_int(s[0]), to_int(s[1])));
+      to_int(wy.pad_before), to_int(wx.pad_before), to_int(s[0]),
+      to_int(s[1])));
   auto xd = nchw(x[0], x[1], x[2], x[3]);
-  const Shape &y = out[0].shape();
   auto yd = nchw(y[0], y[1], y[2], y[3]);
   return [&c, pool, xd, yd, xp = in[0].data, yp = out[0].data] {
     QUARRY_CUDA_CHECK(cudnnPoolingForward(c.cudnn, pool.get(), &kOne, xd.get(),
                                           xp, &kZero, yd.get(), yp));
   };
 }
+
+} // namespace
+
+Step explicit_pool(Context &c, Operands in, Operands out,
+                   const std::vector<int64_t> &k, const std::vector<int64_t> &s,
+                   const std::vector<int64_t> &pads, bool max, bool count_pad) {
+  const Shape &x = in[0].shape(), &y = out[0].shape();
+  PoolGeometry g;
+  g.planes = x[0] * x[1];
+  g.h = x[2];
+  g.w = x[3];
+  g.oh = y[2];
+  g.ow = y[3];
+  g.kh = k[0];
+  g.kw = k[1];
+  g.sh = s[0];
+  g.sw = s[1];
+  g.top = pads[0];
+  g.left = pads[1];
+  g.bottom = pads[2];
+  g.right = pads[3];
+  g.max = max;
+  g.count_pad = count_pad;
+  return [&c, g, xp = in[0].data, yp = out[0].data] {
+    launch_pool2d(c.stream, xp, yp, g);
+  };
+}
+
+namespace {
 
 /// Copies `outer` rows of `width` floats between pitched layouts.
 void copy_rows(Context &c, float *dst, int64_t dst_pitch, const float *src,
@@ -459,56 +504,6 @@ Step CudaKernel<ops::Reshape>::make(Context &c, const Node &, Operands in,
           bytes = sizeof(float) * in[0].shape().numel()] {
     QUARRY_CUDA_CHECK(
         cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, c.stream));
-  };
-}
-
-Step CudaKernel<ops::Broadcast>::make(Context &c, const Node &n, Operands in,
-                                      Operands out) {
-  // cudnnOpTensor: C = op(a1 * A, a2 * B), A of C's shape, B's extents
-  // equal to C's or 1. Subtraction is an add with a -1 weight.
-  const auto fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
-  const Shape &r = out[0].shape();
-  cudnnOpTensorOp_t op = CUDNN_OP_TENSOR_ADD;
-  switch (fn) {
-  case ops::BroadcastFn::Add:
-  case ops::BroadcastFn::Sub:
-    break;
-  case ops::BroadcastFn::Mul:
-    op = CUDNN_OP_TENSOR_MUL;
-    break;
-  case ops::BroadcastFn::Max:
-    op = CUDNN_OP_TENSOR_MAX;
-    break;
-  case ops::BroadcastFn::Min:
-    op = CUDNN_OP_TENSOR_MIN;
-    break;
-  case ops::BroadcastFn::Div:
-  case ops::BroadcastFn::Pow:
-    throw Error("backend cuda: " + describe_node_kind(n) +
-                " is not supported on this backend");
-  }
-  const int a = in[0].shape() == r ? 0 : 1;
-  if (in[a].shape() != r || r.rank() > CUDNN_DIM_MAX)
-    throw Error("backend cuda: " + describe_node_kind(n) +
-                ": broadcasting both operands is not supported on this "
-                "backend");
-  float wa = 1.0f, wb = 1.0f;
-  if (fn == ops::BroadcastFn::Sub)
-    (a == 0 ? wb : wa) = -1.0f;
-  auto desc_of = [&](const Shape &s) {
-    std::vector<int> dims(r.rank(), 1), strides(r.rank(), 1);
-    for (int i = 0; i < s.rank(); ++i)
-      dims[r.rank() - s.rank() + i] = to_int(s[i]);
-    for (int i = r.rank() - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * dims[i + 1];
-    return strided(dims, strides);
-  };
-  auto ad = desc_of(r), bd = desc_of(in[1 - a].shape());
-  auto desc = op_tensor(op);
-  return [&c, desc, ad, bd, wa, wb, x = in[a].data, y = in[1 - a].data,
-          z = out[0].data] {
-    QUARRY_CUDA_CHECK(cudnnOpTensor(c.cudnn, desc.get(), &wa, ad.get(), x, &wb,
-                                    bd.get(), y, &kZero, ad.get(), z));
   };
 }
 

@@ -52,8 +52,24 @@ QUARRY_CUDA_KERNEL(ops::Split)
 QUARRY_CUDA_KERNEL(ops::Transpose)
 QUARRY_CUDA_KERNEL(ops::Reshape)
 QUARRY_CUDA_KERNEL(ops::Broadcast)
+QUARRY_CUDA_KERNEL(ops::Pointwise)
+QUARRY_CUDA_KERNEL(ops::Softmax)
+QUARRY_CUDA_KERNEL(ops::Slice)
+QUARRY_CUDA_KERNEL(ops::Pad)
+QUARRY_CUDA_KERNEL(ops::ReduceMean)
+QUARRY_CUDA_KERNEL(ops::Reduce)
+QUARRY_CUDA_KERNEL(ops::Pool2DExplicit)
+QUARRY_CUDA_KERNEL(ops::ConvTranspose)
 
 #undef QUARRY_CUDA_KERNEL
+
+/// A pool of in[0] into out[0] on quarry's own kernel (device_kernels.h):
+/// kernel `k` and strides `s` as (h, w), `pads` as top, left, bottom,
+/// right; max skips padding, avg divides by the window within the padded
+/// input when `count_pad`, else by its elements inside the input.
+Step explicit_pool(Context &c, Operands in, Operands out,
+                   const std::vector<int64_t> &k, const std::vector<int64_t> &s,
+                   const std::vector<int64_t> &pads, bool max, bool count_pad);
 
 /// How many of a convolution's post-ops cuDNN runs in one call
 /// (cudnnConvolutionBiasActivationForward: relu(conv + z + bias)): a

@@ -1,0 +1,289 @@
+//===- device_kernels.cu - quarry's own CUDA kernels ----------------------===//
+#include "device_kernels.h"
+
+#include "quarry/core/error.h"
+
+#include <string>
+
+namespace quarry::runtime::cuda {
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+void check_launch(const char *kernel) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw Error(std::string("backend cuda: launching ") + kernel + ": " +
+                cudaGetErrorString(e));
+}
+
+unsigned blocks_for(int64_t n) {
+  return static_cast<unsigned>((n + kThreads - 1) / kThreads);
+}
+
+/// The offset operand k reads for output index i of walk w.
+__device__ int64_t walk_offset(const Walk &w, int k, int64_t i) {
+  int64_t off = w.offset[k];
+  for (int d = w.rank - 1; d >= 0; --d) {
+    const int64_t e = w.dims[d];
+    off += (i % e) * w.stride[k][d];
+    i /= e;
+  }
+  return off;
+}
+
+__global__ void pointwise_kernel(ops::PointwiseFn fn, float alpha, float beta,
+                                 const float *x, float *y, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n)
+    y[i] = ops::pointwise_value(fn, alpha, beta, x[i]);
+}
+
+__global__ void broadcast_kernel(ops::BroadcastFn fn, const float *a,
+                                 const float *b, float *y, Walk w, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n)
+    y[i] = ops::broadcast_value(fn, a[walk_offset(w, 0, i)],
+                                b[walk_offset(w, 1, i)]);
+}
+
+__global__ void gather_kernel(const float *x, float *y, Walk w, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n)
+    y[i] = x[walk_offset(w, 0, i)];
+}
+
+__global__ void pad_kernel(const float *x, float *y, PadGeometry g, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n)
+    return;
+  int64_t rest = i, from = 0, stride = 1;
+  for (int d = g.rank - 1; d >= 0; --d) {
+    int64_t j = rest % g.out[d] - g.before[d];
+    rest /= g.out[d];
+    const int64_t len = g.in[d];
+    if (j < 0 || j >= len) {
+      if (g.fill == PadFill::Constant) {
+        y[i] = g.value;
+        return;
+      }
+      if (g.fill == PadFill::Edge)
+        j = j < 0 ? 0 : len - 1;
+      else // reflect: at most len - 1 past either edge
+        j = j < 0 ? -j : 2 * (len - 1) - j;
+    }
+    from += j * stride;
+    stride *= len;
+  }
+  y[i] = x[from];
+}
+
+/// One warp per output element; lanes stride through the reduced walk and
+/// combine by shuffles. Accumulates in double, as the reference does.
+__global__ void reduce_kernel(ops::ReduceFn fn, bool mean, const float *x,
+                              float *y, ReduceGeometry g, int64_t outputs,
+                              int64_t count) {
+  const int64_t o = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / warpSize;
+  const int lane = threadIdx.x % warpSize;
+  if (o >= outputs)
+    return;
+  const float *base = x + walk_offset(g.kept, 0, o);
+  auto at = [&](int64_t j) {
+    return static_cast<double>(base[walk_offset(g.reduced, 0, j)]);
+  };
+  auto combine_all = [&](double v, bool maximum, bool minimum, bool product) {
+    for (int s = warpSize / 2; s > 0; s /= 2) {
+      const double u = __shfl_xor_sync(0xffffffffu, v, s);
+      v = maximum ? fmax(v, u) : minimum ? fmin(v, u) : product ? v * u : v + u;
+    }
+    return v;
+  };
+  double top = 0.0;
+  if (fn == ops::ReduceFn::LogSumExp) {
+    double m = -INFINITY;
+    for (int64_t j = lane; j < count; j += warpSize)
+      m = fmax(m, at(j));
+    top = combine_all(m, true, false, false);
+  }
+  double acc = fn == ops::ReduceFn::Prod  ? 1.0
+               : fn == ops::ReduceFn::Max ? -INFINITY
+               : fn == ops::ReduceFn::Min ? INFINITY
+                                          : 0.0;
+  for (int64_t j = lane; j < count; j += warpSize) {
+    const double v = at(j);
+    switch (fn) {
+    case ops::ReduceFn::Max:
+      acc = v > acc ? v : acc;
+      break;
+    case ops::ReduceFn::Min:
+      acc = v < acc ? v : acc;
+      break;
+    case ops::ReduceFn::Prod:
+      acc *= v;
+      break;
+    case ops::ReduceFn::L1:
+      acc += fabs(v);
+      break;
+    case ops::ReduceFn::L2:
+    case ops::ReduceFn::SumSquare:
+      acc += v * v;
+      break;
+    case ops::ReduceFn::LogSumExp:
+      acc += exp(v - top);
+      break;
+    default: // Sum, LogSum
+      acc += v;
+    }
+  }
+  acc = combine_all(acc, fn == ops::ReduceFn::Max, fn == ops::ReduceFn::Min,
+                    fn == ops::ReduceFn::Prod);
+  if (lane != 0)
+    return;
+  switch (fn) {
+  case ops::ReduceFn::L2:
+    acc = sqrt(acc);
+    break;
+  case ops::ReduceFn::LogSum:
+    acc = log(acc);
+    break;
+  case ops::ReduceFn::LogSumExp:
+    acc = top + log(acc);
+    break;
+  default:
+    break;
+  }
+  if (mean)
+    acc /= static_cast<double>(count);
+  y[o] = static_cast<float>(acc);
+}
+
+__global__ void pool2d_kernel(const float *x, float *y, PoolGeometry g,
+                              int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n)
+    return;
+  const int64_t ox = i % g.ow, oy = i / g.ow % g.oh, plane = i / (g.ow * g.oh);
+  const int64_t y0 = oy * g.sh - g.top, x0 = ox * g.sw - g.left;
+  const float *p = x + plane * g.h * g.w;
+  float acc = g.max ? -INFINITY : 0.0f;
+  int64_t inside = 0;
+  for (int64_t ky = 0; ky < g.kh; ++ky)
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const int64_t iy = y0 + ky, ix = x0 + kx;
+      if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+        continue;
+      const float v = p[iy * g.w + ix];
+      acc = g.max ? ops::float_max(acc, v) : acc + v;
+      ++inside;
+    }
+  if (!g.max) {
+    // The window clipped to the padded input (ONNX counts pads only).
+    const int64_t wy = min(y0 + g.kh, g.h + g.bottom) - y0;
+    const int64_t wx = min(x0 + g.kw, g.w + g.right) - x0;
+    const int64_t count = g.count_pad ? wy * wx : inside;
+    acc = count > 0 ? acc / static_cast<float>(count) : 0.0f;
+  }
+  y[i] = acc;
+}
+
+/// Each output element gathers the input pixels whose scattered kernel
+/// covers it.
+__global__ void conv_transpose_kernel(const float *x, const float *w, float *y,
+                                      ConvTransposeGeometry g, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n)
+    return;
+  const int64_t ox = i % g.ow, oy = i / g.ow % g.oh,
+                o = i / (g.ow * g.oh) % g.co, b = i / (g.ow * g.oh * g.co);
+  const int64_t cog = g.co / g.groups, cig = g.c / g.groups;
+  const int64_t grp = o / cog, oc = o % cog;
+  float acc = 0.0f;
+  for (int64_t ky = 0; ky < g.kh; ++ky) {
+    const int64_t ty = oy + g.top - ky; // = iy * sh
+    if (ty < 0 || ty % g.sh != 0 || ty / g.sh >= g.h)
+      continue;
+    const int64_t iy = ty / g.sh;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const int64_t tx = ox + g.left - kx;
+      if (tx < 0 || tx % g.sw != 0 || tx / g.sw >= g.w)
+        continue;
+      const int64_t ix = tx / g.sw;
+      for (int64_t ci = grp * cig; ci < (grp + 1) * cig; ++ci)
+        acc += x[((b * g.c + ci) * g.h + iy) * g.w + ix] *
+               w[((ci * cog + oc) * g.kh + ky) * g.kw + kx];
+    }
+  }
+  y[i] = acc;
+}
+
+} // namespace
+
+void launch_pointwise(cudaStream_t stream, ops::PointwiseFn fn, float alpha,
+                      float beta, const float *x, float *y, int64_t n) {
+  if (n == 0)
+    return;
+  pointwise_kernel<<<blocks_for(n), kThreads, 0, stream>>>(fn, alpha, beta, x,
+                                                           y, n);
+  check_launch("pointwise");
+}
+
+void launch_broadcast(cudaStream_t stream, ops::BroadcastFn fn, const float *a,
+                      const float *b, float *y, const Walk &w) {
+  const int64_t n = w.numel();
+  if (n == 0)
+    return;
+  broadcast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(fn, a, b, y, w, n);
+  check_launch("broadcast");
+}
+
+void launch_gather(cudaStream_t stream, const float *x, float *y,
+                   const Walk &w) {
+  const int64_t n = w.numel();
+  if (n == 0)
+    return;
+  gather_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, w, n);
+  check_launch("gather");
+}
+
+void launch_pad(cudaStream_t stream, const float *x, float *y,
+                const PadGeometry &g) {
+  int64_t n = 1;
+  for (int d = 0; d < g.rank; ++d)
+    n *= g.out[d];
+  if (n == 0)
+    return;
+  pad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, g, n);
+  check_launch("pad");
+}
+
+void launch_reduce(cudaStream_t stream, ops::ReduceFn fn, bool mean,
+                   const float *x, float *y, const ReduceGeometry &g) {
+  const int64_t outputs = g.kept.numel(), count = g.reduced.numel();
+  if (outputs == 0)
+    return;
+  const int64_t threads = outputs * 32;
+  reduce_kernel<<<blocks_for(threads), kThreads, 0, stream>>>(fn, mean, x, y, g,
+                                                              outputs, count);
+  check_launch("reduce");
+}
+
+void launch_pool2d(cudaStream_t stream, const float *x, float *y,
+                   const PoolGeometry &g) {
+  const int64_t n = g.planes * g.oh * g.ow;
+  if (n == 0)
+    return;
+  pool2d_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, g, n);
+  check_launch("pool2d_explicit");
+}
+
+void launch_conv_transpose(cudaStream_t stream, const float *x, const float *w,
+                           float *y, const ConvTransposeGeometry &g) {
+  const int64_t n = g.n * g.co * g.oh * g.ow;
+  if (n == 0)
+    return;
+  conv_transpose_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, w, y, g, n);
+  check_launch("conv_transpose");
+}
+
+} // namespace quarry::runtime::cuda
