@@ -13,7 +13,11 @@
 //   build/bin/optimize_bench [--rules FILE] [--allow-unverified]
 //       [--budget N] [--alpha A] [--size S] [--runs N] [--warmup N]
 //       [--cost-runs N] [--measure-top K]
-//       [--models a,b,...] [--cost-cache FILE] [--check]
+//       [--models a,b,...] [--backends cpu,cuda] [--cost-cache FILE]
+//       [--check]
+//
+// --backends names the backends to run (default: cpu, and cuda when a GPU
+// is present); naming cuda without a GPU is an error.
 //
 // --check also compares the outputs of both graphs on the reference backend
 // (slow at full size: the reference is plain loops).
@@ -50,6 +54,7 @@ struct Args {
   /// many configurations, each measured once).
   runtime::MeasureOptions cost_measure{1, 3, 1};
   std::vector<std::string> models;
+  std::vector<std::string> backends; ///< empty: cpu, and cuda if present
   int measure_top = 3;
 };
 
@@ -87,6 +92,8 @@ Args parse(int argc, char **argv) {
       a.measure_top = std::stoi(next());
     else if (k == "--models")
       a.models = split_list(next());
+    else if (k == "--backends")
+      a.backends = split_list(next());
     else if (k == "--cost-cache")
       a.cache = next();
     else
@@ -152,6 +159,24 @@ nlohmann::json run_one(const Args &a, const std::string &name,
   return j;
 }
 
+/// One line per network for the progress log: the measured latencies and
+/// speed-up, or the error.
+std::string summary(const nlohmann::json &j) {
+  if (j.contains("error"))
+    return j["error"].get<std::string>();
+  char line[200] = "no graph timed";
+  if (j.contains("speedup"))
+    std::snprintf(line, sizeof line,
+                  "%.4f ms -> %.4f ms, measured x%.3f, predicted x%.3f, "
+                  "search %.1f s",
+                  j["latency_ms_original"].get<double>(),
+                  j["latency_ms_optimized"].get<double>(),
+                  j["speedup"].get<double>(),
+                  j["predicted_speedup"].get<double>(),
+                  j["search_seconds"].get<double>());
+  return line;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -160,13 +185,16 @@ int main(int argc, char **argv) {
     const RulePack pack = read_rule_pack(a.rules);
     opt::require_proved(pack, a.rules, a.allow_unverified);
     const auto ts = opt::make_transformations(pack);
-    std::vector<std::string> backends{"cpu"};
-    if (runtime::cuda_backend_built()) {
-      try {
-        runtime::make_backend("cuda");
-        backends.push_back("cuda");
-      } catch (const Error &) {
-        // No GPU on this machine.
+    std::vector<std::string> backends = a.backends;
+    if (backends.empty()) {
+      backends.push_back("cpu");
+      if (runtime::cuda_backend_built()) {
+        try {
+          runtime::make_backend("cuda");
+          backends.push_back("cuda");
+        } catch (const Error &) {
+          // No GPU on this machine.
+        }
       }
     }
     runtime::CostCache cache(a.cache);
@@ -184,8 +212,17 @@ int main(int argc, char **argv) {
       auto backend = runtime::make_backend(b);
       out["device"][b] = backend->device_name();
       for (const std::string &name : a.models) {
-        out["networks"].push_back(run_one(a, name, ts, *backend, cache));
-        std::fprintf(stderr, "%s on %s done\n", name.c_str(), b.c_str());
+        // A network this backend cannot run is reported, not fatal: the
+        // others still get measured.
+        nlohmann::json j;
+        try {
+          j = run_one(a, name, ts, *backend, cache);
+        } catch (const Error &e) {
+          j = {{"model", name}, {"backend", b}, {"error", e.what()}};
+        }
+        out["networks"].push_back(j);
+        std::fprintf(stderr, "%s on %s: %s\n", name.c_str(), b.c_str(),
+                     summary(j).c_str());
       }
     }
     std::printf("%s\n", out.dump(2).c_str());
