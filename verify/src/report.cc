@@ -69,6 +69,7 @@ std::string report_json(const ReportInfo &info,
             {"complete", info.complete},
             {"axioms_file", info.axioms_file},
             {"axioms_hash", hash_hex(info.axioms_hash)},
+            {"prover", info.prover},
             {"rules_file", info.rules_file},
             {"rules_hash", hash_hex(info.rules_hash)},
             {"input_rules", info.input_rules},
@@ -103,6 +104,7 @@ Report parse_report(const std::string &text) {
     info.axioms_file = j.at("axioms_file").get<std::string>();
     info.axioms_hash =
         hash_from_hex(j.at("axioms_hash").get<std::string>(), "axioms_hash");
+    info.prover = j.value("prover", "");
     info.rules_file = j.at("rules_file").get<std::string>();
     // Reports of unsharded runs before 2026-11 lack these three.
     if (j.contains("rules_hash"))
@@ -163,6 +165,9 @@ Report merge_shard_reports(const std::string &dir) {
     } else if (info.axioms_hash != merged.info.axioms_hash) {
       throw Error(path + ": made with other axioms than " + files[0]);
     }
+    if (info.prover != prover_identity())
+      throw Error(path + ": made by prover '" + info.prover + "', not '" +
+                  prover_identity() + "' (rerun the shard)");
     merged.info.wall_seconds =
         std::max(merged.info.wall_seconds, info.wall_seconds);
     for (RuleResult &res : r.results) {
@@ -202,7 +207,8 @@ std::string journal_path(const std::string &report_path) {
 
 std::string journal_header(uint64_t axioms_hash) {
   return json{{"format", "quarry.verify-journal.v1"},
-              {"axioms_hash", hash_hex(axioms_hash)}}
+              {"axioms_hash", hash_hex(axioms_hash)},
+              {"prover", prover_identity()}}
       .dump();
 }
 
@@ -226,7 +232,9 @@ resumable_results(const std::string &report_path, uint64_t axioms_hash,
     } catch (const Error &e) {
       throw Error(report_path + ": cannot resume: " + e.what());
     }
-    if (earlier.info.axioms_hash == axioms_hash) // else nothing carries over
+    // Other axioms or another prover: nothing carries over.
+    if (earlier.info.axioms_hash == axioms_hash &&
+        earlier.info.prover == prover_identity())
       for (RuleResult &r : earlier.results)
         take(std::move(r));
   }

@@ -27,6 +27,7 @@ RunSummary run_verification(const AxiomFile &axioms,
   ReportInfo info;
   info.axioms_file = request.axioms_path;
   info.axioms_hash = axiom_files_hash(axioms);
+  info.prover = prover_identity();
   info.rules_file = request.source;
   info.rules_hash = rules_hash(rules);
   info.input_rules = rules.size();

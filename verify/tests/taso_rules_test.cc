@@ -76,6 +76,7 @@ TEST_F(TasoRules, ResumesFromItsReport) {
   ReportInfo info;
   info.axioms_file = "taso.axioms";
   info.axioms_hash = hash;
+  info.prover = prover_identity();
   info.rules_file = "x.pb";
   info.options = o;
   write_file_atomic(report, report_json(info, {first[0], first[1]}));
@@ -92,6 +93,14 @@ TEST_F(TasoRules, ResumesFromItsReport) {
     EXPECT_EQ(second[i].outcome, first[i].outcome);
   // Other axioms: nothing carries over.
   EXPECT_FALSE(resumable_results(report, hash + 1, pack.rules)[0]);
+  // Nor from another prover, or from a report that does not name one.
+  for (const char *prover : {"z3 4.8.12.0, quarry verify r2", ""}) {
+    info.prover = prover;
+    write_file_atomic(report, report_json(info, {first[0], first[1]}));
+    EXPECT_FALSE(resumable_results(report, hash, pack.rules)[0]) << prover;
+  }
+  info.prover = prover_identity();
+  write_file_atomic(report, report_json(info, {first[0], first[1]}));
   // Found by fuzzing: a rule hash that is not hexadecimal.
   std::string text = read_file_bytes(report);
   const std::string::size_type at = text.find("\"rule_hash\": \"");

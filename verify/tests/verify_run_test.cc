@@ -117,6 +117,15 @@ TEST_F(VerifyRun, MergeRefusesMissingUnfinishedMixedOrOtherShards) {
   write_file_atomic(one, unfinished);
   EXPECT_EQ(error_of([&] { merge_shard_reports(shards); }),
             one + ": the shard has not finished (rerun it)");
+  // A shard proved by another prover (an earlier quarry, say).
+  std::string other_prover = text;
+  const std::string prover = "\"prover\": \"" + prover_identity() + "\"";
+  other_prover.replace(other_prover.find(prover), prover.size(),
+                       "\"prover\": \"z3 4.8.12.0, quarry verify r2\"");
+  write_file_atomic(one, other_prover);
+  EXPECT_EQ(error_of([&] { merge_shard_reports(shards); }),
+            one + ": made by prover 'z3 4.8.12.0, quarry verify r2', not '" +
+                prover_identity() + "' (rerun the shard)");
   write_file_atomic(one, text);
   write_file_atomic(shards / "shard-0-of-3.json", text);
   EXPECT_EQ(error_of([&] { merge_shard_reports(shards); }),

@@ -4,12 +4,13 @@
 // (format "quarry.verify-report.v1") listing each rule with its outcome,
 // time, axioms used, preconditions and details, plus totals. The report is
 // also the run's checkpoint: a rerun with --resume reuses every entry whose
-// rule (by hash and position) and axiom files (by hash) are unchanged.
+// rule (by hash and position), axiom files (by hash) and prover
+// (prover_identity()) are unchanged.
 //
 // A sharded run (`--shard I/N`) proves the rules whose position is I modulo
 // N and writes its report as DIR/shard-I-of-N.json; merge_shard_reports
 // puts the N reports back together, refusing any that is missing,
-// unfinished, or made from other rules or axioms.
+// unfinished, or made from other rules or axioms or by another prover.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,6 +27,9 @@ namespace quarry::verify {
 struct ReportInfo {
   std::string axioms_file;
   uint64_t axioms_hash = 0;
+  /// prover_identity() of the run that wrote it; "" in reports written
+  /// before reports recorded it, which nothing resumes or merges.
+  std::string prover;
   std::string rules_file; ///< the rule pack or candidates directory
   VerifyOptions options;
   double wall_seconds = 0;
@@ -78,15 +82,16 @@ void check_report_matches(const Report &report, const std::vector<Rule> &rules,
 /// rewritten only now and then (it grows with the rules); a finished run
 /// removes the journal, and resumable_results reads it with the report.
 std::string journal_path(const std::string &report_path);
-/// The journal's first line, for proofs from `axioms_hash`.
+/// The journal's first line, for proofs from `axioms_hash` by this
+/// prover.
 std::string journal_header(uint64_t axioms_hash);
 /// The journal's line for `result`.
 std::string journal_line(const RuleResult &result);
 
 /// Results of an earlier report (and its journal) that still apply: entry i is
 /// set when the report has rule i with the same hash and was made from the same
-/// axioms. A missing report gives no results; a malformed one throws
-/// quarry::Error.
+/// axioms by this prover (prover_identity()). A missing report gives no
+/// results; a malformed one throws quarry::Error.
 std::vector<std::optional<RuleResult>>
 resumable_results(const std::string &report_path, uint64_t axioms_hash,
                   const std::vector<Rule> &rules);
