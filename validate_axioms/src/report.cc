@@ -73,6 +73,7 @@ std::string report_json(const verify::AxiomFile &file,
   j["format"] = kFormat;
   j["axioms_file"] = r.axioms_file;
   j["axioms_hash"] = hex(r.axioms_hash);
+  j["checker"] = r.checker;
   j["sizes"] = r.sizes;
   j["shard"] = r.shard;
   j["shards"] = r.shards;
@@ -136,6 +137,7 @@ ValidationReport read_report(const std::string &path) {
     r.axioms_file = j.at("axioms_file").get<std::string>();
     r.axioms_hash =
         std::stoull(j.at("axioms_hash").get<std::string>(), nullptr, 16);
+    r.checker = j.value("checker", "");
     r.sizes = json_integers<int64_t>(j.at("sizes"));
     r.shard = json_integer<int>(j.at("shard"));
     r.shards = json_integer<int>(j.at("shards"));

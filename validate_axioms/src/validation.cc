@@ -19,14 +19,22 @@ bool has(const std::vector<std::string> &checks, const std::string &c) {
   return std::count(checks.begin(), checks.end(), c) != 0;
 }
 
+/// Raised whenever a change to the checks here can change an outcome.
+constexpr int kCheckerRevision = 1;
+
 /// Whether an earlier file of this shard can be resumed from.
 bool same_settings(const ValidationReport &a, const ValidationReport &b) {
-  return a.axioms_hash == b.axioms_hash && a.sizes == b.sizes &&
-         a.shard == b.shard && a.shards == b.shards &&
+  return a.axioms_hash == b.axioms_hash && a.checker == b.checker &&
+         a.sizes == b.sizes && a.shard == b.shard && a.shards == b.shards &&
          a.chunk_size == b.chunk_size;
 }
 
 } // namespace
+
+std::string checker_identity() {
+  return verify::prover_identity() + ", quarry validate-axioms r" +
+         std::to_string(kCheckerRevision);
+}
 
 const std::vector<std::string> &all_checks() {
   static const std::vector<std::string> checks = {"lemmas", "redundancy",
@@ -49,6 +57,7 @@ ValidationRun run_validation(const ValidateOptions &opts) {
   ValidationReport &r = run.report;
   r.axioms_file = opts.axioms_path;
   r.axioms_hash = verify::axiom_files_hash(file);
+  r.checker = checker_identity();
   r.sizes = so.sizes;
   r.shard = so.shard;
   r.shards = so.shards;
@@ -117,6 +126,9 @@ ValidationRun merge_shards(const std::string &dir) {
     const ValidationReport r = read_report(files[i]);
     if (!r.complete)
       throw Error(files[i] + ": the shard has not finished (rerun it)");
+    if (r.checker != checker_identity())
+      throw Error(files[i] + ": made by checker '" + r.checker + "', not '" +
+                  checker_identity() + "' (rerun the shard)");
     if (i == 0) {
       m = r;
       m.chunks.clear();

@@ -4,6 +4,8 @@
 #include "quarry/validate_axioms/sweep.h"
 #include "quarry/validate_axioms/validation.h"
 
+#include "quarry/core/file_io.h"
+#include "quarry/testing/error_of.h"
 #include "quarry/testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
@@ -156,8 +158,20 @@ TEST(Shards, TheUnionOfThreeShardsEqualsTheUnshardedRun) {
   // The merged file reads back the same.
   EXPECT_EQ(counts(f, read_report(merged.path)), counts(f, whole.report));
 
+  // A shard made by another checker (an earlier quarry) is refused.
+  const std::string one = shard_file(o.out_dir, 1, 3);
+  const std::string text = read_file_bytes(one);
+  std::string other = text;
+  const std::string checker = "\"checker\": \"" + checker_identity() + "\"";
+  ASSERT_NE(other.find(checker), std::string::npos);
+  other.replace(other.find(checker), checker.size(), "\"checker\": \"r0\"");
+  write_file_atomic(one, other);
+  EXPECT_EQ(quarry::testing::error_of([&] { merge_shards(o.out_dir); }),
+            one + ": made by checker 'r0', not '" + checker_identity() +
+                "' (rerun the shard)");
+
   // A missing shard is refused.
-  std::filesystem::remove(shard_file(o.out_dir, 1, 3));
+  std::filesystem::remove(one);
   EXPECT_THROW(merge_shards(o.out_dir), Error);
 }
 
@@ -172,6 +186,14 @@ TEST(Shards, ARerunReusesFinishedChunks) {
   EXPECT_EQ(first.resumed_chunks, 0u);
   const ValidationRun second = run_validation(o);
   EXPECT_EQ(second.resumed_chunks, first.report.chunks.size());
+  // A file another checker wrote is not resumed.
+  const std::string path = shard_file(o.out_dir, 0, 1);
+  std::string text = read_file_bytes(path);
+  const std::string checker = "\"checker\": \"" + checker_identity() + "\"";
+  ASSERT_NE(text.find(checker), std::string::npos);
+  text.replace(text.find(checker), checker.size(), "\"checker\": \"r0\"");
+  write_file_atomic(path, text);
+  EXPECT_EQ(run_validation(o).resumed_chunks, 0u);
   // Other sizes are another run: nothing is reused.
   o.sweep.sizes = {1, 3};
   EXPECT_EQ(run_validation(o).resumed_chunks, 0u);

@@ -27,6 +27,9 @@ namespace quarry::validate_axioms {
 struct ValidationReport {
   std::string axioms_file;
   uint64_t axioms_hash = 0;
+  /// checker_identity() of the run that wrote it; "" in files written
+  /// before files recorded it, which nothing resumes or merges.
+  std::string checker;
   std::vector<int64_t> sizes;
   int shard = 0, shards = 1; ///< shards = N, shard = -1 when merged
   uint64_t chunk_size = 0;

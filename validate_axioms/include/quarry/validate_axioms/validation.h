@@ -41,13 +41,19 @@ struct ValidationRun {
   uint64_t resumed_chunks = 0; ///< reused from an earlier, interrupted run
 };
 
+/// What decides the checks' outcomes: the prover (Z3 and quarry's
+/// encoding, verify::prover_identity()) and the revision of the checks
+/// here, raised whenever a change to them can change an outcome. A shard
+/// file records it; a file of another checker is not resumed or merged.
+std::string checker_identity();
+
 /// Runs one shard and writes its result file; throws quarry::Error for bad
 /// input (an unreadable axiom file, an unknown check, a bad shard).
 ValidationRun run_validation(const ValidateOptions &opts);
 
 /// Combines DIR/shard-*-of-N.json into DIR/merged.json and returns it.
-/// Throws when a shard is missing or incomplete, or the files disagree on
-/// their settings or axioms.
+/// Throws when a shard is missing or incomplete, the files disagree on
+/// their settings or axioms, or one was made by another checker.
 ValidationRun merge_shards(const std::string &dir);
 
 } // namespace quarry::validate_axioms
