@@ -20,8 +20,8 @@ namespace {
 void check_rank(const Node &n, int rank) {
   if (rank > kMaxRank)
     throw Error("backend cuda: " + std::string(op_name(n.kind)) + " of rank " +
-                std::to_string(rank) + " is beyond this backend's " +
-                std::to_string(kMaxRank));
+                std::to_string(rank) + ": this backend's kernels index up to " +
+                std::to_string(kMaxRank) + " dimensions");
 }
 
 /// A walk over `out` whose operand 0 reads through `strides` from `offset`.
