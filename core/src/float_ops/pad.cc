@@ -39,16 +39,8 @@ void Pad::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
     int64_t src = 0;
     bool inside = true;
     for (int k = 0; k < r; ++k) {
-      const int64_t n = x.shape[k];
-      int64_t j = idx[k] - pads[k];
-      if (j < 0 || j >= n) {
-        if (mode == PadMode::Constant)
-          inside = false;
-        else if (mode == PadMode::Edge)
-          j = j < 0 ? 0 : n - 1;
-        else
-          j = j < 0 ? -j : 2 * (n - 1) - j;
-      }
+      const int64_t j = pad_source(mode, idx[k] - pads[k], x.shape[k]);
+      inside = inside && j >= 0;
       src += j * xs[k];
     }
     y[i] = inside ? x[src] : value;

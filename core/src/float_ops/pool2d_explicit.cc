@@ -1,5 +1,6 @@
 //===- float_ops/pool2d_explicit.cc - explicit-padding pooling ------------===//
 #include "quarry/core/ops/pool2d_explicit.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 #include <algorithm>
 #include <limits>
@@ -54,11 +55,9 @@ void Pool2DExplicit::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
             ++inside;
           }
         if (!is_max) {
-          // The window clipped to the padded input (ONNX counts pads only).
-          const int64_t y0 = oy * s[0] - p[0], x0 = ox * s[1] - p[1];
-          const int64_t wy = std::min(y0 + k[0], h + p[2]) - y0;
-          const int64_t wx = std::min(x0 + k[1], w + p[3]) - x0;
-          const int64_t n = count_pad ? wy * wx : inside;
+          const int64_t n = pool_avg_divisor(count_pad, inside,
+                                             oy * s[0] - p[0], ox * s[1] - p[1],
+                                             k[0], k[1], h + p[2], w + p[3]);
           acc = n > 0 ? acc / static_cast<float>(n) : 0.0f;
         }
         y[o++] = acc;

@@ -2,8 +2,6 @@
 #include "quarry/core/ops/reduce.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace quarry::ops {
 
@@ -41,65 +39,19 @@ void Reduce::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const auto fn = static_cast<ReduceFn>(a.i(kFn));
   const auto reduced = reduced_axes(name, a.list(kAxes), x.shape.rank());
   const int64_t n = out[0].numel();
-  using F = ReduceFn;
-  // Accumulated in double; max and min start from the first element.
-  double start = 0;
-  if (fn == F::Prod)
-    start = 1;
-  else if (fn == F::Max || fn == F::LogSumExp)
-    start = -std::numeric_limits<double>::infinity();
-  else if (fn == F::Min)
-    start = std::numeric_limits<double>::infinity();
-  std::vector<double> acc(n, start);
-  if (fn == F::LogSumExp) {
-    // log(sum e^x) = m + log(sum e^(x - m)), m the largest x: no overflow.
-    std::vector<double> top(n, start);
+  // Accumulated in double (ops/scalar_fns.h); log_sum_exp first finds
+  // each result's largest element, so that no e^x overflows.
+  std::vector<double> top(n, -HUGE_VAL);
+  if (fn == ReduceFn::LogSumExp)
     for_each_reduced(x, reduced, [&](int64_t o, float v) {
       top[o] = std::max<double>(top[o], v);
     });
-    std::fill(acc.begin(), acc.end(), 0.0);
-    for_each_reduced(x, reduced, [&](int64_t o, float v) {
-      acc[o] += std::exp(static_cast<double>(v) - top[o]);
-    });
-    for (int64_t i = 0; i < n; ++i)
-      out[0][i] = static_cast<float>(top[i] + std::log(acc[i]));
-    return;
-  }
-  for_each_reduced(x, reduced, [&](int64_t o, float f) {
-    const double v = f;
-    switch (fn) {
-    case F::Sum:
-    case F::LogSum:
-      acc[o] += v;
-      break;
-    case F::Max:
-      acc[o] = std::max(acc[o], v);
-      break;
-    case F::Min:
-      acc[o] = std::min(acc[o], v);
-      break;
-    case F::Prod:
-      acc[o] *= v;
-      break;
-    case F::L1:
-      acc[o] += std::fabs(v);
-      break;
-    case F::L2:
-    case F::SumSquare:
-      acc[o] += v * v;
-      break;
-    case F::LogSumExp:
-      break;
-    }
+  std::vector<double> acc(n, reduce_start(fn));
+  for_each_reduced(x, reduced, [&](int64_t o, float v) {
+    acc[o] = reduce_step(fn, acc[o], v, top[o]);
   });
-  for (int64_t i = 0; i < n; ++i) {
-    double v = acc[i];
-    if (fn == F::L2)
-      v = std::sqrt(v);
-    else if (fn == F::LogSum)
-      v = std::log(v);
-    out[0][i] = static_cast<float>(v);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out[0][i] = static_cast<float>(reduce_finish(fn, acc[i], top[i]));
 }
 
 } // namespace quarry::ops

@@ -60,21 +60,15 @@ __global__ void pad_kernel(const float *x, float *y, PadGeometry g, int64_t n) {
     return;
   int64_t rest = i, from = 0, stride = 1;
   for (int d = g.rank - 1; d >= 0; --d) {
-    int64_t j = rest % g.out[d] - g.before[d];
+    const int64_t j =
+        ops::pad_source(g.mode, rest % g.out[d] - g.before[d], g.in[d]);
     rest /= g.out[d];
-    const int64_t len = g.in[d];
-    if (j < 0 || j >= len) {
-      if (g.fill == PadFill::Constant) {
-        y[i] = g.value;
-        return;
-      }
-      if (g.fill == PadFill::Edge)
-        j = j < 0 ? 0 : len - 1;
-      else // reflect: at most len - 1 past either edge
-        j = j < 0 ? -j : 2 * (len - 1) - j;
+    if (j < 0) {
+      y[i] = g.value;
+      return;
     }
     from += j * stride;
-    stride *= len;
+    stride *= g.in[d];
   }
   y[i] = x[from];
 }
@@ -86,73 +80,30 @@ __global__ void reduce_kernel(ops::ReduceFn fn, bool mean, const float *x,
                               int64_t count) {
   const int64_t o = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = threadIdx.x % warpSize;
-  if (o >= outputs)
+  if (o >= outputs) // the whole warp: o is the same in every lane
     return;
   const float *base = x + walk_offset(g.kept, 0, o);
   auto at = [&](int64_t j) {
     return static_cast<double>(base[walk_offset(g.reduced, 0, j)]);
   };
-  auto combine_all = [&](double v, bool maximum, bool minimum, bool product) {
-    for (int s = warpSize / 2; s > 0; s /= 2) {
-      const double u = __shfl_xor_sync(0xffffffffu, v, s);
-      v = maximum ? fmax(v, u) : minimum ? fmin(v, u) : product ? v * u : v + u;
-    }
+  auto warp_combine = [&](ops::ReduceFn f, double v) {
+    for (int s = warpSize / 2; s > 0; s /= 2)
+      v = ops::reduce_combine(f, v, __shfl_xor_sync(0xffffffffu, v, s));
     return v;
   };
-  double top = 0.0;
+  double top = -HUGE_VAL; // the largest element, for log_sum_exp
   if (fn == ops::ReduceFn::LogSumExp) {
-    double m = -INFINITY;
     for (int64_t j = lane; j < count; j += warpSize)
-      m = fmax(m, at(j));
-    top = combine_all(m, true, false, false);
+      top = ops::reduce_step(ops::ReduceFn::Max, top, at(j), 0.0);
+    top = warp_combine(ops::ReduceFn::Max, top);
   }
-  double acc = fn == ops::ReduceFn::Prod  ? 1.0
-               : fn == ops::ReduceFn::Max ? -INFINITY
-               : fn == ops::ReduceFn::Min ? INFINITY
-                                          : 0.0;
-  for (int64_t j = lane; j < count; j += warpSize) {
-    const double v = at(j);
-    switch (fn) {
-    case ops::ReduceFn::Max:
-      acc = v > acc ? v : acc;
-      break;
-    case ops::ReduceFn::Min:
-      acc = v < acc ? v : acc;
-      break;
-    case ops::ReduceFn::Prod:
-      acc *= v;
-      break;
-    case ops::ReduceFn::L1:
-      acc += fabs(v);
-      break;
-    case ops::ReduceFn::L2:
-    case ops::ReduceFn::SumSquare:
-      acc += v * v;
-      break;
-    case ops::ReduceFn::LogSumExp:
-      acc += exp(v - top);
-      break;
-    default: // Sum, LogSum
-      acc += v;
-    }
-  }
-  acc = combine_all(acc, fn == ops::ReduceFn::Max, fn == ops::ReduceFn::Min,
-                    fn == ops::ReduceFn::Prod);
+  double acc = ops::reduce_start(fn);
+  for (int64_t j = lane; j < count; j += warpSize)
+    acc = ops::reduce_step(fn, acc, at(j), top);
+  acc = warp_combine(fn, acc);
   if (lane != 0)
     return;
-  switch (fn) {
-  case ops::ReduceFn::L2:
-    acc = sqrt(acc);
-    break;
-  case ops::ReduceFn::LogSum:
-    acc = log(acc);
-    break;
-  case ops::ReduceFn::LogSumExp:
-    acc = top + log(acc);
-    break;
-  default:
-    break;
-  }
+  acc = ops::reduce_finish(fn, acc, top);
   if (mean)
     acc /= static_cast<double>(count);
   y[o] = static_cast<float>(acc);
@@ -178,10 +129,8 @@ __global__ void pool2d_kernel(const float *x, float *y, PoolGeometry g,
       ++inside;
     }
   if (!g.max) {
-    // The window clipped to the padded input (ONNX counts pads only).
-    const int64_t wy = min(y0 + g.kh, g.h + g.bottom) - y0;
-    const int64_t wx = min(x0 + g.kw, g.w + g.right) - x0;
-    const int64_t count = g.count_pad ? wy * wx : inside;
+    const int64_t count = ops::pool_avg_divisor(
+        g.count_pad, inside, y0, x0, g.kh, g.kw, g.h + g.bottom, g.w + g.right);
     acc = count > 0 ? acc / static_cast<float>(count) : 0.0f;
   }
   y[i] = acc;

@@ -4,9 +4,10 @@
 // The operators cuDNN and cuBLAS have no call for: pointwise functions,
 // broadcasting arithmetic, strided gathers (slice), padding, reductions,
 // pooling with explicit padding and transposed convolution. Each launch_
-// function enqueues one kernel on `stream` and checks the launch; the
-// element semantics are core's (ops/scalar_fns.h, core/src/float_ops), so
-// results match the reference within float rounding. Shapes are described
+// function enqueues one kernel on `stream` and checks the launch; what they
+// compute per element, window or reduced value is core's own
+// (ops/scalar_fns.h), so results match the reference within float
+// rounding. Shapes are described
 // by small structs passed to the kernel by value (ranks up to kMaxRank).
 //
 // These kernels favour being right on every shape over speed: one thread
@@ -54,14 +55,12 @@ void launch_broadcast(cudaStream_t stream, ops::BroadcastFn fn, const float *a,
 void launch_gather(cudaStream_t stream, const float *x, float *y,
                    const Walk &w);
 
-/// How a pad reads outside the input: constant fills, reflect mirrors
-/// without repeating the edge, edge repeats it (ops/pad.h).
-enum class PadFill { Constant, Reflect, Edge };
-
+/// pad on extents `in` to `out`, `before[d]` elements added before axis d
+/// (ops/pad.h).
 struct PadGeometry {
   int rank = 0;
   int64_t in[kMaxRank] = {}, out[kMaxRank] = {}, before[kMaxRank] = {};
-  PadFill fill = PadFill::Constant;
+  ops::PadMode mode = ops::PadMode::Constant;
   float value = 0.0f;
 };
 

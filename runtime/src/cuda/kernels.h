@@ -5,7 +5,7 @@
 // context's stream, as cpu/kernels.h does for oneDNN. Operators without a
 // specialization are not supported on this backend (static ones are folded
 // at prepare time). Adding an operator: one specialization here, its make()
-// in kernels.cc.
+// in kernels.cc (kernels_float_only.cc for ONNX import's float-only ones).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

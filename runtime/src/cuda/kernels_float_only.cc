@@ -109,17 +109,7 @@ Step CudaKernel<ops::Pad>::make(Context &c, const Node &n, Operands in,
     g.out[d] = r[d];
     g.before[d] = pads[d];
   }
-  switch (static_cast<ops::PadMode>(n.attrs.i(ops::Pad::kMode))) {
-  case ops::PadMode::Constant:
-    g.fill = PadFill::Constant;
-    break;
-  case ops::PadMode::Reflect:
-    g.fill = PadFill::Reflect;
-    break;
-  case ops::PadMode::Edge:
-    g.fill = PadFill::Edge;
-    break;
-  }
+  g.mode = static_cast<ops::PadMode>(n.attrs.i(ops::Pad::kMode));
   g.value = static_cast<float>(n.attrs.real(ops::Pad::kValue));
   return [&c, g, xp = in[0].data, y = out[0].data] {
     launch_pad(c.stream, xp, y, g);

@@ -11,12 +11,9 @@
 #pragma once
 
 #include "quarry/core/ops/float_only.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 namespace quarry::ops {
-
-enum class PadMode : int64_t { Constant, Reflect, Edge };
-inline constexpr std::string_view kPadModeNames[] = {"constant", "reflect",
-                                                     "edge"};
 
 struct Pad : FloatOnly<Pad> {
   static constexpr std::string_view name = "pad";

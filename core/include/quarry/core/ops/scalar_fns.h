@@ -1,13 +1,15 @@
-//===- ops/scalar_fns.h - Float functions of elements, host and device -*- C++
+//===- ops/scalar_fns.h - Float operators' semantics, host and device -*- C++
 //-*-===//
 //
-// The functions of pointwise[fn=..], broadcast[fn=..] and reduce[fn=..],
-// and the per-element semantics of the first two, written once so that the
-// reference (core/src/float_ops) and the cuda backend's kernels compute the
-// same function. Every function is QUARRY_FLOAT_FN: __host__ __device__ under
-// nvcc, plain inline elsewhere. Only C math functions of float (sqrtf, expf,
-// ...) are used, which both the C library and CUDA provide; min and max are
-// written out as std::min/std::max define them.
+// What the float-only operators compute per element, per window or per
+// reduced value, written once so that the reference (core/src/float_ops)
+// and the cuda backend's kernels compute the same function: the functions
+// of pointwise, broadcast and reduce (with reduce's start, step, combine
+// and finish), pad's source index per axis and average pooling's divisor.
+// Every function is QUARRY_FLOAT_FN: __host__ __device__ under nvcc, plain
+// inline elsewhere. Only C math functions (sqrtf, expf, ..., exp, log on
+// doubles) are used, which both the C library and CUDA provide; min and
+// max are written out as std::min/std::max define them.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -93,6 +95,11 @@ enum class ReduceFn : int64_t {
 inline constexpr std::string_view kReduceNames[] = {
     "sum", "max",        "min",     "prod",       "l1",
     "l2",  "sum_square", "log_sum", "log_sum_exp"};
+
+/// pad's modes (ops/pad.h).
+enum class PadMode : int64_t { Constant, Reflect, Edge };
+inline constexpr std::string_view kPadModeNames[] = {"constant", "reflect",
+                                                     "edge"};
 
 /// std::max(a, b) and std::min(a, b), which device code cannot call.
 QUARRY_FLOAT_FN float float_max(float a, float b) { return a < b ? b : a; }
@@ -192,6 +199,102 @@ QUARRY_FLOAT_FN float broadcast_value(BroadcastFn fn, float x, float y) {
     return float_min(x, y);
   }
   return x;
+}
+
+/// reduce[fn]'s accumulator before any element (in double, as the
+/// reduction accumulates). log_sum_exp accumulates e^(x - top), top being
+/// the largest element, found first.
+QUARRY_FLOAT_FN double reduce_start(ReduceFn fn) {
+  return fn == ReduceFn::Prod  ? 1.0
+         : fn == ReduceFn::Max ? -HUGE_VAL
+         : fn == ReduceFn::Min ? HUGE_VAL
+                               : 0.0;
+}
+
+/// The accumulator after element `v`.
+QUARRY_FLOAT_FN double reduce_step(ReduceFn fn, double acc, double v,
+                                   double top) {
+  switch (fn) {
+  case ReduceFn::Max:
+    return acc < v ? v : acc;
+  case ReduceFn::Min:
+    return v < acc ? v : acc;
+  case ReduceFn::Prod:
+    return acc * v;
+  case ReduceFn::L1:
+    return acc + fabs(v);
+  case ReduceFn::L2:
+  case ReduceFn::SumSquare:
+    return acc + v * v;
+  case ReduceFn::LogSumExp:
+    return acc + exp(v - top);
+  case ReduceFn::Sum:
+  case ReduceFn::LogSum:
+    break;
+  }
+  return acc + v;
+}
+
+/// Two accumulators of disjoint parts of the same reduction as one.
+QUARRY_FLOAT_FN double reduce_combine(ReduceFn fn, double a, double b) {
+  switch (fn) {
+  case ReduceFn::Max:
+    return a < b ? b : a;
+  case ReduceFn::Min:
+    return b < a ? b : a;
+  case ReduceFn::Prod:
+    return a * b;
+  default:
+    return a + b;
+  }
+}
+
+/// The result from the whole accumulator.
+QUARRY_FLOAT_FN double reduce_finish(ReduceFn fn, double acc, double top) {
+  switch (fn) {
+  case ReduceFn::L2:
+    return sqrt(acc);
+  case ReduceFn::LogSum:
+    return log(acc);
+  case ReduceFn::LogSumExp:
+    return top + log(acc);
+  default:
+    return acc;
+  }
+}
+
+/// The input index that output index `j - before` of an axis of extent
+/// `n` reads when padded in `mode` (reflect mirrors without repeating the
+/// edge, at most n - 1 past it; edge repeats the edge), or -1 where the
+/// constant fills it.
+QUARRY_FLOAT_FN int64_t pad_source(PadMode mode, int64_t j, int64_t n) {
+  if (j >= 0 && j < n)
+    return j;
+  switch (mode) {
+  case PadMode::Edge:
+    return j < 0 ? 0 : n - 1;
+  case PadMode::Reflect:
+    return j < 0 ? -j : 2 * (n - 1) - j;
+  case PadMode::Constant:
+    break;
+  }
+  return -1;
+}
+
+/// What average pooling divides a window's sum by: with `count_pad`, the
+/// window clipped to the padded input (it starts at y0, x0 and the padded
+/// input ends at padded_h, padded_w, ONNX counting pads only), else the
+/// `inside` elements of the input it covered (0 for a window wholly in
+/// the padding, whose average is then 0).
+QUARRY_FLOAT_FN int64_t pool_avg_divisor(bool count_pad, int64_t inside,
+                                         int64_t y0, int64_t x0, int64_t kh,
+                                         int64_t kw, int64_t padded_h,
+                                         int64_t padded_w) {
+  if (!count_pad)
+    return inside;
+  const int64_t y1 = y0 + kh < padded_h ? y0 + kh : padded_h;
+  const int64_t x1 = x0 + kw < padded_w ? x0 + kw : padded_w;
+  return (y1 - y0) * (x1 - x0);
 }
 
 } // namespace quarry::ops
