@@ -194,7 +194,9 @@ void register_verify_command(CLI::App &app) {
                 "A pack of proved rules: a rule they derive needs no Z3");
   v->add_option("--cache", o->cache,
                 "Proof cache directory: outcomes by rule hash, across runs");
-  v->add_option("--timeout", o->opts.timeout_s, "Seconds per rule")
+  v->add_option("--timeout", o->opts.timeout_s,
+                "Seconds per rule, given to Z3 as its resource count (the "
+                "same outcome on any machine)")
       ->check(CLI::PositiveNumber);
   v->add_option("--threads", o->opts.threads, "Worker threads")
       ->check(CLI::Range(1, 1024));

@@ -25,9 +25,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Z3's time, at most, for a rule whose only counterexamples change the
-/// output shapes; the proofs such rules have take a few milliseconds.
+/// Z3's share, at most, of a rule whose only counterexamples change the
+/// output shapes (in seconds of --timeout); the proofs such rules have take
+/// a few milliseconds.
 constexpr double kShapeCounterexampleSeconds = 0.25;
+
+/// The wall clock only guards against a check that overruns its resources
+/// (Z3 does not count every step): it stops a rule at this multiple of its
+/// time limit, plus a second.
+constexpr double kClockGuardFactor = 4;
 
 /// Seeded random shape mixes the counterexample search tries.
 constexpr int kRandomShapeTries = 48;
@@ -41,6 +47,13 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+unsigned resource_budget(double seconds) {
+  const double r =
+      std::max(1.0, seconds * static_cast<double>(kZ3ResourcesPerSecond));
+  return static_cast<unsigned>(
+      std::min(r, static_cast<double>(std::numeric_limits<unsigned>::max())));
+}
+
 /// One rule's proof attempt: the solver holds "literal => axiom" for every
 /// axiom and candidate precondition, and the negated goal; checks assume
 /// subsets of the literals.
@@ -48,9 +61,10 @@ class Attempt {
 public:
   Attempt(const AxiomFile &axioms, const Rule &rule, const VerifyOptions &o)
       : axioms_(axioms), rule_(rule), opts_(o), start_(Clock::now()),
-        deadline_(start_ + std::chrono::milliseconds(
-                               static_cast<int64_t>(o.timeout_s * 1000))),
-        enc_(ctx_, axioms), solver_(ctx_) {}
+        deadline_(start_ + std::chrono::milliseconds(static_cast<int64_t>(
+                               (o.timeout_s * kClockGuardFactor + 1) * 1000))),
+        budget_(resource_budget(o.timeout_s)), enc_(ctx_, axioms),
+        solver_(ctx_) {}
 
   RuleResult run() {
     RuleResult r;
@@ -78,9 +92,7 @@ public:
       return r;
     }
     if (counterexample)
-      deadline_ = std::min(
-          deadline_, start_ + std::chrono::milliseconds(static_cast<int64_t>(
-                                  kShapeCounterexampleSeconds * 1000)));
+      budget_ = std::min(budget_, resource_budget(kShapeCounterexampleSeconds));
     else if (opts_.prove_first)
       if (std::optional<RuleResult> first = opts_.prove_first(rule_)) {
         first->name = r.name;
@@ -144,14 +156,19 @@ private:
     std::vector<size_t> all(lits_.size());
     for (size_t i = 0; i < all.size(); ++i)
       all[i] = i;
-    const z3::check_result res = check(all, remaining());
+    const z3::check_result res = check(all, remaining(), budget_);
     proof_cost_ = resources_used(solver_);
     if (res != z3::unsat) {
       r.outcome = Outcome::Unproved;
-      r.detail = res == z3::sat
-                     ? "the axioms do not imply it (Z3 found a model)"
-                     : "no proof within the time limit (Z3: " +
-                           solver_.reason_unknown() + ")";
+      if (res == z3::sat)
+        r.detail = "the axioms do not imply it (Z3 found a model)";
+      else if (remaining() > 0)
+        r.detail = "no proof within " + std::to_string(budget_) +
+                   " Z3 resources (Z3: " + solver_.reason_unknown() + ")";
+      else
+        r.detail = "no proof before the clock guard stopped Z3 (this "
+                   "machine ran it slower than the resource limit allows "
+                   "for; the outcome may differ elsewhere)";
       return;
     }
     std::vector<size_t> core = unsat_core();
@@ -222,7 +239,7 @@ private:
   }
 
   z3::check_result check(const std::vector<size_t> &assumed, double seconds,
-                         unsigned rlimit = 0) {
+                         unsigned rlimit) {
     z3::expr_vector lits(ctx_);
     for (size_t i : assumed)
       lits.push_back(lits_[i].lit);
@@ -245,8 +262,9 @@ private:
   /// proof needs is rarely refuted (the axioms are quantified), so it runs
   /// until stopped: each retry gets a multiple of the first proof's Z3
   /// resources (the same on any machine, and a grouped convolution's
-  /// precondition is settled in milliseconds rather than seconds) and a
-  /// share of the remaining time; an undecided retry keeps the literal.
+  /// precondition is settled in milliseconds rather than seconds), with
+  /// the clock guard's remaining time as a backstop; an undecided retry
+  /// keeps the literal.
   template <class Pred>
   std::vector<size_t> minimize(std::vector<size_t> core, Pred which) {
     for (size_t k = 0; k < core.size();) {
@@ -256,8 +274,7 @@ private:
       }
       std::vector<size_t> rest = core;
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(k));
-      const double budget = std::min(remaining(), opts_.timeout_s / 5);
-      if (check(rest, budget, retry_resources()) == z3::unsat) {
+      if (check(rest, remaining(), retry_resources()) == z3::unsat) {
         std::vector<size_t> smaller = unsat_core();
         core = smaller.size() < rest.size() ? smaller : rest;
         k = 0;
@@ -278,7 +295,8 @@ private:
   const AxiomFile &axioms_;
   const Rule &rule_;
   const VerifyOptions &opts_;
-  Clock::time_point start_, deadline_;
+  Clock::time_point start_, deadline_; ///< the clock guard's
+  unsigned budget_;                    ///< Z3 resources of the first check
   z3::context ctx_;
   Encoder enc_;
   z3::solver solver_;
@@ -290,7 +308,8 @@ private:
 
 /// Revision 3: `dims` statements, candidate preconditions before the
 /// counterexample search, explicit patterns for axioms with a `where`.
-constexpr int kProverRevision = 3;
+/// Revision 4: every check bounded by Z3's resource count, not the clock.
+constexpr int kProverRevision = 4;
 
 std::string prover_identity() {
   return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +

@@ -180,7 +180,10 @@ TEST(Verifier, NeverHangsWithoutTheGroupedAxiom) {
       without_axioms(taso_axioms(), {"conv_grouped_merge"}), rule, o);
   EXPECT_EQ(r.outcome, Outcome::Unproved);
   EXPECT_LT(r.seconds, 5.0); // the 0.5 s limit held: no hang
-  EXPECT_NE(r.detail.find("time limit"), std::string::npos) << r.detail;
+  // Stopped by its resources, not the clock: the same outcome anywhere.
+  EXPECT_NE(r.detail.find("no proof within 5000000 Z3 resources"),
+            std::string::npos)
+      << r.detail;
 }
 
 TEST(Verifier, UndeclaredOperatorsLeaveRulesUnproved) {
