@@ -2,53 +2,40 @@
 #include "quarry/generate/progress.h"
 
 #include <cstdio>
-#include <unistd.h>
 
 namespace quarry {
 
-Progress::Progress(bool enabled) : enabled_(enabled && isatty(2)) {}
+Progress::Progress(bool enabled) : line_(enabled) {}
 
-void Progress::update(const std::string &stage, uint64_t count,
-                      const char *what) {
-  if (!enabled_)
-    return;
-  const auto now = Clock::now();
-  if (stage != stage_) {
-    stage_ = stage;
-    stage_start_ = now;
-  }
-  if (now - last_ < std::chrono::milliseconds(250))
-    return;
-  last_ = now;
-  print(stage, count, what, false);
-}
-
-void Progress::done(const std::string &stage, uint64_t count,
-                    const char *what) {
-  if (!enabled_)
-    return;
+void Progress::start(const std::string &stage) {
   if (stage != stage_) {
     stage_ = stage;
     stage_start_ = Clock::now();
   }
-  print(stage, count, what, true);
+}
+
+void Progress::update(const std::string &stage, uint64_t count,
+                      const char *what) {
+  start(stage);
+  if (line_.due())
+    line_.show(text(count, what));
+}
+
+void Progress::done(const std::string &stage, uint64_t count,
+                    const char *what) {
+  start(stage);
+  line_.show(text(count, what), /*final=*/true);
   stage_.clear();
 }
 
-void Progress::note(const std::string &text) {
-  if (enabled_)
-    std::fprintf(stderr, "\r\033[K%s\n", text.c_str());
-}
-
-void Progress::print(const std::string &stage, uint64_t count, const char *what,
-                     bool final) {
+std::string Progress::text(uint64_t count, const char *what) const {
   const double s =
       std::chrono::duration<double>(Clock::now() - stage_start_).count();
   const double rate = s > 0 ? static_cast<double>(count) / s : 0;
-  std::fprintf(stderr, "\r\033[K%s: %llu %s, %.0f/s, %.1f s%s", stage.c_str(),
-               static_cast<unsigned long long>(count), what, rate, s,
-               final ? "\n" : "");
-  std::fflush(stderr);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s: %llu %s, %.0f/s, %.1f s", stage_.c_str(),
+                static_cast<unsigned long long>(count), what, rate, s);
+  return buf;
 }
 
 } // namespace quarry

@@ -3,6 +3,7 @@
 #include "run_flags.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/core/progress_line.h"
 #include "quarry/core/text.h"
 #include "quarry/models/model_file.h"
 #include "quarry/models/onnx.h"
@@ -14,7 +15,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <unistd.h>
 
 namespace quarry::cli {
 
@@ -65,31 +65,25 @@ void optimize(OptimizeOptions &o) {
   opt::CostModel cost(*backend, cache, o.measure);
   const auto ts = opt::make_transformations(pack, !o.no_fusions);
 
-  const bool tty = isatty(fileno(stderr));
-  bool progress_line = false; // a \r line on the terminal, not yet ended
+  ProgressLine line;
   auto progress = [&](const opt::SearchProgress &p) {
-    if (!tty)
+    if (!line.due())
       return;
-    std::fprintf(stderr,
-                 "\rexpanded %d/%d  queue %zu  seen %zu  best %.4f ms   ",
-                 p.expanded, o.search.budget, p.queue, p.seen, p.best_cost);
-    progress_line = true;
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "search: expanded %d/%d, queue %zu, seen %zu, best %.4f ms",
+                  p.expanded, o.search.budget, p.queue, p.seen, p.best_cost);
+    line.show(buf);
   };
   opt::SelectOptions select;
   select.candidates = o.measure_top;
   select.rounds = o.measure.runs;
   select.attribute = !o.no_attribution;
   select.timer = opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
-  select.phase = [&](const std::string &what) {
-    if (progress_line)
-      std::fprintf(stderr, "\n");
-    progress_line = false;
-    std::fprintf(stderr, "%s\n", what.c_str());
-  };
+  select.phase = [&](const std::string &what) { line.note(what); };
   const opt::OptimizeResult r = opt::optimize(original, ts, cost, o.search,
                                               select, o.measure.seed, progress);
-  if (progress_line)
-    std::fprintf(stderr, "\n");
+  line.finish();
 
   opt::ReportInput in{run_subject(o), o.rules, o.backend, o.search,
                       &original,      &r,      &ts,       cost.measured(),

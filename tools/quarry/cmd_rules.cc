@@ -16,13 +16,12 @@
 #include "commands.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/core/progress_line.h"
 #include "quarry/coverage/compare.h"
 #include "quarry/coverage/minimize.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/rules/rule_print.h"
 #include "quarry/rules/taso_import.h"
-
-#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -128,16 +127,19 @@ void register_minimize(CLI::App &rules) {
     coverage::MinimizeOptions o;
     o.derive_options = opts->derive;
     o.both_directions = opts->both_directions;
-    // A progress line redrawn in place means something only on a terminal.
-    const bool draw = !opts->quiet && isatty(STDERR_FILENO) != 0;
-    const RulePack out = coverage::minimize_pack(
-        pack, o, [&](const coverage::MinimizeProgress &p) {
-          if (draw && (p.done % 64 == 0 || p.done == p.total))
-            std::cerr << "\rminimize: " << p.done << "/" << p.total
-                      << " rules, " << p.kept << " kept" << std::flush;
-        });
-    if (draw)
-      std::cerr << "\n";
+    RulePack out;
+    {
+      ProgressLine line(!opts->quiet);
+      out = coverage::minimize_pack(
+          pack, o, [&](const coverage::MinimizeProgress &p) {
+            const bool last = p.done == p.total;
+            if (last || line.due())
+              line.show("minimize: " + std::to_string(p.done) + "/" +
+                            std::to_string(p.total) + " rules, " +
+                            std::to_string(p.kept) + " kept",
+                        last);
+          });
+    }
     write_rule_pack(out, opts->out);
     std::cout << "kept " << out.rules.size() << " of " << pack.rules.size()
               << " rules (" << out.derived.size() << " derived from them) in "

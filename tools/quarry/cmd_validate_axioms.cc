@@ -14,11 +14,10 @@
 //===----------------------------------------------------------------------===//
 #include "commands.h"
 
+#include "quarry/core/progress_line.h"
 #include "quarry/core/shard_spec.h"
 #include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/validation.h"
-
-#include <unistd.h>
 
 #include <cstdio>
 #include <map>
@@ -167,18 +166,25 @@ void print_report(const ValidationRun &run) {
 
 void run(ValidateCliOptions &o) {
   parse_flags(o);
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  if (tty)
-    o.opts.progress = [](uint64_t done, uint64_t planned,
-                         const SweepCounts &t) {
-      std::fprintf(stderr, "\rsweep: chunk %llu/%llu, %llu cases, %llu failed ",
-                   (unsigned long long)done, (unsigned long long)planned,
-                   (unsigned long long)t.cases(), (unsigned long long)t.failed);
-      std::fflush(stderr);
+  ValidationRun r;
+  {
+    ProgressLine line;
+    o.opts.progress = [&line](uint64_t done, uint64_t planned,
+                              const SweepCounts &t) {
+      const bool last = done == planned;
+      if (!last && !line.due())
+        return;
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "sweep: chunk %llu/%llu, %llu cases, "
+                    "%llu failed",
+                    (unsigned long long)done, (unsigned long long)planned,
+                    (unsigned long long)t.cases(),
+                    (unsigned long long)t.failed);
+      line.show(buf, last);
     };
-  const ValidationRun r = run_validation(o.opts);
-  if (tty)
-    std::fputc('\n', stderr);
+    r = run_validation(o.opts);
+  }
   print_report(r);
 }
 

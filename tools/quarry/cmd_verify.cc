@@ -19,15 +19,13 @@
 #include "commands.h"
 
 #include "quarry/core/file_io.h"
+#include "quarry/core/progress_line.h"
 #include "quarry/coverage/derived_proof.h"
 #include "quarry/dedupe/export.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/verify/axiom_file.h"
 #include "quarry/verify/verify_run.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -46,42 +44,25 @@ struct VerifyCliOptions {
   VerifyOptions opts;
 };
 
-/// Progress on stderr: a bar redrawn in place on a terminal; elsewhere (a
-/// batch job's log) a line every half minute.
+/// Progress on stderr (core/progress_line.h).
 class Progress {
 public:
-  Progress() : tty_(isatty(STDERR_FILENO) != 0) {}
   void step(const RunProgress &p) {
+    const bool last = p.done == p.total;
+    if (!last && !line_.due())
+      return;
     const Totals &t = p.totals;
     const size_t proved = t.proved + t.proved_with_precondition;
-    if (!tty_) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_ < std::chrono::seconds(30) && p.done != p.total)
-        return;
-      last_ = now;
-      std::fprintf(stderr,
-                   "verify: %zu/%zu rules, %zu proved, %zu unproved, %zu "
-                   "refuted\n",
-                   p.done, p.total, proved, t.unproved, t.refuted);
-      return;
-    }
-    const int width = 30;
-    const int filled =
-        p.total ? static_cast<int>(width * p.done / p.total) : width;
-    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  proved %zu  unproved %zu ",
-                 filled, "##############################", width - filled, "",
-                 p.done, p.total, proved, t.unproved + t.refuted);
-    std::fflush(stderr);
-  }
-  ~Progress() {
-    if (tty_)
-      std::fputc('\n', stderr);
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "verify: %zu/%zu rules, %zu proved, %zu unproved, %zu "
+                  "refuted",
+                  p.done, p.total, proved, t.unproved, t.refuted);
+    line_.show(buf, last);
   }
 
 private:
-  bool tty_;
-  std::chrono::steady_clock::time_point last_ =
-      std::chrono::steady_clock::now();
+  ProgressLine line_;
 };
 
 /// A rule pack file, TASO's collection, or a generator run directory.

@@ -1,12 +1,14 @@
-//===- progress.h - A one-line progress display ------------------*- C++
-//-*-===//
+//===- progress.h - Generation's progress line -----------------*- C++ -*-===//
 //
-// Rewrites one stderr line at most four times a second while a stage runs
-// ("enumerate: 1.2M graphs, 530k/s"), only when enabled and stderr is a
-// terminal, so batch logs stay clean.
+// Each stage's count and rate ("enumerate: 1200000 graphs, 530000/s,
+// 2.3 s"), written through core's ProgressLine: redrawn in place on a
+// terminal, a line every half minute in a batch log, and each stage's
+// final count always.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "quarry/core/progress_line.h"
 
 #include <chrono>
 #include <cstdint>
@@ -19,15 +21,14 @@ public:
   explicit Progress(bool enabled);
   void update(const std::string &stage, uint64_t count, const char *what);
   void done(const std::string &stage, uint64_t count, const char *what);
-  void note(const std::string &text);
 
 private:
   using Clock = std::chrono::steady_clock;
-  void print(const std::string &stage, uint64_t count, const char *what,
-             bool final);
-  bool enabled_;
+  void start(const std::string &stage);
+  std::string text(uint64_t count, const char *what) const;
+  ProgressLine line_;
   std::string stage_;
-  Clock::time_point stage_start_, last_;
+  Clock::time_point stage_start_;
 };
 
 } // namespace quarry
