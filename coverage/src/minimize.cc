@@ -1,11 +1,22 @@
 //===- minimize.cc - A pack without the rules its others derive -----------===//
 #include "quarry/coverage/minimize.h"
 
+#include "quarry/core/fork_join.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <deque>
 #include <numeric>
 
 namespace quarry::coverage {
+
+namespace {
+/// Rules are decided in blocks of this many. Fixed, so the pack does not
+/// depend on the thread count.
+constexpr size_t kBlock = 64;
+} // namespace
 
 RulePack
 minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
@@ -29,25 +40,48 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
   std::vector<bool> kept(n, false);
   RulePack out;
   MinimizeProgress p{0, n, 0};
-  for (size_t i : order) {
-    const Rule &r = pack.rules[i];
-    if (auto d = derive(r, by, opts.derive_options)) {
-      out.derived.push_back({r.name, std::move(d->steps), d->shapes});
-    } else {
-      kept[i] = true;
-      ++p.kept;
-      if (r.preconditions.empty()) {
-        steps.push_back(r);
-        by.push_back({r.name, &steps.back(), {}});
-        if (opts.both_directions) {
-          steps.push_back(reversed_rule(r));
-          by.push_back({steps.back().name, &steps.back(), {}});
+  tbb::task_arena arena(opts.threads > 0 ? opts.threads
+                                         : tbb::task_arena::automatic);
+  for (size_t begin = 0; begin < n; begin += kBlock) {
+    const size_t end = std::min(n, begin + kBlock);
+    // The block's rules against the rules kept before it, in parallel.
+    std::vector<std::optional<Derivation>> found(end - begin);
+    const ForkJoin loop;
+    arena.execute([&] {
+      tbb::parallel_for(begin, end, loop.task([&](size_t k) {
+        found[k - begin] =
+            derive(pack.rules[order[k]], by, opts.derive_options);
+      }));
+    });
+    loop.joined();
+    // Then in order: a rule kept earlier in the block may derive a later
+    // one that the rules before the block do not.
+    bool grew = false;
+    for (size_t k = begin; k < end; ++k) {
+      const size_t i = order[k];
+      const Rule &r = pack.rules[i];
+      std::optional<Derivation> &d = found[k - begin];
+      if (!d && grew)
+        d = derive(r, by, opts.derive_options);
+      if (d) {
+        out.derived.push_back({r.name, std::move(d->steps), d->shapes});
+      } else {
+        kept[i] = true;
+        ++p.kept;
+        if (r.preconditions.empty()) {
+          grew = true;
+          steps.push_back(r);
+          by.push_back({r.name, &steps.back(), {}});
+          if (opts.both_directions) {
+            steps.push_back(reversed_rule(r));
+            by.push_back({steps.back().name, &steps.back(), {}});
+          }
         }
       }
+      ++p.done;
+      if (progress)
+        progress(p);
     }
-    ++p.done;
-    if (progress)
-      progress(p);
   }
   // What an earlier minimizing left out stays left out; a step through a
   // rule this one left out becomes that rule's derivation (by kept rules).

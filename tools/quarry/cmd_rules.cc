@@ -104,6 +104,7 @@ void register_minimize(CLI::App &rules) {
   struct Options {
     std::string in, out;
     bool both_directions = false, quiet = false;
+    int threads = 0;
     coverage::DeriveOptions derive;
   };
   auto opts = std::make_shared<Options>();
@@ -121,12 +122,17 @@ void register_minimize(CLI::App &rules) {
                        "Graphs a derivation search explores per rule");
   minimize->add_option("--max-steps", opts->derive.max_steps,
                        "Rewrites in a derivation at most");
+  minimize
+      ->add_option("--threads", opts->threads,
+                   "Worker threads (default: every core)")
+      ->check(CLI::Range(1, 1024));
   minimize->add_flag("--quiet", opts->quiet, "No progress line");
   minimize->callback([opts] {
     const RulePack pack = read_rule_pack(opts->in);
     coverage::MinimizeOptions o;
     o.derive_options = opts->derive;
     o.both_directions = opts->both_directions;
+    o.threads = opts->threads;
     RulePack out;
     {
       ProgressLine line(!opts->quiet);

@@ -5,6 +5,12 @@
 // (derivation.h), and kept otherwise. Kept rules stay in the pack's order;
 // each one left out is recorded with its derivation (RulePack::derived).
 //
+// The searches run in parallel, in fixed blocks of 64 rules in that order:
+// each rule of a block is first searched with the rules kept before the
+// block, and then, in order, searched again with those the block itself
+// kept before it, when there are any and the first search found nothing.
+// The pack is the same at any thread count.
+//
 // A derivation applies rules as the optimizer will: forward only, unless
 // `both_directions` (for a consumer that reads rules as equations). Rules
 // with shape preconditions are kept but never used as steps, since a
@@ -24,6 +30,7 @@ namespace quarry::coverage {
 struct MinimizeOptions {
   DeriveOptions derive_options;
   bool both_directions = false;
+  int threads = 0; ///< 0: every core
 };
 
 struct MinimizeProgress {
