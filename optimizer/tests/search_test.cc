@@ -251,5 +251,25 @@ TEST(RulePolicy, UnprovedRulesAreRefusedUnlessAllowed) {
   EXPECT_NO_THROW(require_proved(pack, "p.pb", true));
 }
 
+TEST(RulePolicy, RulesProvedBeforeShapePreconditionsAreRefused) {
+  RulePack pack;
+  pack.rules.push_back(make_rule("ok", "input a\ny = relu(a)\noutput y\n",
+                                 "input a\ny = relu(a)\noutput y\n"));
+  pack.rules[0].provenance.prover = "z3 4.8.12.0, quarry verify r3";
+  pack.rules.push_back(pack.rules[0]);
+  pack.rules[1].name = "old";
+  EXPECT_NO_THROW(require_proved(pack, "p.pb", false));
+  pack.rules[1].provenance.prover = "z3 4.8.12.0, quarry verify r2";
+  try {
+    require_proved(pack, "p.pb", false);
+    FAIL() << "a rule proved by r2 was accepted";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "p.pb: rule 1 'old' was proved by 'z3 4.8.12.0, quarry verify "
+                 "r2', before r3 stated the shape preconditions of "
+                 "convolution merges; prove the pack again with quarry verify");
+  }
+}
+
 } // namespace
 } // namespace quarry::opt::test

@@ -7,6 +7,12 @@
 // the file and the first such rule, unless the caller allows unverified
 // rules explicitly.
 //
+// Proved is not enough for a rule proved before quarry verify r3: earlier
+// revisions proved merges of convolutions that hold only for ungrouped
+// kernels without saying so, and the optimizer now applies a rule wherever
+// its preconditions hold. Such a pack is refused the same way, asking for
+// it to be proved again.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
