@@ -20,12 +20,16 @@ constexpr int kRandomShapeTries = 16;
 /// The rule's two sides at `shapes`, or nullopt when they do not type-check
 /// or their outputs' shapes differ.
 std::optional<std::pair<Graph, Graph>>
-instantiate(const Rule &rule, const std::map<std::string, Shape> &shapes) {
+instantiate(const Rule &rule, const std::map<std::string, Shape> &shapes,
+            bool kinds_as_declared) {
   try {
-    // Weights: a weight value matches pattern variables of either kind,
-    // so every rule of B can apply as the equation it states.
-    Graph source = rebuilt(rule.source, {}, shapes, /*all_weights=*/true);
-    Graph target = rebuilt(rule.target, {}, shapes, /*all_weights=*/true);
+    // All weights: a weight value matches pattern variables of either
+    // kind, so every rule can apply as the equation it states. As
+    // declared: an input matches only rules' input variables, as where
+    // the optimizer applies the rule to an activation.
+    const bool all_weights = !kinds_as_declared;
+    Graph source = rebuilt(rule.source, {}, shapes, all_weights);
+    Graph target = rebuilt(rule.target, {}, shapes, all_weights);
     for (size_t i = 0; i < source.outputs().size(); ++i) {
       const TensorType *a = source.type(source.outputs()[i]);
       const TensorType *b = target.type(target.outputs()[i]);
@@ -128,7 +132,7 @@ std::optional<Derivation> derive(const Rule &rule,
   for (const auto &shapes : choices) {
     if (tried >= opts.shape_choices)
       break;
-    auto sides = instantiate(rule, shapes);
+    auto sides = instantiate(rule, shapes, opts.kinds_as_declared);
     if (!sides)
       continue;
     ++tried;

@@ -21,6 +21,10 @@ constexpr size_t kBlock = 64;
 RulePack
 minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
               const std::function<void(const MinimizeProgress &)> &progress) {
+  // Forward only, derivations are the optimizer's rewrites, and a rule
+  // with a weight variable does not rewrite an activation there.
+  DeriveOptions derive_options = opts.derive_options;
+  derive_options.kinds_as_declared = !opts.both_directions;
   const size_t n = pack.rules.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -49,8 +53,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
     const ForkJoin loop;
     arena.execute([&] {
       tbb::parallel_for(begin, end, loop.task([&](size_t k) {
-        found[k - begin] =
-            derive(pack.rules[order[k]], by, opts.derive_options);
+        found[k - begin] = derive(pack.rules[order[k]], by, derive_options);
       }));
     });
     loop.joined();
@@ -62,7 +65,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
       const Rule &r = pack.rules[i];
       std::optional<Derivation> &d = found[k - begin];
       if (!d && grew)
-        d = derive(r, by, opts.derive_options);
+        d = derive(r, by, derive_options);
       if (d) {
         out.derived.push_back({r.name, std::move(d->steps), d->shapes});
       } else {

@@ -82,6 +82,29 @@ TEST(Minimize, DerivedRulesRoundTripAndMustNameKeptRules) {
             "reversed', which the pack does not hold");
 }
 
+TEST(Minimize, ARuleAboutWeightsDoesNotDeriveOneAboutInputs) {
+  // matmul associativity over weights only, and over an input: the
+  // optimizer cannot apply the first to an activation, so forward
+  // minimizing keeps the second; as equations the first derives it.
+  RulePack p;
+  const char *regrouped = "t = matmul(x, matmul(w1, w2))\noutput t\n";
+  const char *grouped = "t = matmul(matmul(x, w1), w2)\noutput t\n";
+  p.rules = {
+      parse_rule("weights",
+                 std::string("weight x\nweight w1\nweight w2\n") + grouped,
+                 std::string("weight x\nweight w1\nweight w2\n") + regrouped),
+      parse_rule("with_input",
+                 std::string("input x\nweight w1\nweight w2\n") + grouped,
+                 std::string("input x\nweight w1\nweight w2\n") + regrouped),
+  };
+  EXPECT_EQ(minimize_pack(p).rules.size(), 2u);
+  MinimizeOptions both;
+  both.both_directions = true;
+  const RulePack eq = minimize_pack(p, both);
+  ASSERT_EQ(eq.rules.size(), 1u);
+  EXPECT_EQ(eq.derived.at(0).name, "with_input");
+}
+
 TEST(Minimize, TheSamePackAtAnyThreadCount) {
   // Blocks whose own kept rules derive later rules of the block: the
   // shipped 3-operator pack keeps 296 of 1,689 rules forward only.

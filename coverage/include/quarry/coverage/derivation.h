@@ -28,6 +28,10 @@ struct DeriveOptions {
   int max_steps = 4;       ///< rewrites in a derivation at most
   int shape_choices = 2;   ///< shape choices that type-check, tried in turn
   uint64_t seed = 1;
+  /// The rule's variables keep their kinds, so a step's weight variable
+  /// matches only weights, as in the optimizer. Off, every variable is a
+  /// weight and every step applies as the equation it states.
+  bool kinds_as_declared = false;
 };
 
 struct Derivation {

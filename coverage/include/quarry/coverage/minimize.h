@@ -11,8 +11,10 @@
 // kept before it, when there are any and the first search found nothing.
 // The pack is the same at any thread count.
 //
-// A derivation applies rules as the optimizer will: forward only, unless
-// `both_directions` (for a consumer that reads rules as equations). Rules
+// A derivation applies rules as the optimizer will: forward only, and a
+// rule's weight variable only to weights (a rule about weights does not
+// rewrite an activation), unless `both_directions` (for a consumer that
+// reads rules as equations: then every step applies either way). Rules
 // with shape preconditions are kept but never used as steps, since a
 // derivation is found at one choice of shapes and their conditions may
 // fail at others.
