@@ -35,15 +35,35 @@ std::optional<UnaryFn> activation_fn(Activation a) {
   return std::nullopt;
 }
 
-bool is_anchor(const Node &n, const FusionPolicy &policy) {
-  return (n.kind == OpKind::Conv2D && policy.conv2d) ||
-         (n.kind == OpKind::MatMul && policy.matmul);
+std::optional<ops::BroadcastFn> binary_of(const Node &n) {
+  if (n.inputs.size() != 2)
+    return std::nullopt;
+  std::optional<ops::BroadcastFn> fn;
+  if (n.kind == OpKind::EwAdd)
+    fn = ops::BroadcastFn::Add;
+  else if (n.kind == OpKind::EwMul)
+    fn = ops::BroadcastFn::Mul;
+  else if (n.kind == OpKind::Broadcast)
+    fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
+  if (fn == ops::BroadcastFn::Pow)
+    return std::nullopt;
+  return fn;
 }
 
-/// The post-op node `n` applies to `cur`, or nullopt when it cannot join.
-std::optional<PostOp> post_op_of(const Plan &p, OpKind anchor, const Node &n,
-                                 int32_t id, ValueRef cur,
-                                 const FusionPolicy &policy) {
+/// Whether `v` might be the end of some anchor's chain: computed, read by
+/// one step alone, and made by an anchor or a node a chain may hold.
+bool may_end_chain(const FusionView &g, ValueRef v,
+                   const FusionPolicy &policy) {
+  if (g.is_static(v) || !g.is_step(v.node) || g.sole_reader(v) < 0)
+    return false;
+  const Node &n = g.node(v.node);
+  return policy.is_anchor(n) || may_join_chain(n);
+}
+
+/// The post-op node `id` applies to `cur`, or nullopt when it cannot join.
+std::optional<PostOp> post_op_of(const FusionView &g, OpKind anchor, int32_t id,
+                                 ValueRef cur, const FusionPolicy &policy) {
+  const Node &n = g.node(id);
   if (auto fn = unary_of(n.kind)) {
     if (!policy.unary)
       return std::nullopt;
@@ -53,28 +73,24 @@ std::optional<PostOp> post_op_of(const Plan &p, OpKind anchor, const Node &n,
     op.node = id;
     return op;
   }
-  ops::BroadcastFn fn;
-  if (n.kind == OpKind::EwAdd)
-    fn = ops::BroadcastFn::Add;
-  else if (n.kind == OpKind::EwMul)
-    fn = ops::BroadcastFn::Mul;
-  else if (n.kind == OpKind::Broadcast)
-    fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
-  else
-    return std::nullopt;
-  if (fn == ops::BroadcastFn::Pow || n.inputs.size() != 2)
+  const auto fn = binary_of(n);
+  if (!fn)
     return std::nullopt;
   const int at = n.inputs[0] == cur ? 0 : 1;
-  if (at == 1 && !ops::commutative(fn))
+  if (at == 1 && !ops::commutative(*fn))
     return std::nullopt;
   const ValueRef other = n.inputs[1 - at];
-  const bool other_static = p.value(other).is_static;
+  // Through the second operand only when the first cannot be another
+  // chain's end: a node joins at most one chain, whatever the order.
+  if (at == 1 && may_end_chain(g, other, policy))
+    return std::nullopt;
+  const bool other_static = g.is_static(other);
   if (other_static ? !policy.binary_static : !policy.binary_dynamic)
     return std::nullopt;
-  const Shape &result = p.value(cur).type.shape;
-  if (p.values[id][0].type.shape != result)
+  const Shape &result = g.shape(cur);
+  if (g.shape({id, 0}) != result)
     return std::nullopt;
-  const Shape &other_shape = p.value(other).type.shape;
+  const Shape &other_shape = g.shape(other);
   const auto spread = spread_of(anchor, result, other_shape);
   if (!spread)
     return std::nullopt;
@@ -83,13 +99,47 @@ std::optional<PostOp> post_op_of(const Plan &p, OpKind anchor, const Node &n,
     return std::nullopt;
   PostOp op;
   op.kind = PostOp::Kind::Binary;
-  op.binary = fn;
+  op.binary = *fn;
   op.operand = other;
   op.operand_static = other_static;
   op.spread = *spread;
   op.node = id;
   return op;
 }
+
+/// A built graph and its plan, as the chain walk reads them.
+class PlanView final : public FusionView {
+public:
+  PlanView(const Graph &g, const Plan &p) : g_(g), p_(p), step_(g.num_nodes()) {
+    for (int32_t id : p.steps) {
+      step_[id] = true;
+      for (ValueRef v : g.node(id).inputs) {
+        auto [it, fresh] = reader_.emplace(v, id);
+        if (!fresh)
+          it->second = -1;
+      }
+    }
+    for (ValueRef v : g.outputs())
+      reader_[v] = -1;
+  }
+  const Node &node(int32_t id) const override { return g_.node(id); }
+  const Shape &shape(ValueRef v) const override {
+    return p_.value(v).type.shape;
+  }
+  bool is_static(ValueRef v) const override { return p_.value(v).is_static; }
+  bool is_step(int32_t id) const override { return step_[id]; }
+  int32_t sole_reader(ValueRef v) const override {
+    auto it = reader_.find(v);
+    return it == reader_.end() ? -1 : it->second;
+  }
+
+private:
+  const Graph &g_;
+  const Plan &p_;
+  std::vector<bool> step_;
+  /// The one step reading each value, -1 for several or an output.
+  std::map<ValueRef, int32_t> reader_;
+};
 
 } // namespace
 
@@ -159,8 +209,7 @@ std::vector<ScheduledStep> schedule_of(const Graph &g, const Plan &p,
   return schedule;
 }
 
-std::vector<PostOp> own_activation(const Graph &g, int32_t anchor) {
-  const Node &n = g.node(anchor);
+std::vector<PostOp> own_activation(const Node &n, int32_t id) {
   std::vector<PostOp> post;
   size_t act_attr = 0;
   if (n.kind == OpKind::Conv2D)
@@ -172,61 +221,62 @@ std::vector<PostOp> own_activation(const Graph &g, int32_t anchor) {
   if (auto fn = activation_fn(static_cast<Activation>(n.attrs.i(act_attr)))) {
     PostOp op;
     op.unary = *fn;
-    op.node = anchor;
+    op.node = id;
     post.push_back(op);
   }
   return post;
 }
 
+bool FusionPolicy::is_anchor(const Node &n) const {
+  return (n.kind == OpKind::Conv2D && conv2d) ||
+         (n.kind == OpKind::MatMul && matmul);
+}
+
+bool may_join_chain(const Node &n) {
+  return unary_of(n.kind).has_value() || binary_of(n).has_value();
+}
+
+std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
+                                const FusionPolicy &policy) {
+  const Node &n = g.node(anchor);
+  if (!policy.enabled || !policy.is_anchor(n))
+    return {};
+  std::vector<PostOp> post = own_activation(n, anchor);
+  const size_t own = post.size();
+  ValueRef cur{anchor, 0};
+  for (int32_t next; (next = g.sole_reader(cur)) >= 0; cur = {next, 0}) {
+    auto op = post_op_of(g, n.kind, next, cur, policy);
+    if (!op)
+      break;
+    post.push_back(*op);
+  }
+  // Nodes past the accepted prefix run alone, at their own places.
+  if (policy.accept && post.size() > own)
+    post.resize(std::max(own, std::min(post.size(), policy.accept(n, post))));
+  return post;
+}
+
 std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
                                   const FusionPolicy &policy) {
-  // Readers of each value among the steps, counted once per operand.
-  std::map<ValueRef, std::vector<int32_t>> readers;
-  for (int32_t id : p.steps)
-    for (ValueRef v : g.node(id).inputs)
-      readers[v].push_back(id);
-  std::map<ValueRef, bool> is_output;
-  for (ValueRef v : g.outputs())
-    is_output[v] = true;
-
+  const PlanView view(g, p);
   std::vector<bool> absorbed(g.num_nodes(), false);
   // Where each fused step runs: at its last node's place in p.steps.
   std::map<int32_t, FusedStep> ends_at;
   for (int32_t id : p.steps) {
     if (absorbed[id])
       continue;
-    const Node &n = g.node(id);
     FusedStep s;
     s.anchor = id;
     s.nodes = {id};
-    s.post = own_activation(g, id);
-    if (policy.enabled && is_anchor(n, policy)) {
-      ValueRef cur{id, 0};
-      while (!is_output.count(cur)) {
-        auto it = readers.find(cur);
-        if (it == readers.end() || it->second.size() != 1)
-          break;
-        const int32_t next = it->second[0];
-        if (absorbed[next])
-          break;
-        auto op = post_op_of(p, n.kind, g.node(next), next, cur, policy);
-        if (!op)
-          break;
-        s.post.push_back(*op);
-        s.nodes.push_back(next);
-        absorbed[next] = true;
-        cur = {next, 0};
-      }
-      if (policy.accept && s.fused()) {
-        // Nodes past the accepted prefix run alone, at their own places.
-        const size_t own = s.post.size() + 1 - s.nodes.size();
-        const size_t keep = std::max(own, policy.accept(n, s.post));
-        while (s.post.size() > keep) {
-          absorbed[s.nodes.back()] = false;
-          s.nodes.pop_back();
-          s.post.pop_back();
+    s.post = own_activation(g.node(id), id);
+    if (std::vector<PostOp> chain = fused_chain(view, id, policy);
+        !chain.empty()) {
+      s.post = std::move(chain);
+      for (const PostOp &op : s.post)
+        if (op.node != id) {
+          s.nodes.push_back(op.node);
+          absorbed[op.node] = true;
         }
-      }
     }
     ends_at.emplace(s.nodes.back(), std::move(s));
   }

@@ -43,9 +43,9 @@ OpConfig op_config(const Graph &g, int32_t id,
   return c;
 }
 
-uint64_t config_hash(const Graph &g, int32_t id,
-                     const std::vector<bool> &is_static) {
-  const Node &n = g.node(id);
+uint64_t config_hash(const Node &n,
+                     const std::vector<const TensorType *> &operand_types,
+                     const std::vector<bool> &operand_static) {
   uint64_t h = mix64(static_cast<uint64_t>(n.kind) + 1);
   for (size_t a = 0; a < n.attrs.size(); ++a)
     h = hash_combine(h, hash_attr(n.attrs.value(a)));
@@ -58,13 +58,25 @@ uint64_t config_hash(const Graph &g, int32_t id,
     for (int64_t d : t->shape.dims)
       h = hash_combine(h, static_cast<uint64_t>(d));
   };
-  for (ValueRef v : n.inputs) {
-    shape(g.type(v));
-    h = hash_combine(h, is_static[v.node] ? 1 : 2);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    shape(operand_types[i]);
+    h = hash_combine(h, operand_static[i] ? 1 : 2);
   }
   for (const TensorType &t : n.types)
     shape(&t);
   return h;
+}
+
+uint64_t config_hash(const Graph &g, int32_t id,
+                     const std::vector<bool> &is_static) {
+  const Node &n = g.node(id);
+  std::vector<const TensorType *> types;
+  std::vector<bool> fixed;
+  for (ValueRef v : n.inputs) {
+    types.push_back(g.type(v));
+    fixed.push_back(is_static[v.node]);
+  }
+  return config_hash(n, types, fixed);
 }
 
 Graph single_op_graph(const OpConfig &c) {

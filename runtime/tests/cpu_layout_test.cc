@@ -155,5 +155,34 @@ TEST(CpuLayouts, UnknownLayoutIsAClearError) {
   }
 }
 
+// A sum of two convolutions each read once could join either one's chain:
+// it joins the first operand's, however the nodes are listed, so that which
+// nodes run alone is a property of the graph, not of its node order.
+TEST(CpuFusion, ASumJoinsItsFirstOperandsChainWhateverTheNodeOrder) {
+  const std::string head = "input x: [1,8,6,6]\nweight w: [16,8,3,3]\n"
+                           "weight v: [16,8,1,1]\n";
+  for (const std::string body : {"a = conv2d(x, w)\nb = conv2d(x, v)\n",
+                                 "b = conv2d(x, v)\na = conv2d(x, w)\n"}) {
+    const Graph g =
+        parse_graph(head + body + "y = relu(ewadd(a, b))\noutput y\n", "sum");
+    const std::vector<bool> fused = cpu("", true)->fused_away(g);
+    std::vector<std::string> absorbed;
+    for (int32_t id = 0; id < g.num_nodes(); ++id)
+      if (fused[id])
+        absorbed.push_back(std::string(op_name(g.node(id).kind)));
+    EXPECT_EQ(absorbed, (std::vector<std::string>{"ewadd", "relu"})) << body;
+    // The fused step is conv a's (reading w), whichever comes first.
+    auto e = cpu("", true)->prepare(g, random_run_bindings(g, 7));
+    int fused_steps = 0;
+    for (const StepInfo &s : e->steps())
+      if (s.nodes.size() > 1) {
+        ++fused_steps;
+        EXPECT_EQ(g.node(s.nodes[0]).inputs[1].node, g.find_variable("w"))
+            << body;
+      }
+    EXPECT_EQ(fused_steps, 1) << body;
+  }
+}
+
 } // namespace
 } // namespace quarry::runtime::testing

@@ -124,6 +124,7 @@ public:
   std::vector<bool> fused_away(const Graph &g) const override {
     return absorbed_nodes(g, policy_);
   }
+  const FusionPolicy *fusion_policy() const override { return &policy_; }
 
 private:
   FusionPolicy policy_;

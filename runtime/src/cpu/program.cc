@@ -109,7 +109,7 @@ void Program::lower_alone(int32_t node) {
   FusedStep s;
   s.anchor = node;
   s.nodes = {node};
-  s.post = own_activation(g_, node);
+  s.post = own_activation(g_.node(node), node);
   lower(s);
 }
 

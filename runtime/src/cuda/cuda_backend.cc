@@ -260,11 +260,13 @@ public:
     return std::make_unique<CudaExecutable>(g, weights, opts_, handles_);
   }
   std::vector<bool> fused_away(const Graph &g) const override {
-    return absorbed_nodes(g, cuda_fusion(opts_.fuse));
+    return absorbed_nodes(g, policy_);
   }
+  const FusionPolicy *fusion_policy() const override { return &policy_; }
 
 private:
   BackendOptions opts_;
+  FusionPolicy policy_ = cuda_fusion(opts_.fuse);
   std::shared_ptr<Handles> handles_; ///< made at the first prepare
 };
 

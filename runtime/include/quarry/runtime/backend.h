@@ -12,6 +12,7 @@
 #pragma once
 
 #include "quarry/core/evaluate.h"
+#include "quarry/runtime/fusion_policy.h"
 
 #include <memory>
 #include <string>
@@ -86,6 +87,9 @@ public:
   /// shapes alone, without preparing; safe from several threads. Empty:
   /// the backend fuses nothing.
   virtual std::vector<bool> fused_away(const Graph &g) const;
+  /// The rule fused_away() follows, for asking it of a graph not built
+  /// (fusion_policy.h); nullptr: the backend fuses nothing.
+  virtual const FusionPolicy *fusion_policy() const { return nullptr; }
 };
 
 /// set_inputs, execute, outputs.

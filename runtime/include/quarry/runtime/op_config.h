@@ -41,6 +41,11 @@ OpConfig op_config(const Graph &g, int32_t id,
 /// costing many graphs that differ in a few nodes.
 uint64_t config_hash(const Graph &g, int32_t id,
                      const std::vector<bool> &is_static);
+/// The same of a node not in a built graph: its operands' types (nullptr
+/// when unknown) and whether each is static, in operand order.
+uint64_t config_hash(const Node &n,
+                     const std::vector<const TensorType *> &operand_types,
+                     const std::vector<bool> &operand_static);
 
 /// A graph of just this operator: operands are variables in0, in1, ...
 /// (inputs or weights as configured), its results the graph's outputs.
