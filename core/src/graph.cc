@@ -195,29 +195,45 @@ std::vector<uint64_t> node_hashes(const Graph &g) {
   std::vector<uint64_t> h(g.num_nodes());
   for (int32_t i = 0; i < g.num_nodes(); ++i) {
     const Node &n = g.node(i);
-    uint64_t x = mix64(static_cast<uint64_t>(n.kind) + 1);
-    if (n.is_variable())
-      x = hash_combine(x, hash_bytes(n.name));
-    for (size_t a = 0; a < n.attrs.size(); ++a)
-      x = hash_combine(x, hash_attr(n.attrs.value(a)));
+    uint64_t x = node_hash_seed(n);
     for (ValueRef v : n.inputs)
-      x = hash_combine(x, hash_combine(h[v.node], v.output));
+      x = hash_operand(x, h[v.node], v.output);
     h[i] = x;
   }
   return h;
 }
 } // namespace
 
+uint64_t node_hash_seed(const Node &n) {
+  uint64_t x = mix64(static_cast<uint64_t>(n.kind) + 1);
+  if (n.is_variable())
+    x = hash_combine(x, hash_bytes(n.name));
+  for (size_t a = 0; a < n.attrs.size(); ++a)
+    x = hash_combine(x, hash_attr(n.attrs.value(a)));
+  return x;
+}
+
+uint64_t hash_operand(uint64_t h, uint64_t operand_node_hash, int32_t output) {
+  return hash_combine(
+      h, hash_combine(operand_node_hash, static_cast<uint64_t>(output)));
+}
+
+uint64_t graph_hash_seed(size_t num_outputs) { return mix64(num_outputs); }
+
+uint64_t variable_hash(uint64_t variable_node_hash) {
+  return mix64(variable_node_hash);
+}
+
 uint64_t Graph::hash() const {
   const auto h = node_hashes(*this);
-  uint64_t x = mix64(outputs_.size());
+  uint64_t x = graph_hash_seed(outputs_.size());
   for (ValueRef v : outputs_)
-    x = hash_combine(x, hash_combine(h[v.node], v.output));
+    x = hash_operand(x, h[v.node], v.output);
   // Variables that no output uses still belong to the graph's interface;
   // XOR keeps their contribution independent of declaration order.
   for (int32_t i = 0; i < num_nodes(); ++i)
     if (nodes_[i].is_variable())
-      x ^= mix64(h[i]);
+      x ^= variable_hash(h[i]);
   return x;
 }
 

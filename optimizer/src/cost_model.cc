@@ -4,13 +4,19 @@
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/plan.h"
 
+#include <cmath>
+
 namespace quarry::opt {
 
 CostModel::CostModel(runtime::Backend &backend, runtime::CostCache &cache,
                      runtime::MeasureOptions measure)
-    : backend_(&backend), cache_(&cache), measure_(measure) {}
+    : backend_(&backend), fusing_(&backend), cache_(&cache), measure_(measure) {
+}
 
 CostModel::CostModel(CostFn cost) : cost_fn_(std::move(cost)) {}
+
+CostModel::CostModel(CostFn cost, const runtime::Backend &fusing)
+    : fusing_(&fusing), cost_fn_(std::move(cost)) {}
 
 namespace {
 
@@ -37,7 +43,7 @@ CostModel::RunningNodes CostModel::running_nodes(const Graph &g) const {
   const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
   const std::vector<bool> fused =
-      backend_ ? backend_->fused_away(g) : std::vector<bool>();
+      fusing_ ? fusing_->fused_away(g) : std::vector<bool>();
   RunningNodes r;
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
     // An uninterpreted operator is the same in every candidate and has no
@@ -59,11 +65,20 @@ bool CostModel::all_known(const std::vector<uint64_t> &hashes) const {
   return true;
 }
 
+int64_t CostModel::ticks(double ms) {
+  return static_cast<int64_t>(std::llround(ms * kTicksPerMs));
+}
+
+int64_t CostModel::known_ticks(uint64_t config_hash) const {
+  auto it = by_hash_.find(config_hash);
+  return it == by_hash_.end() ? -1 : ticks(it->second) + ticks(launch_ms_);
+}
+
 double CostModel::cost_of_known(const std::vector<uint64_t> &hashes) const {
-  double total = launch_ms_ * static_cast<double>(hashes.size());
+  int64_t total = 0;
   for (uint64_t h : hashes)
-    total += by_hash_.at(h);
-  return total;
+    total += known_ticks(h);
+  return ms_of(total);
 }
 
 void CostModel::calibrate(const Graph &g, double measured_ms) {
@@ -76,19 +91,15 @@ void CostModel::calibrate(const Graph &g, double measured_ms) {
 }
 
 double CostModel::cost_of(const Graph &g, const RunningNodes &running) {
-  double total = launch_ms_ * static_cast<double>(running.nodes.size());
   std::vector<bool> fixed;
-  for (size_t i = 0; i < running.nodes.size(); ++i) {
-    auto it = by_hash_.find(running.hashes[i]);
-    if (it == by_hash_.end()) {
+  for (size_t i = 0; i < running.nodes.size(); ++i)
+    if (!by_hash_.count(running.hashes[i])) {
       if (fixed.empty())
         fixed = runtime::static_nodes(g);
-      const double ms = op_cost(node_config(g, running.nodes[i], fixed));
-      it = by_hash_.emplace(running.hashes[i], ms).first;
+      by_hash_.emplace(running.hashes[i],
+                       op_cost(node_config(g, running.nodes[i], fixed)));
     }
-    total += it->second;
-  }
-  return total;
+  return cost_of_known(running.hashes);
 }
 
 double CostModel::op_cost(const runtime::OpConfig &c) {

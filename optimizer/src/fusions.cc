@@ -37,11 +37,11 @@ size_t act_index(OpKind k) {
 
 } // namespace
 
-std::vector<Graph> fuse_activation(const HostInfo &host) {
+std::vector<OwnedSplice> propose_fuse_activation(const HostInfo &host) {
   const Graph &g = *host.graph;
   const auto users = users_of(g);
   const auto uses = g.use_counts();
-  std::vector<Graph> out;
+  std::vector<OwnedSplice> out;
   for (OpKind kind : {OpKind::Conv2D, OpKind::MatMul})
     for (int32_t id : host.by_kind[static_cast<size_t>(kind)]) {
       const Node &n = g.node(id);
@@ -53,13 +53,16 @@ std::vector<Graph> fuse_activation(const HostInfo &host) {
       const auto act = activation_of(g.node(user).kind);
       if (!act)
         continue;
-      Graph pat;
+      auto pat = std::make_shared<Graph>();
       Attrs attrs = n.attrs;
       attrs.set(act_index(kind), static_cast<int64_t>(*act));
-      pat.mark_output(pat.add1(kind, attrs, {pat.input("a"), pat.input("b")}));
-      Splice s{&pat, {{"a", n.inputs[0]}, {"b", n.inputs[1]}}, {}, {{user, 0}}};
-      if (auto r = splice(g, s))
-        out.push_back(std::move(*r));
+      pat->mark_output(
+          pat->add1(kind, attrs, {pat->input("a"), pat->input("b")}));
+      out.push_back({pat,
+                     {pat.get(),
+                      {{"a", n.inputs[0]}, {"b", n.inputs[1]}},
+                      {},
+                      {{user, 0}}}});
     }
   return out;
 }
@@ -85,11 +88,12 @@ bool mergeable(const Graph &g, const HostInfo &host, int32_t a, int32_t b) {
   return wa == wb && g.type(na.inputs[0])->shape == g.type(nb.inputs[0])->shape;
 }
 
-std::optional<Graph> merge_pair(const Graph &g, int32_t a, int32_t b) {
+OwnedSplice merge_pair(const Graph &g, int32_t a, int32_t b) {
   const Node &na = g.node(a), &nb = g.node(b);
   const int64_t ca = na.types[0].shape[1], cb = nb.types[0].shape[1];
   const bool shared = na.inputs[0] == nb.inputs[0];
-  Graph pat;
+  auto owned = std::make_shared<Graph>();
+  Graph &pat = *owned;
   const ValueRef w = pat.add1(OpKind::Concat, make_attrs(OpKind::Concat),
                               {pat.input("w1"), pat.input("w2")});
   ValueRef x = pat.input("x1");
@@ -111,15 +115,15 @@ std::optional<Graph> merge_pair(const Graph &g, int32_t a, int32_t b) {
            {{a, 0}, {b, 0}}};
   if (!shared)
     s.bindings.emplace("x2", nb.inputs[0]);
-  return splice(g, s);
+  return {std::move(owned), std::move(s)};
 }
 
 } // namespace
 
-std::vector<Graph> merge_conv(const HostInfo &host) {
+std::vector<OwnedSplice> propose_merge_conv(const HostInfo &host) {
   const Graph &g = *host.graph;
   const auto &convs = host.by_kind[static_cast<size_t>(OpKind::Conv2D)];
-  std::vector<Graph> out;
+  std::vector<OwnedSplice> out;
   for (size_t i = 0; i < convs.size(); ++i) {
     int partners = 0;
     for (size_t j = i + 1; j < convs.size() && partners < kMergeConvPartners;
@@ -127,16 +131,34 @@ std::vector<Graph> merge_conv(const HostInfo &host) {
       if (!mergeable(g, host, convs[i], convs[j]))
         continue;
       ++partners;
-      if (auto r = merge_pair(g, convs[i], convs[j]))
-        out.push_back(std::move(*r));
+      out.push_back(merge_pair(g, convs[i], convs[j]));
     }
   }
   return out;
 }
 
+namespace {
+std::vector<Graph> made(const HostInfo &host,
+                        const std::vector<OwnedSplice> &proposals) {
+  std::vector<Graph> out;
+  for (const OwnedSplice &p : proposals)
+    if (auto g = splice(*host.graph, p.splice))
+      out.push_back(std::move(*g));
+  return out;
+}
+} // namespace
+
+std::vector<Graph> fuse_activation(const HostInfo &host) {
+  return made(host, propose_fuse_activation(host));
+}
+
+std::vector<Graph> merge_conv(const HostInfo &host) {
+  return made(host, propose_merge_conv(host));
+}
+
 std::span<const Fusion> fusions() {
-  static const Fusion list[] = {{"fuse_activation", fuse_activation},
-                                {"merge_conv", merge_conv}};
+  static const Fusion list[] = {{"fuse_activation", propose_fuse_activation},
+                                {"merge_conv", propose_merge_conv}};
   return list;
 }
 

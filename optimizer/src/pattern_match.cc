@@ -23,9 +23,12 @@ HostInfo::HostInfo(const Graph &g)
 
 namespace {
 
+/// A partial match, by pattern node id: the host node of each operator,
+/// the host value of each variable (node -1 while unbound). Flat, as the
+/// matcher copies it at every choice.
 struct State {
   std::vector<int32_t> nodes;
-  std::map<std::string, ValueRef, std::less<>> bindings;
+  std::vector<ValueRef> values;
 };
 
 /// A split without sizes cuts at the boundary its operand records.
@@ -65,6 +68,7 @@ public:
   std::vector<Match> run() {
     State s;
     s.nodes.assign(p_.num_nodes(), -1);
+    s.values.assign(p_.num_nodes(), ValueRef{-1, 0});
     step(0, s);
     return std::move(found_);
   }
@@ -84,7 +88,7 @@ private:
       return;
     }
     for (int32_t hid : host_.by_kind[static_cast<size_t>(p.kind)]) {
-      if (used(s, hid))
+      if (used(s, hid) || !params_agree(g_, p, g_.node(hid)))
         continue;
       State next = s;
       next.nodes[pid] = hid;
@@ -120,12 +124,12 @@ private:
   bool bind(State &s, ValueRef pv, ValueRef hv) {
     const Node &pn = p_.node(pv.node);
     if (pn.is_variable()) {
-      auto it = s.bindings.find(pn.name);
-      if (it != s.bindings.end())
-        return it->second == hv;
+      ValueRef &bound = s.values[pv.node];
+      if (bound.node >= 0)
+        return bound == hv;
       if (pn.kind == OpKind::Weight && !host_.is_static[hv.node])
         return false;
-      s.bindings.emplace(pn.name, hv);
+      bound = hv;
       return true;
     }
     if (pv.output != hv.output || g_.node(hv.node).kind != pn.kind)
@@ -141,13 +145,16 @@ private:
   void record(const State &s) {
     Match m;
     m.nodes = s.nodes;
-    m.bindings = s.bindings;
+    for (int32_t id = 0; id < p_.num_nodes(); ++id)
+      if (p_.node(id).is_variable()) {
+        if (s.values[id].node >= 0)
+          m.bindings.emplace(p_.node(id).name, s.values[id]);
+      }
     for (ValueRef v : p_.outputs()) {
       if (p_.node(v.node).is_variable()) {
-        auto it = s.bindings.find(p_.node(v.node).name);
-        if (it == s.bindings.end())
+        if (s.values[v.node].node < 0)
           return;
-        m.outputs.push_back(it->second);
+        m.outputs.push_back(s.values[v.node]);
       } else {
         m.outputs.push_back({s.nodes[v.node], v.output});
       }

@@ -2,7 +2,9 @@
 #include "quarry/optimizer/search.h"
 
 #include "quarry/core/fork_join.h"
+#include "quarry/optimizer/rewrite_preview.h"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -89,12 +91,14 @@ private:
   std::unordered_map<int32_t, Item> map_;
 };
 
-/// One rewrite of the graph being expanded.
+/// One rewrite of the graph being expanded, previewed (rewrite_preview.h):
+/// its hash, and its cost unless one of its configurations has none yet;
+/// then the splice is kept, to be costed in order after the others.
 struct Candidate {
   int32_t ordinal = 0;
   uint64_t hash = 0;
-  CostModel::RunningNodes running;
-  std::optional<Graph> graph; ///< kept to cost unknown operators, or cache
+  std::optional<double> cost;
+  std::optional<OwnedSplice> pending;
 };
 
 class Search {
@@ -111,9 +115,11 @@ public:
 private:
   GraphPtr materialize(int32_t s);
   std::vector<std::vector<Candidate>> generate(const Graph &g);
+  /// The cost of a candidate whose preview had no cost.
+  double cost_pending(const Graph &g, const OwnedSplice &s);
   size_t state_bytes() const {
     return states_.capacity() * sizeof(State) + seen_.size() * 32 +
-           queue_.size() * sizeof(Entry);
+           queue_.size() * sizeof(Entry) + refused_.bytes();
   }
   void note_memory(size_t transient) {
     result_.peak_bytes = std::max(result_.peak_bytes,
@@ -125,6 +131,9 @@ private:
   const SearchOptions &opts_;
   tbb::task_arena arena_;
   GraphCache cache_;
+  RefusedShapes refused_;
+  std::unique_ptr<HostIndex> index_; ///< of the graph being expanded
+  PreviewScratch serial_scratch_;
   std::vector<State> states_;
   std::unordered_set<uint64_t> seen_;
   std::priority_queue<Entry, std::vector<Entry>, Cheaper> queue_;
@@ -153,34 +162,59 @@ GraphPtr Search::materialize(int32_t s) {
 
 std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   const HostInfo host(g);
-  // Graphs of candidates are kept (for the cache) while they fit in a
-  // quarter of the budget; those with operators not yet costed always are.
-  std::atomic<size_t> kept_bytes{0};
-  const size_t keep_budget = opts_.memory_budget / 4;
+  index_ = std::make_unique<HostIndex>(g, cost_);
+  const HostIndex &index = *index_;
+  tbb::enumerable_thread_specific<PreviewScratch> scratch;
   std::vector<std::vector<Candidate>> out(ts_.size());
   const ForkJoin edges;
   arena_.execute([&] {
     tbb::parallel_for(size_t{0}, ts_.size(), edges.task([&](size_t i) {
-      ts_[i].for_each(host, opts_.max_matches, [&](int ordinal, Graph &&r) {
-        Candidate c;
-        c.ordinal = ordinal;
-        c.hash = r.hash();
-        c.running = cost_.running_nodes(r);
-        const size_t bytes = graph_bytes(r);
-        if (!cost_.all_known(c.running.hashes) ||
-            kept_bytes.fetch_add(bytes) + bytes <= keep_budget)
-          c.graph = std::move(r);
-        out[i].push_back(std::move(c));
-      });
+      PreviewScratch &mine = scratch.local();
+      ts_[i].for_each_splice(
+          host, opts_.max_matches, [&](int ordinal, OwnedSplice &&s) {
+            // A rule's pattern is the same in every graph: its refusals
+            // for shapes hold in all of them.
+            const Preview p = preview(index, s.splice, mine, &refused_,
+                                      ts_[i].rule ? i + 1 : 0);
+            if (p.outcome == Preview::Outcome::Refused)
+              return;
+            Candidate c;
+            c.ordinal = ordinal;
+            c.hash = p.hash;
+            c.cost = p.cost;
+            if (p.outcome == Preview::Outcome::Unknown) {
+              const std::optional<Graph> made = splice(g, s.splice);
+              if (!made)
+                return;
+              c.hash = made->hash();
+              const auto running = cost_.running_nodes(*made);
+              if (cost_.all_known(running.hashes))
+                c.cost = cost_.cost_of_known(running.hashes);
+            }
+            if (!c.cost)
+              c.pending = std::move(s);
+            out[i].push_back(std::move(c));
+          });
     }));
   });
   edges.joined();
-  size_t transient = kept_bytes.load();
+  size_t transient = 0;
   for (const auto &cs : out)
     for (const Candidate &c : cs)
-      transient += sizeof(Candidate) + c.running.hashes.size() * 12;
+      transient += sizeof(Candidate) +
+                   (c.pending ? c.pending->splice.bindings.size() * 64 : 0);
   note_memory(transient);
   return out;
+}
+
+double Search::cost_pending(const Graph &g, const OwnedSplice &s) {
+  // Costing the candidates before may have costed its configurations.
+  if (const Preview p = preview(*index_, s.splice, serial_scratch_); p.cost)
+    return *p.cost;
+  const std::optional<Graph> made = splice(g, s.splice);
+  if (!made)
+    throw Error("search: a rewrite the preview made was refused");
+  return cost_.graph_cost(*made);
 }
 
 SearchResult
@@ -218,18 +252,13 @@ Search::run(const Graph &start,
         next.transformation = static_cast<int32_t>(t);
         next.ordinal = c.ordinal;
         next.hash = c.hash;
-        next.cost = cost_.all_known(c.running.hashes)
-                        ? cost_.cost_of_known(c.running.hashes)
-                        : cost_.cost_of(*c.graph, c.running);
+        next.cost = c.cost ? *c.cost : cost_pending(*g, *c.pending);
         const auto id = static_cast<int32_t>(states_.size());
         states_.push_back(next);
         if (next.cost < states_[best].cost)
           best = id;
-        if (next.cost < opts_.alpha * states_[best].cost) {
+        if (next.cost < opts_.alpha * states_[best].cost)
           queue_.push({next.cost, next.hash, id});
-          if (c.graph)
-            cache_.put(id, std::make_shared<const Graph>(std::move(*c.graph)));
-        }
       }
     note_memory(0);
     if (progress)

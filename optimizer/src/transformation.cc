@@ -24,18 +24,26 @@ bool preconditions_hold(const HostInfo &host, const Rule &rule,
 
 } // namespace
 
-std::optional<Graph> apply_rule(const HostInfo &host, const Rule &rule,
-                                const Match &m) {
-  if (!preconditions_hold(host, rule, m))
-    return std::nullopt;
+namespace {
+
+Splice rule_splice(const Rule &rule, Match m) {
   // A rule that holds only for some shapes says which in its preconditions
   // (an ungrouped convolution's, say: axioms/taso.axioms), so a match that
   // meets them is a place the rule may rewrite.
   Splice s;
   s.pattern = &rule.target;
-  s.bindings = m.bindings;
-  s.replaced = m.outputs;
-  return splice(*host.graph, s);
+  s.bindings = std::move(m.bindings);
+  s.replaced = std::move(m.outputs);
+  return s;
+}
+
+} // namespace
+
+std::optional<Graph> apply_rule(const HostInfo &host, const Rule &rule,
+                                const Match &m) {
+  if (!preconditions_hold(host, rule, m))
+    return std::nullopt;
+  return splice(*host.graph, rule_splice(rule, m));
 }
 
 std::vector<Graph> Transformation::apply(const HostInfo &host,
@@ -45,33 +53,45 @@ std::vector<Graph> Transformation::apply(const HostInfo &host,
   return out;
 }
 
-void Transformation::for_each(
+void Transformation::for_each_splice(
     const HostInfo &host, size_t limit,
-    const std::function<void(int ordinal, Graph &&)> &f) const {
+    const std::function<void(int ordinal, OwnedSplice &&)> &f) const {
   if (fusion) {
-    std::vector<Graph> out = fusion(host);
+    std::vector<OwnedSplice> out = fusion(host);
     for (size_t i = 0; i < out.size() && i < limit; ++i)
       f(static_cast<int>(i), std::move(out[i]));
     return;
   }
-  const std::vector<Match> matches = find_matches(host, rule->source, limit);
+  std::vector<Match> matches = find_matches(host, rule->source, limit);
   for (size_t i = 0; i < matches.size(); ++i)
-    if (auto g = apply_rule(host, *rule, matches[i]))
-      f(static_cast<int>(i), std::move(*g));
+    if (preconditions_hold(host, *rule, matches[i]))
+      f(static_cast<int>(i),
+        {nullptr, rule_splice(*rule, std::move(matches[i]))});
+}
+
+void Transformation::for_each(
+    const HostInfo &host, size_t limit,
+    const std::function<void(int ordinal, Graph &&)> &f) const {
+  for_each_splice(host, limit, [&](int ordinal, OwnedSplice &&s) {
+    if (auto g = splice(*host.graph, s.splice))
+      f(ordinal, std::move(*g));
+  });
 }
 
 std::optional<Graph> Transformation::apply_at(const HostInfo &host,
                                               int ordinal) const {
+  if (ordinal < 0)
+    return std::nullopt;
   if (fusion) {
-    std::vector<Graph> out = fusion(host);
-    if (ordinal < 0 || static_cast<size_t>(ordinal) >= out.size())
+    const std::vector<OwnedSplice> out = fusion(host);
+    if (static_cast<size_t>(ordinal) >= out.size())
       return std::nullopt;
-    return std::move(out[ordinal]);
+    return splice(*host.graph, out[ordinal].splice);
   }
   // Matches come in a fixed order, so the first ordinal+1 are the same.
   const std::vector<Match> matches =
       find_matches(host, rule->source, static_cast<size_t>(ordinal) + 1);
-  if (ordinal < 0 || static_cast<size_t>(ordinal) >= matches.size())
+  if (static_cast<size_t>(ordinal) >= matches.size())
     return std::nullopt;
   return apply_rule(host, *rule, matches[ordinal]);
 }
@@ -83,7 +103,7 @@ std::vector<Transformation> make_transformations(const RulePack &pack,
     t.push_back({r.name, &r, {}});
   if (with_fusions)
     for (const Fusion &f : fusions())
-      t.push_back({std::string(f.name), nullptr, f.run});
+      t.push_back({std::string(f.name), nullptr, f.propose});
   return t;
 }
 

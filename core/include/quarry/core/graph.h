@@ -113,6 +113,17 @@ private:
   std::map<std::string, int32_t, std::less<>> variables_;
 };
 
+/// Graph::hash() in parts, for hashing a graph that is not built (a
+/// rewrite previewed on its host): a node's hash starts from its own
+/// (kind, a variable's name, attributes) and takes in each operand's node
+/// hash and output in order; the graph's starts from its output count,
+/// takes in each output the same way, and XORs in variable_hash() of every
+/// variable.
+uint64_t node_hash_seed(const Node &n);
+uint64_t hash_operand(uint64_t h, uint64_t operand_node_hash, int32_t output);
+uint64_t graph_hash_seed(size_t num_outputs);
+uint64_t variable_hash(uint64_t variable_node_hash);
+
 /// The same computation: the same variables (names, kinds, shapes) and
 /// outputs computed by the same operators with the same attributes from the
 /// same operands, whatever the node order, ids or value names.

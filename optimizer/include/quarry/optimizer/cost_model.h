@@ -39,6 +39,9 @@ public:
   /// for tests that must not depend on timings (a search whose outcome is
   /// asserted), and for costs computed rather than measured.
   explicit CostModel(CostFn cost);
+  /// Costs from `cost`, with the nodes `fusing` runs inside another's
+  /// kernel costing nothing, as that backend's measured costs would.
+  CostModel(CostFn cost, const runtime::Backend &fusing);
 
   /// The operators that run per inference as kernels of their own, by node
   /// id, with the hash of each one's configuration (runtime::config_hash).
@@ -66,6 +69,24 @@ public:
   bool all_known(const std::vector<uint64_t> &hashes) const;
   /// The sum of known costs (all_known must hold).
   double cost_of_known(const std::vector<uint64_t> &hashes) const;
+
+  /// Costs are summed as whole ticks (kTicksPerMs), so a sum does not
+  /// depend on its order and a graph's cost can be updated by the costs of
+  /// the nodes a rewrite changes (rewrite_preview.h) to exactly the cost
+  /// the rewritten graph has.
+  static constexpr double kTicksPerMs = 1e9;
+  static int64_t ticks(double ms);
+  static double ms_of(int64_t ticks) {
+    return static_cast<double>(ticks) / kTicksPerMs;
+  }
+  /// A running node's ticks (its configuration's cost and one launch), or
+  /// -1 when the configuration has no cost yet. Only reads.
+  int64_t known_ticks(uint64_t config_hash) const;
+  /// What the backend fuses, as rewrite_preview.h asks it of graphs not
+  /// built; nullptr when it fuses nothing.
+  const runtime::FusionPolicy *fusion_policy() const {
+    return fusing_ ? fusing_->fusion_policy() : nullptr;
+  }
   /// The graph's cost, costing (and remembering by hash) what is not known.
   double cost_of(const Graph &g, const RunningNodes &running);
 
@@ -84,6 +105,8 @@ private:
   double measure(const runtime::OpConfig &c);
 
   runtime::Backend *backend_ = nullptr;
+  /// Whose fusions decide which nodes run (backend_ when it measures).
+  const runtime::Backend *fusing_ = nullptr;
   runtime::CostCache *cache_ = nullptr;
   runtime::MeasureOptions measure_;
   CostFn cost_fn_;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "quarry/optimizer/pattern_match.h"
+#include "quarry/optimizer/splice.h"
 
 #include <span>
 #include <string_view>
@@ -29,13 +30,18 @@
 
 namespace quarry::opt {
 
+/// A fusion proposes its splices in a fixed order; splice() may still
+/// refuse one (a shape or a cycle).
 struct Fusion {
   std::string_view name;
-  std::vector<Graph> (*run)(const HostInfo &);
+  std::vector<OwnedSplice> (*propose)(const HostInfo &);
 };
 
 std::span<const Fusion> fusions();
 
+std::vector<OwnedSplice> propose_fuse_activation(const HostInfo &host);
+std::vector<OwnedSplice> propose_merge_conv(const HostInfo &host);
+/// The graphs the proposals make (those splice() does not refuse).
 std::vector<Graph> fuse_activation(const HostInfo &host);
 std::vector<Graph> merge_conv(const HostInfo &host);
 

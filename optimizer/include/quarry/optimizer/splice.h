@@ -14,6 +14,7 @@
 #include "quarry/core/graph.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ struct Splice {
   std::map<std::string, Shape, std::less<>> new_variables;
   /// Host values replaced by pattern.outputs()[i], in order.
   std::vector<ValueRef> replaced;
+};
+
+/// A splice that owns its pattern: a rewrite made up for one place (the
+/// hand-written fusions build a pattern per match).
+struct OwnedSplice {
+  std::shared_ptr<const Graph> pattern;
+  Splice splice; ///< splice.pattern is pattern.get()
 };
 
 /// The host with the splice made, or nullopt when the result would have a

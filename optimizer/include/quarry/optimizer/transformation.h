@@ -8,6 +8,7 @@
 #pragma once
 
 #include "quarry/optimizer/pattern_match.h"
+#include "quarry/optimizer/splice.h"
 #include "quarry/rules/rule_pack.h"
 
 #include <functional>
@@ -16,8 +17,8 @@
 
 namespace quarry::opt {
 
-/// A fusion: every rewrite it finds in the host, in a fixed order.
-using FusionFn = std::function<std::vector<Graph>(const HostInfo &)>;
+/// A fusion: every rewrite it proposes in the host, in a fixed order.
+using FusionFn = std::function<std::vector<OwnedSplice>(const HostInfo &)>;
 
 struct Transformation {
   std::string name;
@@ -30,9 +31,16 @@ struct Transformation {
 
   /// The same graphs one at a time, each with the ordinal that rebuilds it
   /// through apply_at(): for a rule the index of its match, for a fusion
-  /// the index among the fusion's results.
+  /// the index among the fusion's proposals.
   void for_each(const HostInfo &host, size_t limit,
                 const std::function<void(int ordinal, Graph &&)> &f) const;
+  /// Every splice one application proposes (at most `limit`), with its
+  /// ordinal; splice() may still refuse one. for_each() gives the graphs
+  /// of those it does not refuse, under the same ordinals. A rule's splice
+  /// points at the rule's target (no owner); a fusion's owns its pattern.
+  void for_each_splice(
+      const HostInfo &host, size_t limit,
+      const std::function<void(int ordinal, OwnedSplice &&)> &f) const;
   /// The graph for_each() gave with `ordinal` from this host.
   std::optional<Graph> apply_at(const HostInfo &host, int ordinal) const;
 };

@@ -1,0 +1,126 @@
+//===- rewrite_preview.h - A rewrite's hash and cost, not made -*- C++ -*-===//
+//
+// The search proposes about a thousand rewrites of every graph it expands
+// and keeps the few it has not seen and can afford. Making each one (splice
+// rebuilds the whole graph, then hashes and costs it) took over a
+// millisecond on NASNet-A. A preview reads the same answers off the host:
+//
+//   - whether splice() would refuse the rewrite (a shape the target's
+//     operators reject, a replaced value of another shape, a cycle);
+//   - the rewritten graph's Graph::hash(), from the hashes of the pattern's
+//     nodes and of the nodes downstream of the replaced values;
+//   - its cost as CostModel::graph_cost() gives it, from the costs of the
+//     nodes whose running changes: those that die, the pattern's, those
+//     whose operands or readers change, and every node of the fusion chains
+//     (fusion_policy.h) that pass near them.
+//
+// Both are exact (a test compares every rewrite of the benchmark networks
+// with the graph splice() makes); a rewrite whose preview cannot be told
+// (a pattern with new variables, a configuration never costed) says so, and
+// the caller makes it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/optimizer/cost_model.h"
+#include "quarry/optimizer/splice.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace quarry::opt {
+
+/// A graph indexed for previews: its nodes' hashes, liveness, readers and
+/// running costs. Made once per graph the search expands; read-only after.
+class HostIndex {
+public:
+  HostIndex(const Graph &g, const CostModel &cost);
+  const Graph &graph() const { return *g_; }
+  /// The graph's cost in CostModel ticks, as graph_cost() gives it; -1 when
+  /// one of its configurations has no cost yet.
+  int64_t ticks() const { return ticks_; }
+
+  /// One reading operand: node `reader` reads output `output` of the node
+  /// as its operand `slot`.
+  struct Reader {
+    int32_t reader;
+    int32_t slot;
+    int32_t output;
+  };
+
+private:
+  friend class Previewer;
+
+  const Graph *g_;
+  const CostModel *cost_;
+  const runtime::FusionPolicy *policy_;
+  std::vector<uint64_t> seed_, hash_;
+  std::vector<uint8_t> live_, fixed_, step_;
+  /// What each node adds to the cost, in ticks (0 when it does not run).
+  std::vector<int64_t> contrib_;
+  /// Operands of live nodes and graph outputs reading each node.
+  std::vector<int32_t> uses_;
+  std::vector<int32_t> reader_begin_;
+  std::vector<Reader> readers_;
+  uint64_t inputs_xor_ = 0, live_weights_xor_ = 0;
+  int64_t ticks_ = 0;
+};
+
+/// What splice() would make of a rewrite, told without making it.
+struct Preview {
+  enum class Outcome {
+    Refused, ///< splice() returns nullopt
+    Made,    ///< `hash` and `cost` are the rewritten graph's
+    Unknown, ///< the preview cannot tell: make the graph
+  } outcome = Outcome::Unknown;
+  uint64_t hash = 0;
+  /// The rewritten graph's cost (ms); nullopt when one of its running
+  /// configurations has no cost yet, so the graph must be made and costed.
+  std::optional<double> cost;
+};
+
+/// The rewrites refused for their shapes alone, remembered across hosts:
+/// whether a pattern's operators accept the types bound to its variables,
+/// and give the replaced values' types, depends on nothing else. The
+/// search meets the same refused match in every graph it expands, and most
+/// matches are refused. Safe from several threads.
+class RefusedShapes {
+public:
+  RefusedShapes();
+  ~RefusedShapes();
+  bool contains(uint64_t key) const;
+  void insert(uint64_t key);
+  /// Bytes taken, about.
+  size_t bytes() const;
+
+private:
+  struct Set;
+  std::unique_ptr<Set> set_;
+};
+
+class PreviewScratch;
+/// `pattern_key` names the splice's pattern for `refused` (a rule's index,
+/// say); 0, or no `refused`, remembers nothing.
+Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
+                RefusedShapes *refused = nullptr, uint64_t pattern_key = 0);
+
+/// Working memory for previews on one thread, sized to the host.
+class PreviewScratch {
+public:
+  PreviewScratch();
+  ~PreviewScratch();
+  PreviewScratch(PreviewScratch &&) noexcept;
+  PreviewScratch &operator=(PreviewScratch &&) noexcept;
+
+private:
+  friend Preview preview(const HostIndex &, const Splice &, PreviewScratch &,
+                         RefusedShapes *, uint64_t);
+  friend class Previewer;
+  struct Data;
+  std::unique_ptr<Data> d_;
+};
+
+} // namespace quarry::opt

@@ -1,0 +1,800 @@
+//===- rewrite_preview.cc - A rewrite's hash and cost, not made -----------===//
+//
+// The rewritten graph is read through an overlay of the host: host ids stay,
+// the pattern's nodes take ids from host.num_nodes() on, the host nodes that
+// read a replaced value are copied with that operand redirected, and the
+// nodes the rewrite leaves without a reader die. Per-node state lives in
+// arrays sized to the host and stamped per preview, so a preview costs what
+// it touches (and one pass over the ids downstream of the rewrite).
+//
+//===----------------------------------------------------------------------===//
+#include "quarry/optimizer/rewrite_preview.h"
+
+#include "quarry/core/error.h"
+#include "quarry/core/hash.h"
+#include "quarry/optimizer/constant_shape.h"
+#include "quarry/runtime/op_config.h"
+#include "quarry/runtime/plan.h"
+
+#include <tbb/concurrent_unordered_set.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace quarry::opt {
+
+HostIndex::HostIndex(const Graph &g, const CostModel &cost)
+    : g_(&g), cost_(&cost), policy_(cost.fusion_policy()) {
+  const int32_t n = g.num_nodes();
+  seed_.resize(n);
+  hash_.resize(n);
+  for (int32_t i = 0; i < n; ++i) {
+    const Node &node = g.node(i);
+    seed_[i] = node_hash_seed(node);
+    uint64_t h = seed_[i];
+    for (ValueRef v : node.inputs)
+      h = hash_operand(h, hash_[v.node], v.output);
+    hash_[i] = h;
+  }
+  const std::vector<bool> live = g.live_nodes();
+  const std::vector<bool> fixed = runtime::static_nodes(g);
+  live_.assign(live.begin(), live.end());
+  fixed_.assign(fixed.begin(), fixed.end());
+  step_.resize(n);
+  uses_.assign(n, 0);
+  std::vector<int32_t> count(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    const Node &node = g.node(i);
+    step_[i] = live_[i] && !fixed_[i] && !node.is_variable();
+    if (node.is_variable()) {
+      if (node.kind == OpKind::Input)
+        inputs_xor_ ^= variable_hash(hash_[i]);
+      else if (live_[i])
+        live_weights_xor_ ^= variable_hash(hash_[i]);
+    }
+    if (!live_[i])
+      continue;
+    for (ValueRef v : node.inputs) {
+      ++uses_[v.node];
+      ++count[v.node + 1];
+    }
+  }
+  for (ValueRef v : g.outputs())
+    ++uses_[v.node];
+  for (int32_t i = 0; i < n; ++i)
+    count[i + 1] += count[i];
+  reader_begin_ = count;
+  readers_.resize(count[n]);
+  for (int32_t i = 0; i < n; ++i) {
+    if (!live_[i])
+      continue;
+    const Node &node = g.node(i);
+    for (size_t s = 0; s < node.inputs.size(); ++s) {
+      const ValueRef v = node.inputs[s];
+      readers_[count[v.node]++] = {i, static_cast<int32_t>(s), v.output};
+    }
+  }
+  contrib_.assign(n, 0);
+  const CostModel::RunningNodes running = cost.running_nodes(g);
+  for (size_t k = 0; k < running.nodes.size(); ++k) {
+    const int64_t t = cost.known_ticks(running.hashes[k]);
+    if (t < 0 || ticks_ < 0) {
+      ticks_ = -1;
+      continue;
+    }
+    contrib_[running.nodes[k]] = t;
+    ticks_ += t;
+  }
+}
+
+struct RefusedShapes::Set {
+  tbb::concurrent_unordered_set<uint64_t> keys;
+  std::atomic<size_t> count{0};
+};
+
+RefusedShapes::RefusedShapes() : set_(std::make_unique<Set>()) {}
+RefusedShapes::~RefusedShapes() = default;
+
+bool RefusedShapes::contains(uint64_t key) const {
+  return set_->keys.count(key) > 0;
+}
+
+void RefusedShapes::insert(uint64_t key) {
+  if (set_->keys.insert(key).second)
+    set_->count.fetch_add(1, std::memory_order_relaxed);
+}
+
+size_t RefusedShapes::bytes() const {
+  // A node of the set's lists and a bucket, about.
+  return set_->count.load(std::memory_order_relaxed) * 48;
+}
+
+namespace {
+
+uint64_t hash_splits(const SplitRef &t) {
+  if (!t)
+    return 0x51;
+  return hash_combine(
+      hash_combine(static_cast<uint64_t>(t->left), hash_splits(t->lhs)),
+      hash_splits(t->rhs));
+}
+
+uint64_t hash_type(uint64_t h, const TensorType *t) {
+  if (!t)
+    return hash_combine(h, ~uint64_t{0});
+  h = hash_combine(h, static_cast<uint64_t>(t->rank()));
+  for (int a = 0; a < t->rank(); ++a)
+    h = hash_combine(hash_combine(h, static_cast<uint64_t>(t->shape[a])),
+                     hash_splits(t->split(a)));
+  return h;
+}
+
+} // namespace
+
+class Previewer;
+
+struct PreviewScratch::Data {
+  /// Stamps: an entry is set for this preview when it equals `epoch`.
+  uint32_t epoch = 0;
+  std::vector<uint32_t> dead, down, in_set, mod_at, uses_at;
+  std::vector<int32_t> uses_delta, mod_slot;
+  std::vector<uint64_t> down_hash;
+  std::vector<uint8_t> down_static;
+  std::vector<Node> modified;
+  std::vector<int32_t> set, stack, visited;
+  std::vector<bool> pat_live, made_static;
+  std::vector<Node> made;
+  std::vector<uint64_t> made_hash;
+  std::vector<ValueRef> targets;
+  std::vector<int32_t> dying, redirected, static_changed, fused_new, anchors,
+      seen;
+  std::vector<const TensorType *> types;
+  std::vector<bool> fixed;
+
+  void begin(int32_t n) {
+    if (static_cast<int32_t>(dead.size()) < n) {
+      for (auto *v : {&dead, &down, &in_set, &mod_at, &uses_at})
+        v->assign(n, 0);
+      uses_delta.assign(n, 0);
+      mod_slot.assign(n, 0);
+      down_hash.assign(n, 0);
+      down_static.assign(n, 0);
+      epoch = 0;
+    }
+    if (++epoch == 0) { // wrapped: clear every stamp
+      for (auto *v : {&dead, &down, &in_set, &mod_at, &uses_at})
+        std::fill(v->begin(), v->end(), 0);
+      epoch = 1;
+    }
+    modified.clear();
+    set.clear();
+    targets.clear();
+    dying.clear();
+    redirected.clear();
+    static_changed.clear();
+    fused_new.clear();
+    anchors.clear();
+  }
+};
+
+PreviewScratch::PreviewScratch() : d_(std::make_unique<Data>()) {}
+PreviewScratch::~PreviewScratch() = default;
+PreviewScratch::PreviewScratch(PreviewScratch &&) noexcept = default;
+PreviewScratch &PreviewScratch::operator=(PreviewScratch &&) noexcept = default;
+
+namespace {
+struct Refused {};
+struct CannotTell {};
+} // namespace
+
+/// One preview: the overlay, and the FusionViews of host and overlay.
+class Previewer {
+public:
+  Previewer(const HostIndex &h, const Splice &s, PreviewScratch::Data &d,
+            RefusedShapes *refused, uint64_t pattern_key)
+      : h_(h), g_(*h.g_), s_(s), d_(d), n_(g_.num_nodes()), pat_(*s.pattern),
+        refused_(pattern_key ? refused : nullptr) {
+    d_.begin(n_);
+    if (refused_) {
+      shapes_key_ = hash_combine(0x7265667573, pattern_key);
+      for (const auto &[name, v] : s.bindings)
+        shapes_key_ =
+            hash_type(hash_combine(shapes_key_, hash_bytes(name)), g_.type(v));
+      for (ValueRef r : s.replaced)
+        shapes_key_ = hash_type(shapes_key_, g_.type(r));
+    }
+  }
+
+  Preview run() {
+    Preview p;
+    if (refused_ && refused_->contains(shapes_key_)) {
+      p.outcome = Preview::Outcome::Refused;
+      return p;
+    }
+    try {
+      try {
+        instantiate();
+        check_replacements();
+      } catch (const Refused &) {
+        remember_refusal();
+        throw;
+      } catch (const Error &) {
+        remember_refusal();
+        throw;
+      }
+      check_cycles();
+      find_dead();
+      walk_downstream();
+      p.hash = graph_hash();
+      p.outcome = Preview::Outcome::Made;
+      const int64_t t = ticks();
+      if (t >= 0)
+        p.cost = CostModel::ms_of(t);
+    } catch (const Refused &) {
+      p.outcome = Preview::Outcome::Refused;
+    } catch (const CannotTell &) {
+      p.outcome = Preview::Outcome::Unknown;
+    } catch (const Error &) {
+      // A shape the target's operators do not accept, as splice() says.
+      p.outcome = Preview::Outcome::Refused;
+    }
+    return p;
+  }
+
+private:
+  /// The pattern's types are refused given the bound and replaced types.
+  void remember_refusal() {
+    if (refused_)
+      refused_->insert(shapes_key_);
+  }
+
+  // --- The overlay -------------------------------------------------------
+  bool is_new(int32_t id) const { return id >= n_; }
+  const Node &new_node(int32_t id) const { return made_[id - n_]; }
+  bool dead(int32_t id) const { return d_.dead[id] == d_.epoch; }
+  bool in_new_graph(int32_t id) const {
+    return is_new(id) ? pat_live_[id - n_] : h_.live_[id] && !dead(id);
+  }
+  const Node &node(int32_t id) const {
+    if (is_new(id))
+      return new_node(id);
+    if (d_.mod_at[id] == d_.epoch)
+      return d_.modified[d_.mod_slot[id]];
+    return g_.node(id);
+  }
+  const TensorType *type(ValueRef v) const {
+    const Node &n = is_new(v.node) ? new_node(v.node) : g_.node(v.node);
+    return static_cast<size_t>(v.output) < n.types.size() ? &n.types[v.output]
+                                                          : nullptr;
+  }
+  bool is_static(int32_t id) const {
+    if (is_new(id))
+      return made_static_[id - n_];
+    return d_.down[id] == d_.epoch ? d_.down_static[id] : h_.fixed_[id];
+  }
+  bool is_step(int32_t id) const {
+    return in_new_graph(id) && !is_static(id) && !node(id).is_variable();
+  }
+  uint64_t hash_of(int32_t id) const {
+    if (is_new(id))
+      return made_hash_[id - n_];
+    return d_.down[id] == d_.epoch ? d_.down_hash[id] : h_.hash_[id];
+  }
+  /// The value a host value becomes (a replaced one: its replacement).
+  ValueRef redirect(ValueRef v) const {
+    for (size_t i = 0; i < s_.replaced.size(); ++i)
+      if (s_.replaced[i] == v)
+        return targets_[i];
+    return v;
+  }
+  bool replaced(ValueRef v) const {
+    return std::find(s_.replaced.begin(), s_.replaced.end(), v) !=
+           s_.replaced.end();
+  }
+  /// The overlay value of a pattern value.
+  ValueRef pattern_value(ValueRef v) const {
+    const Node &n = pat_.node(v.node);
+    if (n.is_variable())
+      return s_.bindings.find(n.name)->second;
+    return {n_ + v.node, v.output};
+  }
+
+  // --- Readers in the rewritten graph -----------------------------------
+  /// Calls f(reader) for each operand reading `v` in the rewritten graph.
+  template <typename F> void for_each_reader(ValueRef v, F f) const {
+    auto host_readers = [&](ValueRef hv) {
+      if (is_new(hv.node))
+        return;
+      for (int32_t k = h_.reader_begin_[hv.node];
+           k < h_.reader_begin_[hv.node + 1]; ++k) {
+        const auto &r = h_.readers_[k];
+        if (r.output == hv.output && !dead(r.reader))
+          f(r.reader);
+      }
+    };
+    if (!is_new(v.node) && !replaced(v))
+      host_readers(v);
+    for (size_t i = 0; i < s_.replaced.size(); ++i)
+      if (targets_[i] == v)
+        host_readers(s_.replaced[i]);
+    for (size_t p = 0; p < made_.size(); ++p)
+      if (pat_live_[p])
+        for (ValueRef in : made_[p].inputs)
+          if (in == v)
+            f(n_ + static_cast<int32_t>(p));
+  }
+  bool is_output(ValueRef v) const {
+    for (ValueRef o : g_.outputs())
+      if (redirect(o) == v)
+        return true;
+    return false;
+  }
+
+  class NewView final : public runtime::FusionView {
+  public:
+    explicit NewView(const Previewer &p) : p_(p) {}
+    const Node &node(int32_t id) const override { return p_.node(id); }
+    const Shape &shape(ValueRef v) const override { return p_.type(v)->shape; }
+    bool is_static(ValueRef v) const override { return p_.is_static(v.node); }
+    bool is_step(int32_t id) const override { return p_.is_step(id); }
+    int32_t sole_reader(ValueRef v) const override {
+      if (p_.is_output(v))
+        return -1;
+      int count = 0;
+      int32_t one = -1;
+      p_.for_each_reader(v, [&](int32_t r) {
+        if (p_.is_step(r)) {
+          ++count;
+          one = r;
+        }
+      });
+      return count == 1 ? one : -1;
+    }
+
+  private:
+    const Previewer &p_;
+  };
+
+  class HostView final : public runtime::FusionView {
+  public:
+    explicit HostView(const HostIndex &h) : h_(h) {}
+    const Node &node(int32_t id) const override { return h_.g_->node(id); }
+    const Shape &shape(ValueRef v) const override {
+      return h_.g_->type(v)->shape;
+    }
+    bool is_static(ValueRef v) const override { return h_.fixed_[v.node]; }
+    bool is_step(int32_t id) const override { return h_.step_[id]; }
+    int32_t sole_reader(ValueRef v) const override {
+      for (ValueRef o : h_.g_->outputs())
+        if (o == v)
+          return -1;
+      int count = 0;
+      int32_t one = -1;
+      for (int32_t k = h_.reader_begin_[v.node];
+           k < h_.reader_begin_[v.node + 1]; ++k) {
+        const auto &r = h_.readers_[k];
+        if (r.output == v.output && h_.step_[r.reader]) {
+          ++count;
+          one = r.reader;
+        }
+      }
+      return count == 1 ? one : -1;
+    }
+
+  private:
+    const HostIndex &h_;
+  };
+
+  // --- Steps -------------------------------------------------------------
+  /// The pattern's live nodes, typed as splice() would type them.
+  void instantiate() {
+    const int32_t np = pat_.num_nodes();
+    pat_live_.assign(np, false);
+    for (ValueRef o : pat_.outputs())
+      pat_live_[o.node] = true;
+    for (int32_t i = np - 1; i >= 0; --i)
+      if (pat_live_[i])
+        for (ValueRef v : pat_.node(i).inputs)
+          pat_live_[v.node] = true;
+    made_.resize(np);
+    made_static_.assign(np, false);
+    made_hash_.assign(np, 0);
+    std::vector<bool> done(np, false);
+    for (int32_t i = 0; i < np; ++i) {
+      const Node &n = pat_.node(i);
+      if (!pat_live_[i])
+        continue;
+      if (n.is_variable()) {
+        pat_live_[i] = false; // a variable is a host value, not a node
+        if (!s_.bindings.count(n.name))
+          throw CannotTell{}; // a new variable: splice() knows its shape
+        continue;
+      }
+      const auto &traits = op_info(n.kind).traits;
+      if (traits.constant && n.types.empty())
+        continue; // typed by its reader, below
+      make(i, n.attrs, done);
+    }
+    for (int32_t i = 0; i < np; ++i)
+      if (pat_live_[i] && !done[i])
+        throw CannotTell{}; // a shapeless constant that is an output
+  }
+
+  void make(int32_t i, Attrs attrs, std::vector<bool> &done) {
+    const Node &n = pat_.node(i);
+    // Operands other than shapeless constants first (splice's order), then
+    // each such constant from its reader's other operands.
+    std::vector<int> deferred;
+    std::vector<const TensorType *> types(n.inputs.size(), nullptr);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Node &op = pat_.node(n.inputs[k].node);
+      if (op_info(op.kind).traits.constant && op.types.empty() &&
+          !done[n.inputs[k].node])
+        deferred.push_back(static_cast<int>(k));
+      else
+        types[k] = type(pattern_value(n.inputs[k]));
+    }
+    for (int k : deferred) {
+      const int32_t c = n.inputs[k].node;
+      int readers = 0;
+      for (int32_t j = 0; j < pat_.num_nodes(); ++j)
+        if (pat_live_[j])
+          for (ValueRef v : pat_.node(j).inputs)
+            readers += v.node == c;
+      if (readers != 1)
+        throw CannotTell{}; // which reader types it depends on the walk
+      const Node &cn = pat_.node(c);
+      const std::optional<Shape> cs =
+          constant_shape(cn.kind, cn.attrs, n.kind, k, types);
+      if (!cs)
+        throw Refused{};
+      Attrs ca = cn.attrs;
+      ca.set(find_attr(op_info(cn.kind).attrs, "shape"), cs->dims);
+      make(c, std::move(ca), done);
+      types[k] = type(pattern_value(n.inputs[k]));
+    }
+    Node &m = made_[i];
+    m.kind = n.kind;
+    m.attrs = std::move(attrs);
+    m.num_outputs = op_num_outputs(n.kind, m.attrs);
+    m.inputs.clear();
+    m.types.clear();
+    std::vector<TensorType> in;
+    bool known = true;
+    bool all_static = !op_info(n.kind).traits.uninterpreted;
+    uint64_t h = node_hash_seed(m);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const ValueRef v = pattern_value(n.inputs[k]);
+      m.inputs.push_back(v);
+      h = hash_operand(h, hash_of(v.node), v.output);
+      all_static = all_static && is_static(v.node);
+      if (const TensorType *t = type(v))
+        in.push_back(*t);
+      else
+        known = false;
+    }
+    if (known)
+      if (auto t = infer_types(m.kind, m.attrs, in))
+        m.types = std::move(*t);
+    made_hash_[i] = h;
+    made_static_[i] = all_static;
+    done[i] = true;
+  }
+
+  void check_replacements() {
+    for (size_t i = 0; i < s_.replaced.size(); ++i) {
+      const ValueRef t = pattern_value(pat_.outputs().at(i));
+      if (!is_new(t.node) && replaced(t))
+        throw CannotTell{};
+      targets_.push_back(t);
+      const TensorType *was = g_.type(s_.replaced[i]);
+      const TensorType *now = type(t);
+      if (!was || !now || was->shape != now->shape)
+        throw Refused{};
+      // Types downstream are those of the host when the replacement records
+      // the same concat boundaries (which a split without sizes cuts at);
+      // otherwise only inferring every type on the way would tell.
+      for (int a = 0; a < was->rank(); ++a)
+        if (!same_splits(was->split(a), now->split(a)))
+          throw CannotTell{};
+    }
+  }
+
+  /// splice() refuses when a value the pattern reads depends on a value it
+  /// replaces: the rewritten graph would have a cycle.
+  void check_cycles() {
+    int32_t first = n_;
+    for (ValueRef r : s_.replaced)
+      first = std::min(first, r.node);
+    std::vector<int32_t> &stack = d_.stack;
+    stack.clear();
+    for (size_t p = 0; p < made_.size(); ++p)
+      if (pat_live_[p])
+        for (ValueRef v : made_[p].inputs)
+          if (!is_new(v.node)) {
+            if (replaced(v))
+              throw Refused{};
+            stack.push_back(v.node);
+          }
+    for (ValueRef t : targets_)
+      if (!is_new(t.node))
+        stack.push_back(t.node);
+    // `in_set` marks the visit; the marks are cleared for its later use.
+    std::vector<int32_t> &visited = d_.visited;
+    visited.clear();
+    bool cycle = false;
+    while (!stack.empty() && !cycle) {
+      const int32_t id = stack.back();
+      stack.pop_back();
+      if (id <= first || d_.in_set[id] == d_.epoch)
+        continue;
+      d_.in_set[id] = d_.epoch;
+      visited.push_back(id);
+      for (ValueRef v : g_.node(id).inputs) {
+        cycle = cycle || replaced(v);
+        stack.push_back(v.node);
+      }
+    }
+    for (int32_t id : visited)
+      d_.in_set[id] = 0;
+    if (cycle)
+      throw Refused{};
+  }
+
+  int32_t uses(int32_t id) const {
+    return h_.uses_[id] + (d_.uses_at[id] == d_.epoch ? d_.uses_delta[id] : 0);
+  }
+  void add_uses(int32_t id, int32_t k) {
+    if (d_.uses_at[id] != d_.epoch) {
+      d_.uses_at[id] = d_.epoch;
+      d_.uses_delta[id] = 0;
+    }
+    d_.uses_delta[id] += k;
+  }
+
+  /// Host nodes the rewritten graph no longer reaches.
+  void find_dead() {
+    for (size_t p = 0; p < made_.size(); ++p)
+      if (pat_live_[p])
+        for (ValueRef v : made_[p].inputs)
+          if (!is_new(v.node))
+            add_uses(v.node, 1);
+    std::vector<int32_t> check;
+    for (size_t i = 0; i < s_.replaced.size(); ++i) {
+      const ValueRef r = s_.replaced[i];
+      int32_t k = 0;
+      for (int32_t j = h_.reader_begin_[r.node];
+           j < h_.reader_begin_[r.node + 1]; ++j)
+        k += h_.readers_[j].output == r.output;
+      for (ValueRef o : g_.outputs())
+        k += o == r;
+      add_uses(r.node, -k);
+      if (!is_new(targets_[i].node))
+        add_uses(targets_[i].node, k);
+      check.push_back(r.node);
+    }
+    while (!check.empty()) {
+      const int32_t id = check.back();
+      check.pop_back();
+      if (dead(id) || uses(id) > 0 || g_.node(id).kind == OpKind::Input)
+        continue;
+      d_.dead[id] = d_.epoch;
+      dying_.push_back(id);
+      for (ValueRef v : g_.node(id).inputs)
+        if (!replaced(v)) {
+          add_uses(v.node, -1);
+          check.push_back(v.node);
+        }
+    }
+    // The host nodes reading a replaced value read its replacement.
+    for (size_t i = 0; i < s_.replaced.size(); ++i) {
+      const ValueRef r = s_.replaced[i];
+      for (int32_t j = h_.reader_begin_[r.node];
+           j < h_.reader_begin_[r.node + 1]; ++j) {
+        const auto &rd = h_.readers_[j];
+        if (rd.output != r.output || dead(rd.reader))
+          continue;
+        if (d_.mod_at[rd.reader] != d_.epoch) {
+          d_.mod_at[rd.reader] = d_.epoch;
+          d_.mod_slot[rd.reader] = static_cast<int32_t>(d_.modified.size());
+          d_.modified.push_back(g_.node(rd.reader));
+          redirected_.push_back(rd.reader);
+        }
+        d_.modified[d_.mod_slot[rd.reader]].inputs[rd.slot] = targets_[i];
+      }
+    }
+  }
+
+  /// New hashes and static flags of the host nodes downstream of the
+  /// replaced values, in id order (ids are topological).
+  void walk_downstream() {
+    int32_t from = n_;
+    for (int32_t id : redirected_) {
+      d_.down[id] = d_.epoch;
+      from = std::min(from, id);
+    }
+    for (int32_t id = from; id < n_; ++id) {
+      if (d_.down[id] != d_.epoch || dead(id))
+        continue;
+      const Node &n = node(id);
+      uint64_t h = h_.seed_[id];
+      bool all_static = !op_info(n.kind).traits.uninterpreted;
+      for (ValueRef v : n.inputs) {
+        h = hash_operand(h, hash_of(v.node), v.output);
+        all_static = all_static && is_static(v.node);
+      }
+      d_.down_hash[id] = h;
+      d_.down_static[id] = all_static;
+      if (static_cast<bool>(all_static) != static_cast<bool>(h_.fixed_[id]))
+        static_changed_.push_back(id);
+      for (int32_t k = h_.reader_begin_[id]; k < h_.reader_begin_[id + 1]; ++k)
+        d_.down[h_.readers_[k].reader] = d_.epoch;
+    }
+  }
+
+  uint64_t graph_hash() const {
+    uint64_t x = graph_hash_seed(g_.outputs().size());
+    for (ValueRef o : g_.outputs()) {
+      const ValueRef v = redirect(o);
+      x = hash_operand(x, hash_of(v.node), v.output);
+    }
+    x ^= h_.inputs_xor_ ^ h_.live_weights_xor_;
+    for (int32_t id : dying_)
+      if (g_.node(id).kind == OpKind::Weight)
+        x ^= variable_hash(h_.hash_[id]);
+    return x;
+  }
+
+  // --- Cost --------------------------------------------------------------
+  void add_to_set(int32_t id) {
+    if (is_new(id)) {
+      if (std::find(d_.set.begin(), d_.set.end(), id) == d_.set.end())
+        d_.set.push_back(id);
+      return;
+    }
+    if (d_.in_set[id] != d_.epoch) {
+      d_.in_set[id] = d_.epoch;
+      d_.set.push_back(id);
+    }
+  }
+  /// A node and every node reading it, in the host and the rewritten graph.
+  void add_with_readers(int32_t id) {
+    add_to_set(id);
+    if (!is_new(id))
+      for (int32_t k = h_.reader_begin_[id]; k < h_.reader_begin_[id + 1]; ++k)
+        add_to_set(h_.readers_[k].reader);
+    const int outs = node(id).num_outputs;
+    for (int o = 0; o < outs; ++o)
+      for_each_reader({id, o}, [&](int32_t r) { add_to_set(r); });
+  }
+
+  /// Anchors whose chains may pass through `id` in `view`.
+  void anchors_of(const runtime::FusionView &view, int32_t id,
+                  std::vector<int32_t> &out) {
+    std::vector<int32_t> &stack = d_.stack, &seen = d_.seen;
+    stack.assign(1, id);
+    seen.clear();
+    while (!stack.empty()) {
+      const int32_t at = stack.back();
+      stack.pop_back();
+      if (std::find(seen.begin(), seen.end(), at) != seen.end() ||
+          !view.is_step(at))
+        continue;
+      seen.push_back(at);
+      const Node &n = view.node(at);
+      if (h_.policy_->is_anchor(n)) {
+        out.push_back(at);
+      } else if (runtime::may_join_chain(n)) {
+        for (ValueRef v : n.inputs)
+          if (!view.is_static(v))
+            stack.push_back(v.node);
+      }
+    }
+  }
+
+  /// The rewritten graph's cost in ticks; -1 when a running configuration
+  /// has no cost yet.
+  int64_t ticks() {
+    if (h_.ticks_ < 0)
+      return -1;
+    // Which nodes may run differently: the seeds, then the fusion chains
+    // through them.
+    for (size_t p = 0; p < made_.size(); ++p)
+      if (pat_live_[p])
+        add_with_readers(n_ + static_cast<int32_t>(p));
+    for (int32_t id : dying_) {
+      add_to_set(id);
+      for (ValueRef v : g_.node(id).inputs)
+        add_with_readers(v.node);
+    }
+    for (int32_t id : redirected_)
+      add_to_set(id);
+    for (ValueRef r : s_.replaced)
+      add_with_readers(r.node);
+    for (ValueRef t : targets_)
+      add_with_readers(t.node);
+    for (size_t p = 0; p < made_.size(); ++p)
+      if (pat_live_[p])
+        for (ValueRef v : made_[p].inputs)
+          add_with_readers(v.node);
+    for (int32_t id : static_changed_) {
+      add_with_readers(id);
+      for (ValueRef v : node(id).inputs)
+        add_with_readers(v.node);
+    }
+    std::vector<int32_t> &fused_new = d_.fused_new;
+    if (h_.policy_ && h_.policy_->enabled) {
+      const HostView old_view(h_);
+      const NewView new_view(*this);
+      std::vector<int32_t> &anchors = d_.anchors;
+      const size_t seeds = d_.set.size();
+      for (size_t k = 0; k < seeds; ++k) {
+        const int32_t id = d_.set[k];
+        if (!is_new(id) && h_.live_[id])
+          anchors_of(old_view, id, anchors);
+        if (in_new_graph(id))
+          anchors_of(new_view, id, anchors);
+      }
+      std::sort(anchors.begin(), anchors.end());
+      anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
+      for (int32_t a : anchors) {
+        if (!is_new(a) && h_.step_[a])
+          for (const auto &op : runtime::fused_chain(old_view, a, *h_.policy_))
+            add_to_set(op.node);
+        if (is_step(a))
+          for (const auto &op :
+               runtime::fused_chain(new_view, a, *h_.policy_)) {
+            add_to_set(op.node);
+            if (op.node != a)
+              fused_new.push_back(op.node);
+          }
+      }
+    }
+    int64_t total = h_.ticks_;
+    for (int32_t id : d_.set) {
+      if (!is_new(id))
+        total -= h_.contrib_[id];
+      const Node &n = node(id);
+      if (!is_step(id) || op_info(n.kind).traits.uninterpreted ||
+          std::find(fused_new.begin(), fused_new.end(), id) != fused_new.end())
+        continue;
+      std::vector<const TensorType *> &types = d_.types;
+      std::vector<bool> &fixed = d_.fixed;
+      types.clear();
+      fixed.clear();
+      for (ValueRef v : n.inputs) {
+        types.push_back(type(v));
+        fixed.push_back(is_static(v.node));
+      }
+      const int64_t t =
+          h_.cost_->known_ticks(runtime::config_hash(n, types, fixed));
+      if (t < 0)
+        return -1;
+      total += t;
+    }
+    return total;
+  }
+
+  const HostIndex &h_;
+  const Graph &g_;
+  const Splice &s_;
+  PreviewScratch::Data &d_;
+  const int32_t n_;
+  const Graph &pat_;
+  RefusedShapes *refused_;
+  uint64_t shapes_key_ = 0;
+  // The preview's own state, in the scratch's memory (reused, not freed).
+  std::vector<bool> &pat_live_ = d_.pat_live, &made_static_ = d_.made_static;
+  std::vector<Node> &made_ = d_.made;
+  std::vector<uint64_t> &made_hash_ = d_.made_hash;
+  std::vector<ValueRef> &targets_ = d_.targets;
+  std::vector<int32_t> &dying_ = d_.dying, &redirected_ = d_.redirected,
+                       &static_changed_ = d_.static_changed;
+};
+
+Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
+                RefusedShapes *refused, uint64_t pattern_key) {
+  return Previewer(host, s, *scratch.d_, refused, pattern_key).run();
+}
+
+} // namespace quarry::opt

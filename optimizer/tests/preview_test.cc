@@ -1,0 +1,106 @@
+//===- preview_test.cc - Previews against the graphs splice() makes -------===//
+//
+// Every rewrite that quarry's pack and the fusions propose on each network
+// of the zoo, over a few steps of rewriting: the preview must refuse what
+// splice() refuses, and give the hash and the cost (with the cpu backend's
+// fusions) of the graph splice() makes, exactly.
+//
+//===----------------------------------------------------------------------===//
+#include "cost_fixture.h"
+#include "packs.h"
+
+#include "quarry/models/zoo.h"
+#include "quarry/optimizer/rewrite_preview.h"
+#include "quarry/optimizer/transformation.h"
+#include "quarry/runtime/backends.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace quarry::opt::test {
+namespace {
+
+struct Tally {
+  int made = 0, refused = 0, unknown = 0;
+};
+
+/// Checks every proposal on `host`; returns the graphs made, in order.
+std::vector<Graph> check_all(const Graph &host,
+                             const std::vector<Transformation> &ts,
+                             CostModel &cost, Tally &tally,
+                             const std::string &where) {
+  cost.graph_cost(host); // the host's own configurations are known
+  const HostInfo info(host);
+  const HostIndex index(host, cost);
+  PreviewScratch scratch;
+  std::vector<Graph> made;
+  for (const Transformation &t : ts)
+    t.for_each_splice(info, 2000, [&](int ordinal, OwnedSplice &&owned) {
+      const Splice &s = owned.splice;
+      const Preview p = preview(index, s, scratch);
+      std::optional<Graph> g = splice(host, s);
+      const std::string what =
+          where + " " + t.name + " #" + std::to_string(ordinal);
+      if (p.outcome == Preview::Outcome::Unknown) {
+        ++tally.unknown;
+      } else if (!g) {
+        EXPECT_EQ(p.outcome, Preview::Outcome::Refused) << what;
+        ++tally.refused;
+      } else {
+        ASSERT_EQ(p.outcome, Preview::Outcome::Made) << what;
+        ++tally.made;
+        EXPECT_EQ(p.hash, g->hash()) << what;
+        const double want = cost.graph_cost(*g);
+        if (p.cost) {
+          EXPECT_EQ(*p.cost, want) << what;
+        }
+        // Costed now: a second preview must give it.
+        const Preview again = preview(index, s, scratch);
+        ASSERT_TRUE(again.cost.has_value()) << what;
+        EXPECT_EQ(*again.cost, want) << what;
+      }
+      if (g)
+        made.push_back(std::move(*g));
+    });
+  return made;
+}
+
+class PreviewZoo : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
+  const auto pack = quarry_pack();
+  if (!pack)
+    GTEST_SKIP() << "rules/quarry-k3.verified.pb is absent";
+  const auto cpu = runtime::make_backend("cpu");
+  CostModel cost(launch_cost, *cpu);
+  ModelOptions o;
+  o.batch = 1;
+  for (const ModelInfo &m : model_list())
+    if (m.name == GetParam())
+      o.size = m.min_size;
+  Graph host = build_model(GetParam(), o).graph;
+  const auto ts = make_transformations(*pack);
+  Tally tally;
+  // A few steps deep, each from a rewrite far into the list, so hosts that
+  // are themselves rewrites (with dead weights gone) are covered too.
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Graph> made = check_all(
+        host, ts, cost, tally, GetParam() + " step " + std::to_string(step));
+    if (made.empty())
+      break;
+    host = std::move(made[(made.size() * 2) / 3]);
+  }
+  EXPECT_GT(tally.made, 0);
+  // What a preview cannot tell is made instead; it should be rare.
+  EXPECT_LE(tally.unknown * 50, tally.made + tally.refused) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Networks, PreviewZoo,
+                         ::testing::Values("resnet50", "resnext50", "nasnet_a",
+                                           "inception_v3", "bert", "nasrnn"));
+
+} // namespace
+} // namespace quarry::opt::test
