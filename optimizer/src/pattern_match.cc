@@ -24,11 +24,22 @@ HostInfo::HostInfo(const Graph &g)
 namespace {
 
 /// A partial match, by pattern node id: the host node of each operator,
-/// the host value of each variable (node -1 while unbound). Flat, as the
-/// matcher copies it at every choice.
+/// the host value of each variable (node -1 while unbound). One state is
+/// changed in place; `trail` lists what was bound, so a choice is undone by
+/// unbinding back to the trail's length before it.
 struct State {
   std::vector<int32_t> nodes;
   std::vector<ValueRef> values;
+  std::vector<int32_t> trail;
+
+  void undo_to(size_t mark) {
+    while (trail.size() > mark) {
+      const int32_t id = trail.back();
+      trail.pop_back();
+      nodes[id] = -1;
+      values[id] = {-1, 0};
+    }
+  }
 };
 
 /// A split without sizes cuts at the boundary its operand records.
@@ -90,9 +101,13 @@ private:
     for (int32_t hid : host_.by_kind[static_cast<size_t>(p.kind)]) {
       if (used(s, hid) || !params_agree(g_, p, g_.node(hid)))
         continue;
-      State next = s;
-      next.nodes[pid] = hid;
-      try_node(k, next, pid, hid);
+      const size_t mark = s.trail.size();
+      s.nodes[pid] = hid;
+      s.trail.push_back(pid);
+      try_node(k, s, pid, hid);
+      s.undo_to(mark);
+      if (found_.size() >= limit_)
+        return;
     }
   }
 
@@ -100,7 +115,7 @@ private:
     return std::find(s.nodes.begin(), s.nodes.end(), hid) != s.nodes.end();
   }
 
-  void try_node(size_t k, const State &s, int32_t pid, int32_t hid) {
+  void try_node(size_t k, State &s, int32_t pid, int32_t hid) {
     const Node &p = p_.node(pid);
     const Node &h = g_.node(hid);
     if (p.kind != h.kind || !params_agree(g_, p, h))
@@ -108,14 +123,15 @@ private:
     const bool swap =
         op_info(p.kind).traits.commutative && p.inputs.size() == 2;
     for (int order = 0; order < (swap ? 2 : 1); ++order) {
-      State next = s;
+      const size_t mark = s.trail.size();
       bool ok = true;
       for (size_t i = 0; ok && i < p.inputs.size(); ++i) {
         const size_t hi = order == 0 ? i : 1 - i;
-        ok = bind(next, p.inputs[i], h.inputs[hi]);
+        ok = bind(s, p.inputs[i], h.inputs[hi]);
       }
       if (ok)
-        step(k + 1, next);
+        step(k + 1, s);
+      s.undo_to(mark);
       if (found_.size() >= limit_)
         return;
     }
@@ -130,6 +146,7 @@ private:
       if (pn.kind == OpKind::Weight && !host_.is_static[hv.node])
         return false;
       bound = hv;
+      s.trail.push_back(pv.node);
       return true;
     }
     if (pv.output != hv.output || g_.node(hv.node).kind != pn.kind)
@@ -139,6 +156,7 @@ private:
     if (used(s, hv.node))
       return false;
     s.nodes[pv.node] = hv.node;
+    s.trail.push_back(pv.node);
     return true;
   }
 
