@@ -38,9 +38,10 @@ struct SelectOptions {
   int rounds = 15;
   /// Required when candidates > 0.
   PrepareTimer timer;
-  /// When a candidate wins: time the graph after each of its steps too
-  /// (OptimizeResult::step_ms), `attribute_rounds` rounds, so that every
-  /// applied rule shows the gain it contributed.
+  /// When a candidate wins: time the graph after each of its steps against
+  /// the graph before it (OptimizeResult::step_ms), `attribute_rounds`
+  /// rounds, so that every applied rule shows the gain it contributed; two
+  /// graphs are prepared at a time.
   bool attribute = true;
   int attribute_rounds = 5;
   /// Before the search: time the original whole and fit the cost model's
@@ -76,7 +77,8 @@ struct OptimizeResult {
   bool kept_original = false;
   /// With attribution: the measured ms of the original and of the graph
   /// after each step (steps.size() + 1 values; step i gained
-  /// step_ms[i] / step_ms[i + 1]).
+  /// step_ms[i] / step_ms[i + 1], as timed against the graph before it,
+  /// the two in turn).
   std::vector<double> step_ms;
   /// With calibration: the original's measured ms it was fitted on, and
   /// the fitted cost per kernel.
