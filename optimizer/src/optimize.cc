@@ -111,26 +111,30 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   if (!select.timer)
     throw Error("optimize: selection needs a way to time graphs");
 
-  // The original, then the cheapest candidates that differ from it.
-  std::vector<Model> models{full};
+  // The original, then the cheapest candidates that differ from it. Each
+  // is prepared and its folded model let go (the prepared graph holds what
+  // it needs): only the winner is folded again.
+  std::vector<const RankedGraph *> candidates{nullptr};
   r.timed.push_back({r.search.initial_cost, 0, {}, {}});
   for (const RankedGraph &g : r.search.ranked) {
-    if (static_cast<int>(models.size()) > select.candidates)
+    if (static_cast<int>(candidates.size()) > select.candidates)
       break;
-    if (g.steps.empty())
-      continue;
-    models.push_back(folded(g.graph, full));
-    r.timed.push_back(
-        {cost.graph_cost(models.back().graph), 0, g.steps, g.ordinals});
+    if (!g.steps.empty())
+      candidates.push_back(&g);
   }
   phase("selecting: timing the original and " +
-        std::to_string(models.size() - 1) + " candidates in turn, " +
+        std::to_string(candidates.size() - 1) + " candidates in turn, " +
         std::to_string(select.rounds) + " rounds");
-  std::vector<std::function<double()>> timers;
-  for (const Model &model : models)
+  std::vector<std::function<double()>> timers{select.timer(full)};
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    const Model model = folded(candidates[i]->graph, full);
+    r.timed.push_back({cost.graph_cost(model.graph), 0, candidates[i]->steps,
+                       candidates[i]->ordinals});
     timers.push_back(select.timer(model));
+  }
   const auto ms = time_in_turn(timers, select.rounds);
-  for (size_t i = 0; i < models.size(); ++i)
+  timers.clear(); // the prepared graphs
+  for (size_t i = 0; i < candidates.size(); ++i)
     r.timed[i].measured_ms = quantile(ms[i], 0.5);
 
   // A candidate wins when its median is min_gain below the original's and
@@ -138,13 +142,13 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   // machine's noise could have made is no gain.
   const double original = r.timed[0].measured_ms;
   r.chosen = 0;
-  for (size_t i = 1; i < models.size(); ++i)
+  for (size_t i = 1; i < candidates.size(); ++i)
     if (r.timed[i].measured_ms < original * (1.0 - select.min_gain) &&
         quantile(ms[i], 0.75) < original &&
         r.timed[i].measured_ms < r.timed[r.chosen].measured_ms)
       r.chosen = static_cast<int>(i);
   r.kept_original = r.chosen == 0;
-  r.model = r.kept_original ? full : models[r.chosen];
+  r.model = r.kept_original ? full : folded(candidates[r.chosen]->graph, full);
   r.final_cost = r.timed[r.chosen].predicted_ms;
   r.steps = r.timed[r.chosen].steps;
   if (!r.kept_original && select.attribute) {
