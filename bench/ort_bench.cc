@@ -7,6 +7,12 @@
 // after --warmup, with seeded random inputs. bench/ort_compare.sh gives it
 // each network before and after `quarry optimize`.
 //
+// --pairs takes the files two at a time (an original and its optimized
+// version, say) and times each pair in alternating rounds, A then B, so a
+// busy spell of the machine falls on both alike; it adds each pair's
+// speed-up (A's median / B's) and their geometric mean. Two sessions are
+// loaded at a time.
+//
 // --compare A.onnx B.onnx instead runs both once on the same seeded inputs
 // (bound by position: quarry's export keeps the inputs' order) and prints
 // the largest difference of their outputs relative to A's largest
@@ -19,7 +25,8 @@
 // rate) to a scalar of its own element type; `quarry --input-value` makes
 // it a constant, so B may lack it, and the other inputs pair by position.
 //
-//   build/bin/ort_bench FILE.onnx... [--runs N] [--warmup N] [--threads N]
+//   build/bin/ort_bench FILE.onnx... [--pairs] [--runs N] [--warmup N]
+//       [--threads N]
 //   build/bin/ort_bench --compare A.onnx B.onnx [--input-shape NAME=DxD]...
 //       [--input-value NAME=NUMBER]... [--tolerance T]
 //
@@ -43,7 +50,7 @@ namespace {
 struct Args {
   std::vector<std::string> files;
   int runs = 20, warmup = 3, threads = 1;
-  bool compare = false;
+  bool compare = false, pairs = false;
   double tolerance = 1e-4;
   std::map<std::string, std::vector<int64_t>> shapes; ///< --input-shape
   std::map<std::string, double> values;               ///< --input-value
@@ -70,6 +77,8 @@ Args parse(int argc, char **argv) {
     const std::string k = argv[i];
     if (k == "--compare")
       a.compare = true;
+    else if (k == "--pairs")
+      a.pairs = true;
     else if (k == "--tolerance" && i + 1 < argc)
       a.tolerance = std::stod(argv[++i]);
     else if (k == "--input-shape" && i + 1 < argc)
@@ -183,20 +192,45 @@ struct Bound {
   }
 };
 
+double elapsed_ms(Bound &b) {
+  const auto t0 = std::chrono::steady_clock::now();
+  b.run();
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+double median(std::vector<double> ms) {
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
+/// The medians of two files timed in alternating rounds.
+std::pair<double, double> alternating_medians(Ort::Env &env,
+                                              const std::string &x,
+                                              const std::string &y,
+                                              const Args &a) {
+  Bound first(env, x, a), second(env, y, a);
+  for (int i = 0; i < a.warmup; ++i) {
+    first.run();
+    second.run();
+  }
+  std::vector<double> ms_x, ms_y;
+  for (int i = 0; i < a.runs; ++i) {
+    ms_x.push_back(elapsed_ms(first));
+    ms_y.push_back(elapsed_ms(second));
+  }
+  return {median(ms_x), median(ms_y)};
+}
+
 double median_ms(Ort::Env &env, const std::string &file, const Args &a) {
   Bound b(env, file, a);
   for (int i = 0; i < a.warmup; ++i)
     b.run();
   std::vector<double> ms;
-  for (int i = 0; i < a.runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    b.run();
-    ms.push_back(std::chrono::duration<double, std::milli>(
-                     std::chrono::steady_clock::now() - t0)
-                     .count());
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+  for (int i = 0; i < a.runs; ++i)
+    ms.push_back(elapsed_ms(b));
+  return median(ms);
 }
 
 /// Per output: max |a - b| / max |a|; the largest over outputs.
@@ -258,9 +292,26 @@ int main(int argc, char **argv) {
     out["onnxruntime"] = Ort::GetVersionString();
     out["threads"] = a.threads;
     out["runs"] = a.runs;
-    for (const std::string &f : a.files)
-      out["files"].push_back(
-          {{"file", f}, {"median_ms", median_ms(env, f, a)}});
+    if (a.pairs) {
+      if (a.files.size() % 2 != 0)
+        throw std::runtime_error("--pairs takes an even number of files");
+      double log_sum = 0;
+      for (size_t i = 0; i < a.files.size(); i += 2) {
+        const auto [x, y] =
+            alternating_medians(env, a.files[i], a.files[i + 1], a);
+        out["files"].push_back({{"file", a.files[i]}, {"median_ms", x}});
+        out["files"].push_back({{"file", a.files[i + 1]}, {"median_ms", y}});
+        out["pairs"].push_back(
+            {{"a", a.files[i]}, {"b", a.files[i + 1]}, {"speedup", x / y}});
+        log_sum += std::log(x / y);
+      }
+      out["geomean_speedup"] =
+          std::exp(log_sum / static_cast<double>(a.files.size() / 2));
+    } else {
+      for (const std::string &f : a.files)
+        out["files"].push_back(
+            {{"file", f}, {"median_ms", median_ms(env, f, a)}});
+    }
     std::printf("%s\n", out.dump(2).c_str());
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ort_bench: %s\n", e.what());

@@ -6,7 +6,8 @@
 # Needs build/bin/ort_bench (configure with -DQUARRY_ONNXRUNTIME_DIR=...,
 # see cmake/QuarryDependencies.cmake). Writes OUTDIR/NAME.onnx and
 # OUTDIR/NAME.opt.onnx (with OUTDIR/NAME.report.json) and prints
-# ort_bench's JSON. TASO's imported rules need QUARRY_OPTIMIZE_FLAGS=
+# ort_bench's JSON: each network's two files timed in alternating rounds,
+# with their speed-ups and its geometric mean. TASO's imported rules need QUARRY_OPTIMIZE_FLAGS=
 # --allow-unverified.
 set -eu
 out=$1
@@ -27,4 +28,4 @@ for n in $networks; do
   files="$files $out/$n.onnx $out/$n.opt.onnx"
 done
 # shellcheck disable=SC2086
-"$bin/ort_bench" $files
+"$bin/ort_bench" --pairs $files
