@@ -403,7 +403,7 @@ GenerateOutcome run_generate(const GenerateOptions &o, const Comm &comm) {
       fs::remove_all(o.out_dir + "/batches");
   }
   comm.barrier();
-  progress.done("done", totals.back(), "candidate rules");
+  progress.finish(totals.back(), "candidate rules");
   return {m, false, kept_batches};
 }
 

@@ -28,6 +28,16 @@ void Progress::done(const std::string &stage, uint64_t count,
   stage_.clear();
 }
 
+void Progress::finish(uint64_t count, const char *what) {
+  const double s =
+      std::chrono::duration<double>(Clock::now() - run_start_).count();
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "done: %llu %s in %.1f s",
+                static_cast<unsigned long long>(count), what, s);
+  line_.show(buf, /*final=*/true);
+  stage_.clear();
+}
+
 std::string Progress::text(uint64_t count, const char *what) const {
   const double s =
       std::chrono::duration<double>(Clock::now() - stage_start_).count();

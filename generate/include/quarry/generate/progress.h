@@ -21,6 +21,9 @@ public:
   explicit Progress(bool enabled);
   void update(const std::string &stage, uint64_t count, const char *what);
   void done(const std::string &stage, uint64_t count, const char *what);
+  /// The closing line: the count and the whole run's time (a rate would
+  /// mean nothing there).
+  void finish(uint64_t count, const char *what);
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -29,6 +32,7 @@ private:
   ProgressLine line_;
   std::string stage_;
   Clock::time_point stage_start_;
+  Clock::time_point run_start_ = Clock::now();
 };
 
 } // namespace quarry
