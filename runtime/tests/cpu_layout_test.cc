@@ -119,6 +119,27 @@ TEST(CpuReorders, ANetworkInOneLayoutReordersOnlyAtItsBorders) {
   }
 }
 
+TEST(CpuReorders, ASplitOfAConvolutionKeepsItsLayout) {
+  // A merged convolution split back into its parts (what the optimizer's
+  // merges make): the parts stay in the convolution's layout, where going
+  // plain would cost a reorder out and one back into each reader.
+  const Graph g =
+      parse_graph("input x: [1,16,8,8]\nweight w: [48,16,1,1]\n"
+                  "weight v1: [16,16,3,3]\nweight v2: [16,32,3,3]\n"
+                  "a, b = split[axis=1 sizes=16,32](conv2d[act=relu](x, w))\n"
+                  "y = ewadd(conv2d(a, v1), conv2d(b, v2))\noutput y\n");
+  const Bindings<float> values = random_run_bindings(g, 3);
+  auto ref = make_reference_backend();
+  for (const char *layout : {"", "nhwc", "nChw8c", "nChw16c"}) {
+    auto e = cpu(layout, true)->prepare(g, values);
+    EXPECT_EQ(count_steps(e->steps()).reorders, 2) << layout;
+    EXPECT_LE(max_relative_error(run_once(*e, values),
+                                 run_once(*ref->prepare(g, values), values)),
+              kTolerance)
+        << layout;
+  }
+}
+
 TEST(CpuThreads, TheThreadCountIsHonoured) {
   for (int threads : {1, 2}) {
     BackendOptions o;

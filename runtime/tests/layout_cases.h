@@ -52,6 +52,8 @@ inline std::vector<Case> layout_cases() {
       {"transpose", "y = transpose[perm=0,2,3,1](c)"},
       {"reshape", "y = reshape[shape=1,-1](c)"},
       {"split", "y, z = split[axis=1 sizes=4,C4](c)"},
+      {"split_on_blocks", "y, z = split[axis=1 sizes=8,C8](c)"},
+      {"split_width", "y, z = split[axis=3 sizes=2,4](c)"},
       {"broadcast_channel", "y = broadcast[fn=add](c, b)"},
       {"broadcast_channel_first", "y = broadcast[fn=sub](b, c)"},
       {"broadcast_div_scalar", "input s: [1]\ny = broadcast[fn=div](c, s)"},
@@ -93,13 +95,14 @@ inline std::vector<Case> layout_cases() {
           body.replace(at, from.size(), to);
       };
       replace("C4", std::to_string(ch - 4));
+      replace("C8", std::to_string(ch - 8));
       replace("[C]", "[" + std::to_string(ch) + "]");
       replace("[C,", "[" + std::to_string(ch) + ",");
       replace("[1,C,", "[1," + std::to_string(ch) + ",");
       if (op.name == "conv_chain")
         body = "weight v2: [8," + std::to_string(ch) + ",3,3]\n" + body;
       const bool two_outputs =
-          op.name == "split" || op.name == "graph_output_blocked";
+          op.name.rfind("split", 0) == 0 || op.name == "graph_output_blocked";
       cs.push_back({op.name + "_c" + std::to_string(ch),
                     after_conv(ch, body, two_outputs ? "y, z" : "y")});
     }

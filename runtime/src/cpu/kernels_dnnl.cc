@@ -80,6 +80,46 @@ Lowered binary_lowered(Context &c, dnnl::algorithm alg, CpuOperands in, int s0,
   return l;
 }
 
+std::optional<Lowered> split_in_layout(Context &c, int axis, CpuOperands in,
+                                       ResultTypes out) {
+  const memory::desc &src = in[0].md;
+  const auto layout = activation_tag(src);
+  if (in[0].is_static() || !layout || is_plain(src))
+    return std::nullopt;
+  Lowered l;
+  l.in = {src};
+  std::vector<dnnl::reorder::primitive_desc> parts;
+  std::vector<memory::desc> views;
+  dims offsets(src.dims().size(), 0);
+  try {
+    for (const TensorType &t : out) {
+      const dims part = to_dims(t.shape);
+      views.push_back(src.submemory_desc(part, offsets));
+      l.out.push_back(memory::desc(part, kF32, *layout));
+      parts.emplace_back(c.engine, views.back(), c.engine, l.out.back());
+      offsets[axis] += part[axis];
+    }
+  } catch (const dnnl::error &) {
+    return std::nullopt; // a part that does not start on a block
+  }
+  if (is_reference_impl(impl_name(parts.front())))
+    return std::nullopt;
+  l.impl = impl_name(parts.front());
+  l.bind = [&c, parts, views](const Bound &b) -> Step {
+    std::vector<std::pair<dnnl::reorder, Args>> steps;
+    for (size_t k = 0; k < parts.size(); ++k)
+      steps.emplace_back(
+          dnnl::reorder(parts[k]),
+          Args{{DNNL_ARG_FROM, memory(views[k], c.engine, b.in[0])},
+               {DNNL_ARG_TO, memory(parts[k].dst_desc(), c.engine, b.out[k])}});
+    return [steps = std::move(steps), s = c.stream]() mutable {
+      for (auto &[p, args] : steps)
+        p.execute(s, args);
+    };
+  };
+  return l;
+}
+
 Lowered pooling_lowered(Context &c,
                         const dnnl::pooling_forward::primitive_desc &pd) {
   Lowered l;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.h"
+#include "primitive_step.h"
 
 #include "quarry/core/float_domain.h"
 
@@ -25,9 +26,13 @@ Lowered plain_loops(CpuOperands in, ResultTypes out) {
 
 } // namespace
 
-Lowered CpuKernel<ops::Split>::make(Context &, const Node &n, CpuOperands in,
+Lowered CpuKernel<ops::Split>::make(Context &c, const Node &n, CpuOperands in,
                                     ResultTypes out, PostOps) {
   const int axis = static_cast<int>(n.attrs.i(ops::Split::kAxis));
+  // A split of a convolution's output stays in its layout: going plain
+  // would cost a reorder there and another into the next convolution.
+  if (auto kept = split_in_layout(c, axis, in, out))
+    return std::move(*kept);
   const ops::AxisBlocks xb(in[0].shape(), axis);
   const int64_t axis_len = in[0].shape()[axis];
   std::vector<int64_t> lens;

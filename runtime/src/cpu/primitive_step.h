@@ -4,6 +4,8 @@
 
 #include "kernels.h"
 
+#include <optional>
+
 namespace quarry::runtime::cpu {
 
 /// The step that executes `p` on `args` (memories over bound buffers).
@@ -21,6 +23,14 @@ Lowered eltwise_lowered(Context &c, dnnl::algorithm alg, float alpha,
 /// result's shape, in its own layout) and the other broadcast over it.
 Lowered binary_lowered(Context &c, dnnl::algorithm alg, CpuOperands in,
                        int src0, const Shape &out_shape);
+
+/// A split along `axis` that keeps operand 0's layout (channels-last or
+/// blocked): each result is a oneDNN reorder from its part of the operand,
+/// seen through a sub-memory view, into a dense tensor of the same layout.
+/// nullopt when the operand is plain (row-major loops do that best) or the
+/// parts do not fall on the layout's blocks.
+std::optional<Lowered> split_in_layout(Context &c, int axis, CpuOperands in,
+                                       ResultTypes out);
 
 /// A pooling primitive over operand 0.
 Lowered pooling_lowered(Context &c,
