@@ -60,7 +60,7 @@ OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
     throw Error("measure: need at least one run and no negative warm-up");
   const Graph g = single_op_graph(c);
   const Bindings<float> values = random_run_bindings(g, opts.seed);
-  auto e = b.prepare(g, values);
+  auto e = b.prepare_operator(g, values);
   e->set_inputs(values);
   OpCost best;
   double best_median = 0;

@@ -1,6 +1,7 @@
 //===- cpu_layout_test.cc - Every layout, fused and not, equals reference -===//
 #include "layout_cases.h"
 #include "quarry/runtime/cpu_backend.h"
+#include "quarry/runtime/measure.h"
 #include "quarry/runtime/reference_backend.h"
 
 #include <tuple>
@@ -138,6 +139,35 @@ TEST(CpuReorders, ASplitOfAConvolutionKeepsItsLayout) {
               kTolerance)
         << layout;
   }
+}
+
+// Inside a network a pooling reads the layout the convolution before it
+// wrote; measured alone on plain nchw it can take many times as long (oneDNN
+// has no fast nchw kernel for some windows), which made summed costs
+// overstate every pooled network.
+TEST(CpuMeasure, AnOperatorIsMeasuredInTheLayoutItsNetworkKeeps) {
+  const Graph g = parse_graph("input x: [1,16,9,9]\n"
+                              "y = pool2d_max[k=3,3 s=2,2 pad=valid](x)\n"
+                              "output y\n");
+  const OpConfig pool = op_config(g, g.outputs()[0].node);
+  MeasureOptions quick;
+  quick.warmup = 0;
+  quick.runs = 2;
+  for (const char *layout : {"nhwc", "nChw16c"}) {
+    auto b = cpu(layout, true);
+    EXPECT_NE(b->device_name().find(std::string(", activations ") + layout),
+              std::string::npos)
+        << b->device_name();
+    const OpCost cost = measure_op(*b, pool, quick);
+    EXPECT_EQ(cost.layout, layout);
+    EXPECT_GT(cost.reorder_ms, 0) << layout; // into the layout and out
+  }
+  // Left to choose, the backend measures in the layout its convolutions
+  // choose, and says which.
+  auto b = cpu("", true);
+  const std::string device = b->device_name();
+  const std::string chosen = device.substr(device.rfind(' ') + 1);
+  EXPECT_EQ(measure_op(*b, pool, quick).layout, chosen);
 }
 
 TEST(CpuThreads, TheThreadCountIsHonoured) {

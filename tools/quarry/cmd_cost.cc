@@ -28,7 +28,8 @@ double operator_costs(const CostOptions &o, const Graph &g,
   const std::vector<bool> folded = runtime::static_nodes(g);
   double total = 0;
   int measured_ops = 0, folded_ops = 0;
-  std::printf("operators, each alone (kernel only, in its own layout):\n");
+  std::printf("operators, each alone (kernel only, operands in the network's "
+              "layout):\n");
   std::printf("%-16s %10s  %-8s  %s\n", "node", "ms", "source", "operator");
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
     const Node &n = g.node(id);

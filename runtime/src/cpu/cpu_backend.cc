@@ -31,20 +31,47 @@ std::string cpu_name() {
          std::to_string(v->minor) + "." + std::to_string(v->patch);
 }
 
-Context make_context(std::optional<dnnl::memory::format_tag> conv_layout) {
+/// The layout oneDNN's convolutions choose for activations on this CPU,
+/// asked of a typical 3x3 convolution left free to choose; nullopt when
+/// that is plain nchw. Later convolutions keep the layout their input
+/// arrives in, so a network's activations stay in this one.
+std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
+  using dnnl::memory;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const auto any = [](memory::dims d) {
+    return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
+  };
+  const dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      any({1, 64, 56, 56}), any({64, 64, 3, 3}), any({1, 64, 56, 56}), {1, 1},
+      {1, 1}, {1, 1});
+  const auto layout = activation_tag(
+      dnnl::convolution_forward::primitive_desc(d, engine).dst_desc());
+  if (layout == memory::format_tag::nchw)
+    return std::nullopt;
+  return layout;
+}
+
+struct Layouts {
+  /// Forced on every convolution (BackendOptions::layout), if at all.
+  std::optional<dnnl::memory::format_tag> conv;
+  /// The graph's 4-D inputs are reordered into this one first, if set.
+  std::optional<dnnl::memory::format_tag> inputs;
+};
+
+Context make_context(const Layouts &layouts) {
   Context c;
-  c.conv_layout = conv_layout;
+  c.conv_layout = layouts.conv;
+  c.input_layout = layouts.inputs;
   return c;
 }
 
 class CpuExecutable : public Executable {
 public:
   CpuExecutable(const Graph &g, const Bindings<float> &weights,
-                const FusionPolicy &policy,
-                std::optional<dnnl::memory::format_tag> conv_layout)
+                const FusionPolicy &policy, const Layouts &layouts)
       : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
-        ctx_(make_context(conv_layout)), program_(graph_, plan_, ctx_, policy) {
-  }
+        ctx_(make_context(layouts)), program_(graph_, plan_, ctx_, policy) {}
 
   void set_inputs(const Bindings<float> &inputs) override {
     check_inputs(graph_, plan_, inputs, "cpu");
@@ -114,12 +141,24 @@ public:
         throw Error("backend cpu: unknown layout '" + opts.layout +
                     "' (nchw, nhwc, nChw8c, nChw16c)");
     }
+    activations_ = conv_layout_ ? *conv_layout_ : preferred_activation_layout();
   }
   std::string_view name() const override { return "cpu"; }
-  std::string device_name() const override { return cpu_name(); }
+  /// Includes the layout operators are measured in (prepare_operator), so
+  /// that costs measured in another are not taken for these.
+  std::string device_name() const override {
+    return cpu_name() + ", activations " +
+           layout_name(activations_.value_or(dnnl::memory::format_tag::nchw));
+  }
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
-    return std::make_unique<CpuExecutable>(g, weights, policy_, conv_layout_);
+    return std::make_unique<CpuExecutable>(g, weights, policy_,
+                                           Layouts{conv_layout_, {}});
+  }
+  std::unique_ptr<Executable>
+  prepare_operator(const Graph &g, const Bindings<float> &weights) override {
+    return std::make_unique<CpuExecutable>(g, weights, policy_,
+                                           Layouts{conv_layout_, activations_});
   }
   std::vector<bool> fused_away(const Graph &g) const override {
     return absorbed_nodes(g, policy_);
@@ -129,6 +168,8 @@ public:
 private:
   FusionPolicy policy_;
   std::optional<dnnl::memory::format_tag> conv_layout_;
+  /// Where a network's activations live: what operators are measured in.
+  std::optional<dnnl::memory::format_tag> activations_;
 };
 
 } // namespace

@@ -30,11 +30,16 @@ std::optional<tag> activation_tag(const std::string &name) {
   return std::nullopt;
 }
 
+std::string layout_name(tag t) {
+  for (const auto &[named, name] : kNamed)
+    if (named == t)
+      return name;
+  return "blocked";
+}
+
 std::string layout_name(const dnnl::memory::desc &md) {
   if (auto t = activation_tag(md))
-    for (const auto &[named, name] : kNamed)
-      if (named == *t)
-        return name;
+    return layout_name(*t);
   return is_plain(md) ? "plain" : "blocked";
 }
 

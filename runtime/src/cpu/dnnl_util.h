@@ -59,6 +59,8 @@ inline bool is_plain(const dnnl::memory::desc &md) {
 /// "nchw", "nChw16c", "nhwc", ... or "blocked" for a layout without a
 /// short name; "plain" for row-major tensors of other ranks.
 std::string layout_name(const dnnl::memory::desc &md);
+/// The name of a 4-D activation layout ("blocked" when it has none).
+std::string layout_name(dnnl::memory::format_tag t);
 
 /// The format tag named "nchw", "nhwc", "nChw8c", "nChw16c", ...;
 /// nullopt for any other name.

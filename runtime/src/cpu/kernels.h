@@ -39,6 +39,9 @@ struct Context {
   dnnl::stream stream{engine};
   /// When set, every convolution reads and writes this activation layout.
   std::optional<dnnl::memory::format_tag> conv_layout;
+  /// When set, 4-D graph inputs are reordered into this layout before any
+  /// kernel reads them (an operator measured as it runs in a network).
+  std::optional<dnnl::memory::format_tag> input_layout;
 };
 
 /// An operand as a kernel sees it while lowering: its type, the layout it

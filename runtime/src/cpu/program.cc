@@ -40,9 +40,17 @@ Program::Program(const Graph &g, const Plan &p, Context &c,
                  const FusionPolicy &policy)
     : g_(g), p_(p), c_(c) {
   for (int32_t id : p.inputs) {
-    const int s = add_slot({id, 0}, plain_md(p.values[id][0].type.shape), -1);
+    const Shape &shape = p.values[id][0].type.shape;
+    const int s = add_slot({id, 0}, plain_md(shape), -1);
     slots_[s].keep = true;
     input_slot_[id] = s;
+    if (c.input_layout && shape.rank() == 4) {
+      // Readers take the laid-out copy first (slots_of_'s front).
+      slot_in({id, 0},
+              dnnl::memory::desc(to_dims(shape), dnnl::memory::data_type::f32,
+                                 *c.input_layout));
+      std::swap(slots_of_[{id, 0}].front(), slots_of_[{id, 0}].back());
+    }
   }
   const std::vector<FusedStep> steps = fuse_steps(g, p, policy);
   // The last step that reads each value, for sums computed in place.

@@ -80,6 +80,15 @@ public:
   /// or an operator the backend cannot run.
   virtual std::unique_ptr<Executable>
   prepare(const Graph &g, const Bindings<float> &weights) = 0;
+  /// Prepares a one-operator graph (single_op_graph) as that operator runs
+  /// inside a network: its computed operands arrive in the layout the
+  /// backend's kernels keep activations in, so that its kernel's time is
+  /// the time it takes there. Getting the graph's own inputs into that
+  /// layout is a reorder step of its own. Default: prepare().
+  virtual std::unique_ptr<Executable>
+  prepare_operator(const Graph &g, const Bindings<float> &weights) {
+    return prepare(g, weights);
+  }
 
   /// Per node of `g` (types known): whether this backend would run it
   /// inside another node's kernel (an activation or sum fused into a

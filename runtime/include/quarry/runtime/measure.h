@@ -3,8 +3,9 @@
 // A cost is the median wall time of execute() over `runs` timed runs after
 // `warmup` untimed ones, with inputs already on the backend's device (as
 // TASO measures). Medians resist the odd slow run on a shared machine. An
-// operator's cost is its kernel's alone, in the layout the backend runs it
-// in, without the reorders a one-operator graph needs at its borders.
+// operator's cost is its kernel's alone, with its operands in the layout
+// they have inside a network (Backend::prepare_operator), without the
+// reorders a one-operator graph needs at its borders.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
