@@ -148,6 +148,41 @@ TEST(FloatOnly, PadAndExplicitPools) {
                 {1, 1, 2, 2}, {1, 2, 3, 4});
 }
 
+TEST(FloatOnly, DilatedAndCeilModePools) {
+  // 4x4 input 0..15, row-major.
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i)
+    v[i] = static_cast<float>(i);
+  T x({1, 1, 4, 4}, v);
+  // 2x2 taps two apart span 3x3: windows at 0 and 1 on each axis.
+  expect_values(run("input x\ny = pool2d_explicit[fn=max k=2,2 d=2,2](x)\n"
+                    "output y",
+                    {{"x", x}}),
+                {1, 1, 2, 2}, {10, 11, 14, 15});
+  // 3x3 windows, stride 2: rounding up adds a window at 2 that reaches
+  // past the input; max and the average of what it covers.
+  expect_values(run("input x\ny = pool2d_explicit[fn=max k=3,3 s=2,2 "
+                    "ceil=1](x)\noutput y",
+                    {{"x", x}}),
+                {1, 1, 2, 2}, {10, 11, 14, 15});
+  expect_values(run("input x\ny = pool2d_explicit[fn=avg k=3,3 s=2,2 "
+                    "ceil=1](x)\noutput y",
+                    {{"x", x}}),
+                {1, 1, 2, 2}, {5, 6.5, 11, 12.5});
+  // A window that would start in the trailing pad is dropped: 5 wide,
+  // k 2, s 2 and 2 padded after round up to a 4th window at 6, wholly in
+  // the pad; it is left out.
+  T row({1, 1, 1, 5}, {1, 2, 3, 4, 5});
+  expect_values(run("input x\ny = pool2d_explicit[fn=max k=1,2 s=1,2 "
+                    "pads=0,0,0,2 ceil=1](x)\noutput y",
+                    {{"x", row}}),
+                {1, 1, 1, 3}, {2, 4, 5});
+  EXPECT_THROW(run("input x\ny = pool2d_explicit[fn=avg k=2,2 d=2,2](x)\n"
+                   "output y",
+                   {{"x", x}}),
+               Error);
+}
+
 TEST(FloatOnly, ConvTransposeScatters) {
   // Stride 2, 2x2 kernel, no overlap: every input pixel becomes a block.
   T x({1, 1, 1, 2}, {1, 2}), w({1, 1, 2, 2}, {1, 2, 3, 4});

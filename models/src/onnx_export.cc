@@ -385,6 +385,10 @@ private:
       attr(p, "pads", n.attrs.list(P::kPads));
       if (!is_max)
         attr(p, "count_include_pad", n.attrs.i(P::kCountPad));
+      if (n.attrs.list(P::kDilation) != std::vector<int64_t>{1, 1})
+        attr(p, "dilations", n.attrs.list(P::kDilation));
+      if (n.attrs.i(P::kCeil))
+        attr(p, "ceil_mode", n.attrs.i(P::kCeil));
       return;
     }
     case OpKind::ConvTranspose: {

@@ -414,22 +414,28 @@ void conv_transpose(I &m) {
 void pool(I &m, bool is_max) {
   const ValueRef x = m.in(0);
   const Shape sx = m.shape(x);
-  require_2d(m, sx, "pooling");
-  if (m.attr_int("ceil_mode", 0))
-    m.fail("ceil_mode=1 is not supported");
+  require_2d(m, sx, "pooling", is_max);
+  const bool ceil = m.attr_int("ceil_mode", 0) != 0;
   if (m.node().output_size() > 1 && !m.node().output(1).empty())
     m.fail("the Indices output is not supported");
   const auto k = m.attr_ints("kernel_shape");
   if (!k || k->size() != 2 || !window_values(*k, 1))
     m.fail("kernel_shape must have 2 values from 1 to 2^31");
+  const Ints d = m.attr_ints("dilations").value_or(Ints{1, 1});
+  if (d.size() != 2 || !window_values(d, 1))
+    m.fail("dilations must be 2 values from 1 to 2^31 for a 2-D window");
+  // A dilated window spans this much of the (padded) input.
+  const Ints span{((*k)[0] - 1) * d[0] + 1, ((*k)[1] - 1) * d[1] + 1};
   const Ints s = window_strides(m);
-  const Ints p = window_pads(m, sx, *k, s);
+  const Ints p = window_pads(m, sx, span, s);
   const bool count_pad = m.attr_int("count_include_pad", 0) != 0;
   auto pad = algebra_padding(sx, *k, s, p);
   const bool padded =
       std::any_of(p.begin(), p.end(), [](int64_t v) { return v != 0; });
   if (pad && !is_max && padded && !count_pad)
     pad.reset(); // the algebra's average always counts padding
+  if (ceil || span != *k)
+    pad.reset();
   if (pad) {
     const OpKind kind = is_max ? OpKind::Pool2DMax : OpKind::Pool2DAvg;
     m.set_output(
@@ -445,7 +451,9 @@ void pool(I &m, bool is_max) {
                                     {"k", *k},
                                     {"s", s},
                                     {"pads", p},
-                                    {"count_pad", int64_t(count_pad)}}),
+                                    {"count_pad", int64_t(count_pad)},
+                                    {"d", d},
+                                    {"ceil", int64_t(ceil)}}),
                         {x}));
 }
 

@@ -295,6 +295,19 @@ std::vector<Case> cases() {
                },
                "input x\ny = pool2d_explicit[fn=avg k=3,3 pads=1,1,1,1](x)\n"
                "output y"});
+  c.push_back({"MaxPoolDilatedCeilMode",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {1, 2, 6, 6}).output("y");
+                 auto &n = m.node("MaxPool", {"x"}, {"y"});
+                 set_ints(n, "kernel_shape", {2, 2});
+                 set_ints(n, "strides", {2, 2});
+                 set_ints(n, "dilations", {2, 2});
+                 set_int(n, "ceil_mode", 1);
+                 return m;
+               },
+               "input x\ny = pool2d_explicit[fn=max k=2,2 s=2,2 d=2,2 "
+               "ceil=1](x)\noutput y"});
   c.push_back({"GlobalAveragePool",
                [] {
                  return unary("GlobalAveragePool", {1, 3, 4, 5});

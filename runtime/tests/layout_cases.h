@@ -68,6 +68,13 @@ inline std::vector<Case> layout_cases() {
        "y = pool2d_explicit[fn=avg k=3,2 s=2,1 pads=1,0,1,1](c)"},
       {"pool_explicit_max",
        "y = pool2d_explicit[fn=max k=2,2 s=2,2 pads=0,1,1,0 count_pad=1](c)"},
+      {"pool_explicit_dilated_ceil",
+       "y = pool2d_explicit[fn=max k=2,2 s=2,2 d=2,1 ceil=1](c)"},
+      {"pool_explicit_avg_ceil",
+       "y = pool2d_explicit[fn=avg k=3,3 s=2,2 pads=1,1,0,0 ceil=1](c)"},
+      {"pool_explicit_avg_ceil_counting_pads",
+       "y = pool2d_explicit[fn=avg k=3,3 s=2,2 pads=1,1,0,0 count_pad=1 "
+       "ceil=1](c)"},
       {"reduce_mean", "y = reduce_mean[axes=2,3 keepdims=1](c)"},
       {"reduce_mean_drop", "y = reduce_mean[axes=1 keepdims=0](c)"},
       {"slice", "y = slice[starts=1,0 ends=4,9 axes=1,3 steps=2,2](c)"},

@@ -9,15 +9,19 @@ namespace quarry::ops {
 
 namespace {
 /// Output extent of one axis with explicit padding.
-int64_t extent(int64_t in, int64_t k, int64_t s, int64_t before,
-               int64_t after) {
-  if (k < 1 || s < 1 || before < 0 || after < 0)
-    fail(Pool2DExplicit::name, "kernel and stride must be positive and pads "
-                               "non-negative");
-  if (in + before + after < k)
+int64_t extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before,
+               int64_t after, bool ceil) {
+  if (k < 1 || s < 1 || d < 1 || before < 0 || after < 0)
+    fail(Pool2DExplicit::name, "kernel, stride and dilation must be positive "
+                               "and pads non-negative");
+  const int64_t span = (k - 1) * d + 1, room = in + before + after - span;
+  if (room < 0)
     fail(Pool2DExplicit::name, "padded input ", in + before + after,
-         " smaller than kernel ", k);
-  return (in + before + after - k) / s + 1;
+         " smaller than the window's span ", span);
+  int64_t out = (ceil ? (room + s - 1) / s : room / s) + 1;
+  if (ceil && (out - 1) * s >= in + before)
+    --out; // the last window would hold padding only
+  return out;
 }
 } // namespace
 
@@ -25,17 +29,22 @@ MaybeTypes Pool2DExplicit::infer(const Attrs &a, InTypes in) {
   const Shape &x = in[0].shape;
   if (x.rank() != 4)
     fail(name, "input must have rank 4 (n,c,h,w), got ", x.str());
-  const auto &k = a.list(kKernel), &s = a.list(kStride), &p = a.list(kPads);
-  return Types{
-      TensorType(Shape{x[0], x[1], extent(x[2], k[0], s[0], p[0], p[2]),
-                       extent(x[3], k[1], s[1], p[1], p[3])})};
+  const auto &k = a.list(kKernel), &s = a.list(kStride), &p = a.list(kPads),
+             &d = a.list(kDilation);
+  if (a.i(kFn) != 1 && (d[0] != 1 || d[1] != 1))
+    fail(name, "dilation applies to max pooling only");
+  const bool ceil = a.i(kCeil) != 0;
+  return Types{TensorType(
+      Shape{x[0], x[1], extent(x[2], k[0], s[0], d[0], p[0], p[2], ceil),
+            extent(x[3], k[1], s[1], d[1], p[1], p[3], ceil)})};
 }
 
 void Pool2DExplicit::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const FloatTensor &x = *in[0];
   FloatTensor &y = out[0];
   const bool is_max = a.i(kFn) == 1, count_pad = a.i(kCountPad) != 0;
-  const auto &k = a.list(kKernel), &s = a.list(kStride), &p = a.list(kPads);
+  const auto &k = a.list(kKernel), &s = a.list(kStride), &p = a.list(kPads),
+             &d = a.list(kDilation);
   const int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2],
                 w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
   int64_t o = 0;
@@ -46,8 +55,8 @@ void Pool2DExplicit::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
         int64_t inside = 0;
         for (int64_t ky = 0; ky < k[0]; ++ky)
           for (int64_t kx = 0; kx < k[1]; ++kx) {
-            const int64_t iy = oy * s[0] - p[0] + ky,
-                          ix = ox * s[1] - p[1] + kx;
+            const int64_t iy = oy * s[0] - p[0] + ky * d[0],
+                          ix = ox * s[1] - p[1] + kx * d[1];
             if (iy < 0 || iy >= h || ix < 0 || ix >= w)
               continue;
             const float v = x[(pl * h + iy) * w + ix];

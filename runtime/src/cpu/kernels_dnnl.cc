@@ -120,19 +120,31 @@ std::optional<Lowered> split_in_layout(Context &c, int axis, CpuOperands in,
   return l;
 }
 
-Lowered pooling_lowered(Context &c,
-                        const dnnl::pooling_forward::primitive_desc &pd) {
+namespace {
+template <class Primitive>
+Lowered pooling_of(Context &c, const typename Primitive::primitive_desc &pd) {
   Lowered l;
   l.in = {pd.src_desc()};
   l.out = {pd.dst_desc()};
   l.impl = impl_name(pd);
   l.bind = [&c, pd](const Bound &b) {
     return primitive_step(
-        c, dnnl::pooling_forward(pd),
+        c, Primitive(pd),
         {{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
          {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}});
   };
   return l;
+}
+} // namespace
+
+Lowered pooling_lowered(Context &c,
+                        const dnnl::pooling_forward::primitive_desc &pd) {
+  return pooling_of<dnnl::pooling_forward>(c, pd);
+}
+
+Lowered pooling_lowered(Context &c,
+                        const dnnl::pooling_v2_forward::primitive_desc &pd) {
+  return pooling_of<dnnl::pooling_v2_forward>(c, pd);
 }
 
 namespace {

@@ -128,16 +128,30 @@ Lowered CpuKernel<ops::Pool2DExplicit>::make(Context &c, const Node &n,
   const auto &k = n.attrs.list(P::kKernel);
   const auto &s = n.attrs.list(P::kStride);
   const auto &p = n.attrs.list(P::kPads); // t, l, b, r
+  const auto &dil = n.attrs.list(P::kDilation);
   const bool max = n.attrs.i(P::kFn) == 1;
-  const auto alg = max ? dnnl::algorithm::pooling_max
-                   : n.attrs.i(P::kCountPad)
-                       ? dnnl::algorithm::pooling_avg_include_padding
-                       : dnnl::algorithm::pooling_avg_exclude_padding;
+  const bool count_pad = n.attrs.i(P::kCountPad) != 0;
+  const auto alg = max         ? dnnl::algorithm::pooling_max
+                   : count_pad ? dnnl::algorithm::pooling_avg_include_padding
+                               : dnnl::algorithm::pooling_avg_exclude_padding;
+  // oneDNN rounds its output extent down: a ceil-mode last window that
+  // reaches past the trailing pad needs that much more padding, which an
+  // average counting pads must not count (reference code then).
+  dims after(2);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t span = (k[i] - 1) * dil[i] + 1;
+    after[i] = std::max(p[i + 2], (out[0].shape[2 + i] - 1) * s[i] + span -
+                                      in[0].shape()[2 + i] - p[i]);
+    if (!max && count_pad && after[i] != p[i + 2])
+      return reference_kernel(n, in, out);
+  }
   const memory::desc dst(to_dims(out[0].shape), kF32, tag::any);
-  const dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg,
-                                      in[0].md, dst, {s[0], s[1]}, {k[0], k[1]},
-                                      {p[0], p[1]}, {p[2], p[3]});
-  return pooling_lowered(c, dnnl::pooling_forward::primitive_desc(d, c.engine));
+  // oneDNN counts dilation from 0 (adjacent taps).
+  const dnnl::pooling_v2_forward::desc d(
+      dnnl::prop_kind::forward_inference, alg, in[0].md, dst, {s[0], s[1]},
+      {k[0], k[1]}, {dil[0] - 1, dil[1] - 1}, {p[0], p[1]}, after);
+  return pooling_lowered(c,
+                         dnnl::pooling_v2_forward::primitive_desc(d, c.engine));
 }
 
 namespace {

@@ -35,5 +35,7 @@ std::optional<Lowered> split_in_layout(Context &c, int axis, CpuOperands in,
 /// A pooling primitive over operand 0.
 Lowered pooling_lowered(Context &c,
                         const dnnl::pooling_forward::primitive_desc &pd);
+Lowered pooling_lowered(Context &c,
+                        const dnnl::pooling_v2_forward::primitive_desc &pd);
 
 } // namespace quarry::runtime::cpu

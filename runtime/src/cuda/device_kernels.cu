@@ -121,7 +121,7 @@ __global__ void pool2d_kernel(const float *x, float *y, PoolGeometry g,
   int64_t inside = 0;
   for (int64_t ky = 0; ky < g.kh; ++ky)
     for (int64_t kx = 0; kx < g.kw; ++kx) {
-      const int64_t iy = y0 + ky, ix = x0 + kx;
+      const int64_t iy = y0 + ky * g.dh, ix = x0 + kx * g.dw;
       if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
         continue;
       const float v = p[iy * g.w + ix];

@@ -81,7 +81,7 @@ void launch_reduce(cudaStream_t stream, ops::ReduceFn fn, bool mean,
 /// pool2d_explicit on [n, c, h, w] (ops/pool2d_explicit.h).
 struct PoolGeometry {
   int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t kh = 1, kw = 1, dh = 1, dw = 1, sh = 1, sw = 1;
   int64_t top = 0, left = 0, bottom = 0, right = 0;
   bool max = false, count_pad = false;
 };

@@ -179,7 +179,8 @@ Step pool_step(Context &c, const Node &n, cudnnPoolingMode_t mode, Operands in,
 
 Step explicit_pool(Context &c, Operands in, Operands out,
                    const std::vector<int64_t> &k, const std::vector<int64_t> &s,
-                   const std::vector<int64_t> &pads, bool max, bool count_pad) {
+                   const std::vector<int64_t> &pads, bool max, bool count_pad,
+                   const std::vector<int64_t> &dilation) {
   const Shape &x = in[0].shape(), &y = out[0].shape();
   PoolGeometry g;
   g.planes = x[0] * x[1];
@@ -189,6 +190,8 @@ Step explicit_pool(Context &c, Operands in, Operands out,
   g.ow = y[3];
   g.kh = k[0];
   g.kw = k[1];
+  g.dh = dilation[0];
+  g.dw = dilation[1];
   g.sh = s[0];
   g.sw = s[1];
   g.top = pads[0];

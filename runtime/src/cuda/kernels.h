@@ -65,11 +65,13 @@ QUARRY_CUDA_KERNEL(ops::ConvTranspose)
 
 /// A pool of in[0] into out[0] on quarry's own kernel (device_kernels.h):
 /// kernel `k` and strides `s` as (h, w), `pads` as top, left, bottom,
-/// right; max skips padding, avg divides by the window within the padded
-/// input when `count_pad`, else by its elements inside the input.
+/// right, taps `dilation` apart; max skips padding, avg divides by the
+/// window within the padded input when `count_pad`, else by its elements
+/// inside the input.
 Step explicit_pool(Context &c, Operands in, Operands out,
                    const std::vector<int64_t> &k, const std::vector<int64_t> &s,
-                   const std::vector<int64_t> &pads, bool max, bool count_pad);
+                   const std::vector<int64_t> &pads, bool max, bool count_pad,
+                   const std::vector<int64_t> &dilation = {1, 1});
 
 /// How many of a convolution's post-ops cuDNN runs in one call
 /// (cudnnConvolutionBiasActivationForward: relu(conv + z + bias)): a

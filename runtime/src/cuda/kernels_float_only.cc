@@ -158,7 +158,8 @@ Step CudaKernel<ops::Pool2DExplicit>::make(Context &c, const Node &n,
   using P = ops::Pool2DExplicit;
   return explicit_pool(c, in, out, n.attrs.list(P::kKernel),
                        n.attrs.list(P::kStride), n.attrs.list(P::kPads),
-                       n.attrs.i(P::kFn) == 1, n.attrs.i(P::kCountPad) != 0);
+                       n.attrs.i(P::kFn) == 1, n.attrs.i(P::kCountPad) != 0,
+                       n.attrs.list(P::kDilation));
 }
 
 Step CudaKernel<ops::ConvTranspose>::make(Context &c, const Node &n,
