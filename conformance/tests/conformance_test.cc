@@ -83,9 +83,10 @@ TEST(Conformance, AWrongOutputFailsWithTheElementAndBothValues) {
 }
 
 TEST(Conformance, AnUnknownOperatorIsUnsupportedAndNamed) {
-  const CaseResult r = run_case(relu_case("hardmax", 0, "Hardmax"), Options{});
+  const CaseResult r =
+      run_case(relu_case("lp_norm", 0, "LpNormalization"), Options{});
   EXPECT_EQ(r.outcome, Outcome::Unsupported);
-  EXPECT_NE(r.detail.find("operator Hardmax is not supported"),
+  EXPECT_NE(r.detail.find("operator LpNormalization is not supported"),
             std::string::npos)
       << r.detail;
 }

@@ -51,6 +51,15 @@ TEST(FloatOnly, SoftmaxAndReduceMean) {
       {2, 5});
 }
 
+TEST(FloatOnly, HardmaxMarksTheFirstMaximum) {
+  // Rows, then columns; ties go to the lowest index.
+  T x({2, 3}, {1, 3, 3, 2, 2, -1});
+  expect_values(run("input x\ny = hardmax(x)\noutput y", {{"x", x}}), {2, 3},
+                {0, 1, 0, 1, 0, 0});
+  expect_values(run("input x\ny = hardmax[axis=0](x)\noutput y", {{"x", x}}),
+                {2, 3}, {0, 1, 1, 1, 0, 0});
+}
+
 TEST(FloatOnly, ReductionsOverAxes) {
   T z({2, 3}, {1, -2, 3, 4, 5, 6});
   auto reduce = [&](const std::string &fn, const std::string &axes) {

@@ -332,6 +332,10 @@ private:
       attr(node("Softmax", {in(n, 0)}, {out}), "axis",
            n.attrs.i(ops::Softmax::kAxis));
       return;
+    case OpKind::Hardmax:
+      attr(node("Hardmax", {in(n, 0)}, {out}), "axis",
+           n.attrs.i(ops::Hardmax::kAxis));
+      return;
     case OpKind::ReduceMean: {
       auto *r = node("ReduceMean", {in(n, 0)}, {out});
       attr(r, "axes", n.attrs.list(ops::ReduceMean::kAxes));

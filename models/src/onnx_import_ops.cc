@@ -697,26 +697,28 @@ Handler reduce(std::optional<ops::ReduceFn> fn) {
   };
 }
 
-void softmax(I &m) {
-  const ValueRef x = m.in(0);
-  const Shape sx = m.shape(x);
-  const int axis =
-      axis_of(m, m.attr_int("axis", m.opset() < 13 ? 1 : -1), sx.rank());
-  auto soft = [&](ValueRef v, int64_t a) {
-    return m.add(OpKind::Softmax, make_attrs(OpKind::Softmax, {{"axis", a}}),
-                 {v});
+/// Softmax or Hardmax (`kind`) along the node's axis.
+Handler along_axis(OpKind kind) {
+  return [kind](I &m) {
+    const ValueRef x = m.in(0);
+    const Shape sx = m.shape(x);
+    const int axis =
+        axis_of(m, m.attr_int("axis", m.opset() < 13 ? 1 : -1), sx.rank());
+    auto soft = [&](ValueRef v, int64_t a) {
+      return m.add(kind, make_attrs(kind, {{"axis", a}}), {v});
+    };
+    if (m.opset() >= 13 || axis == sx.rank() - 1)
+      return m.set_output(0, soft(x, axis));
+    // Before opset 13 they work over all axes from `axis` on, flattened.
+    const auto flat = [&](Ints dims, ValueRef v) {
+      return m.add(OpKind::Reshape,
+                   make_attrs(OpKind::Reshape, {{"shape", std::move(dims)}}),
+                   {v});
+    };
+    const ValueRef y =
+        soft(flat({product(sx, 0, axis), product(sx, axis, sx.rank())}, x), 1);
+    m.set_output(0, flat(sx.dims, y));
   };
-  if (m.opset() >= 13 || axis == sx.rank() - 1)
-    return m.set_output(0, soft(x, axis));
-  // Before opset 13 softmax normalizes over all axes from `axis` on.
-  const auto flat = [&](Ints dims, ValueRef v) {
-    return m.add(OpKind::Reshape,
-                 make_attrs(OpKind::Reshape, {{"shape", std::move(dims)}}),
-                 {v});
-  };
-  const ValueRef y =
-      soft(flat({product(sx, 0, axis), product(sx, axis, sx.rank())}, x), 1);
-  m.set_output(0, flat(sx.dims, y));
 }
 
 void resize(I &m) {
@@ -962,7 +964,8 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"GlobalAveragePool", global_pool(OpKind::Pool2DAvg)},
         {"GlobalMaxPool", global_pool(OpKind::Pool2DMax)},
         {"ReduceMean", reduce(std::nullopt)},
-        {"Softmax", softmax},
+        {"Softmax", along_axis(OpKind::Softmax)},
+        {"Hardmax", along_axis(OpKind::Hardmax)},
         {"Resize", resize},
         {"Pad", pad},
     };

@@ -394,6 +394,23 @@ std::vector<Case> cases() {
                },
                "input x\ny = reshape[shape=2,3,4](softmax[axis=1](reshape"
                "[shape=2,12](x)))\noutput y"});
+  c.push_back({"Hardmax13",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {2, 3, 4}).output("y");
+                 set_int(m.node("Hardmax", {"x"}, {"y"}), "axis", 1);
+                 return m;
+               },
+               "input x\ny = hardmax[axis=1](x)\noutput y"});
+  c.push_back({"Hardmax11CoercesTo2D",
+               [] {
+                 OnnxModel m(11);
+                 m.input("x", {2, 3, 4}).output("y");
+                 m.node("Hardmax", {"x"}, {"y"});
+                 return m;
+               },
+               "input x\ny = reshape[shape=2,3,4](hardmax[axis=1](reshape"
+               "[shape=2,12](x)))\noutput y"});
   c.push_back({"ResizeNearestScales",
                [] {
                  OnnxModel m;

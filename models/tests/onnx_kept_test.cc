@@ -33,12 +33,12 @@ int count_opaque(const Graph &g) {
   return n;
 }
 
-/// relu(x) -> Hardmax (quarry has no Hardmax) -> relu.
-OnnxModel hardmax_model() {
+/// relu(x) -> LpNormalization (quarry has none) -> relu.
+OnnxModel lp_norm_model() {
   OnnxModel m;
   m.input("x", {2, 3}).output("y");
   m.node("Relu", {"x"}, {"r"});
-  set_int(m.node("Hardmax", {"r"}, {"e"}), "axis", 1);
+  set_int(m.node("LpNormalization", {"r"}, {"e"}), "axis", 1);
   m.node("Relu", {"e"}, {"y"});
   return m;
 }
@@ -70,28 +70,29 @@ OnnxModel branch_model() {
 }
 
 TEST(OnnxKept, AnUnknownOperatorIsKeptAndWrittenBack) {
-  const Model m = import_onnx_bytes(hardmax_model().bytes(), "h.onnx");
+  const Model m = import_onnx_bytes(lp_norm_model().bytes(), "h.onnx");
   EXPECT_EQ(count_opaque(m.graph), 1);
-  EXPECT_EQ(kept_operator_types(m), std::vector<std::string>{"Hardmax"});
+  EXPECT_EQ(kept_operator_types(m),
+            std::vector<std::string>{"LpNormalization"});
   // ONNX shape inference typed its output.
   EXPECT_EQ(m.graph.type(m.graph.outputs()[0])->shape, (Shape{2, 3}));
 
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(m)));
-  const onnx::NodeProto *hardmax = nullptr;
+  const onnx::NodeProto *kept = nullptr;
   for (const auto &n : out.graph().node())
-    if (n.op_type() == "Hardmax")
-      hardmax = &n;
-  ASSERT_NE(hardmax, nullptr);
-  ASSERT_EQ(hardmax->attribute_size(), 1); // quarry's own note dropped
-  EXPECT_EQ(hardmax->attribute(0).i(), 1);
+    if (n.op_type() == "LpNormalization")
+      kept = &n;
+  ASSERT_NE(kept, nullptr);
+  ASSERT_EQ(kept->attribute_size(), 1); // quarry's own note dropped
+  EXPECT_EQ(kept->attribute(0).i(), 1);
   // It reads the exported relu, and the exported relu reads it.
   bool read = false;
   for (const auto &n : out.graph().node())
     if (n.op_type() == "Relu") {
-      read = read || n.input(0) == hardmax->output(0);
+      read = read || n.input(0) == kept->output(0);
       if (n.output(0) != out.graph().output(0).name()) {
-        EXPECT_EQ(n.output(0), hardmax->input(0));
+        EXPECT_EQ(n.output(0), kept->input(0));
       }
     }
   EXPECT_TRUE(read);

@@ -14,24 +14,19 @@ MaybeTypes Softmax::infer(const Attrs &a, InTypes in) {
 void Softmax::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const FloatTensor &x = *in[0];
   const int axis = normalize_axis(name, a.i(kAxis), x.shape.rank());
-  const int64_t n = x.shape[axis];
-  const int64_t inner = x.shape.strides()[axis];
-  const int64_t outer = x.numel() / (n * inner);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t base = o * n * inner + i;
-      float m = x[base];
-      for (int64_t k = 1; k < n; ++k)
-        m = std::max(m, x[base + k * inner]);
-      float sum = 0.0f;
-      for (int64_t k = 0; k < n; ++k) {
-        const float e = std::exp(x[base + k * inner] - m);
-        out[0][base + k * inner] = e;
-        sum += e;
-      }
-      for (int64_t k = 0; k < n; ++k)
-        out[0][base + k * inner] /= sum;
+  for_each_lane(x.shape, axis, [&](int64_t base, int64_t n, int64_t inner) {
+    float m = x[base];
+    for (int64_t k = 1; k < n; ++k)
+      m = std::max(m, x[base + k * inner]);
+    float sum = 0.0f;
+    for (int64_t k = 0; k < n; ++k) {
+      const float e = std::exp(x[base + k * inner] - m);
+      out[0][base + k * inner] = e;
+      sum += e;
     }
+    for (int64_t k = 0; k < n; ++k)
+      out[0][base + k * inner] /= sum;
+  });
 }
 
 } // namespace quarry::ops

@@ -31,6 +31,17 @@ void evaluate_float_only(const Attrs &a, OpInputs<D> in, OpOutputs<D> out) {
     fail(Def::name, "has no exact semantics; only float evaluation runs it");
 }
 
+/// Calls f(base, n, stride) once per lane of a tensor of `shape` along
+/// `axis`: the n elements at base, base + stride, ... (softmax, hardmax).
+template <class F> void for_each_lane(const Shape &shape, int axis, F f) {
+  const int64_t n = shape[axis];
+  const int64_t stride = shape.strides()[axis];
+  const int64_t outer = n == 0 ? 0 : shape.numel() / (n * stride);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < stride; ++i)
+      f(o * n * stride + i, n, stride);
+}
+
 /// The members every float-only operator shares; `Def` supplies name,
 /// arity, attrs(), infer() and run().
 template <class Def> struct FloatOnly {
