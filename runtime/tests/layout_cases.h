@@ -77,6 +77,8 @@ inline std::vector<Case> layout_cases() {
        "ceil=1](c)"},
       {"reduce_mean", "y = reduce_mean[axes=2,3 keepdims=1](c)"},
       {"reduce_mean_drop", "y = reduce_mean[axes=1 keepdims=0](c)"},
+      {"reduce_over_extent_one",
+       "y = reduce_mean[axes=1](reduce[fn=l2 axes=1](c))"},
       {"slice", "y = slice[starts=1,0 ends=4,9 axes=1,3 steps=2,2](c)"},
       {"slice_back", "y = slice[starts=-1 ends=-100 axes=2 steps=-2](c)"},
       {"pad", "y = pad[pads=0,1,2,0,0,0,1,1 value=0.5](c)"},

@@ -181,11 +181,22 @@ Lowered reduction_lowered(Context &c, dnnl::algorithm alg, float p,
   return l;
 }
 
+/// Whether every reduced axis has extent 1: oneDNN then has no reduction
+/// to create (its source and result dims would be equal).
+bool reduces_nothing(const Shape &x, const std::vector<int64_t> &axes) {
+  for (int64_t axis : axes)
+    if (x[ops::normalize_axis("reduce", axis, x.rank())] != 1)
+      return false;
+  return true;
+}
+
 } // namespace
 
 Lowered CpuKernel<ops::ReduceMean>::make(Context &c, const Node &n,
                                          CpuOperands in, ResultTypes out,
                                          PostOps) {
+  if (reduces_nothing(in[0].shape(), n.attrs.list(ops::ReduceMean::kAxes)))
+    return reference_kernel(n, in, out);
   return reduction_lowered(c, dnnl::algorithm::reduction_mean, 0.0f,
                            n.attrs.list(ops::ReduceMean::kAxes), in, out);
 }
@@ -195,6 +206,8 @@ Lowered CpuKernel<ops::Reduce>::make(Context &c, const Node &n, CpuOperands in,
   using A = dnnl::algorithm;
   using F = ops::ReduceFn;
   const auto &axes = n.attrs.list(ops::Reduce::kAxes);
+  if (reduces_nothing(in[0].shape(), axes))
+    return reference_kernel(n, in, out);
   switch (static_cast<F>(n.attrs.i(ops::Reduce::kFn))) {
   case F::Sum:
     return reduction_lowered(c, A::reduction_sum, 0.0f, axes, in, out);
