@@ -3,25 +3,26 @@
 // Operators quarry has no operator for but can state exactly with the ones
 // it has: normalizations as reductions and broadcasts, LogSoftmax through
 // log-sum-exp, PRelu, Sum and Mean, and 1-D convolution and pooling as
-// their 2-D forms over a height of 1.
+// their 2-D forms over a height of 1. RNN, GRU and LSTM, unrolled, are in
+// onnx_import_recurrent.cc.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_importer.h"
 
 namespace quarry::onnx_io {
 
-namespace {
-
-using I = Importer;
-using Ints = std::vector<int64_t>;
-using ops::BroadcastFn;
-
-ValueRef reshape(I &m, ValueRef x, Ints dims) {
+ValueRef reshape_to(Importer &m, ValueRef x, std::vector<int64_t> dims) {
   if (m.shape(x) == Shape(dims))
     return x;
   return m.add(OpKind::Reshape,
                make_attrs(OpKind::Reshape, {{"shape", std::move(dims)}}), {x});
 }
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
 
 ValueRef scalar(I &m, const std::string &hint, float v) {
   return m.constant_weight(hint, Tensor<float>(Shape{1}, v));
@@ -94,9 +95,9 @@ void instance_normalization(I &m) {
     per_channel.push_back(1);
   }
   ValueRef y = normalized(m, x, axes, m.attr_float("epsilon", 1e-5f)).y;
-  y = binary(m, BroadcastFn::Mul, y, reshape(m, m.in(1), per_channel));
+  y = binary(m, BroadcastFn::Mul, y, reshape_to(m, m.in(1), per_channel));
   m.set_output(
-      0, binary(m, BroadcastFn::Add, y, reshape(m, m.in(2), per_channel)));
+      0, binary(m, BroadcastFn::Add, y, reshape_to(m, m.in(2), per_channel)));
 }
 
 /// (x - mean) / sqrt(var) over `axes` (default 0, 2, 3), ONNX's
@@ -130,7 +131,7 @@ void lrn(I &m) {
               bias = m.attr_float("bias", 1.0f);
   const int64_t before = (size - 1) / 2, after = size - 1 - before;
   const ValueRef sq =
-      reshape(m, m.add(OpKind::EwMul, {x, x}), {s[0], 1, s[1], spatial});
+      reshape_to(m, m.add(OpKind::EwMul, {x, x}), {s[0], 1, s[1], spatial});
   const ValueRef window = m.add(
       OpKind::Pool2DExplicit,
       make_attrs(OpKind::Pool2DExplicit, {{"fn", int64_t{0}},
@@ -140,7 +141,7 @@ void lrn(I &m) {
                                           {"count_pad", int64_t{1}}}),
       {sq});
   // bias + alpha / size * (size * mean) = bias + alpha * mean
-  ValueRef d = binary(m, BroadcastFn::Mul, reshape(m, window, s.dims),
+  ValueRef d = binary(m, BroadcastFn::Mul, reshape_to(m, window, s.dims),
                       scalar(m, m.node().output(0) + "_alpha", alpha));
   d = binary(m, BroadcastFn::Add, d,
              scalar(m, m.node().output(0) + "_bias", bias));
@@ -175,7 +176,7 @@ void prelu(I &m) {
       ss[0] != sx[sx.rank() - 1]) {
     Ints dims{ss[0]};
     dims.resize(sx.rank() - 1, 1);
-    slope = reshape(m, slope, dims);
+    slope = reshape_to(m, slope, dims);
   }
   const ValueRef zero = scalar(m, m.node().output(0) + "_zero", 0.0f);
   const ValueRef neg = binary(m, BroadcastFn::Min, x, zero);
@@ -212,10 +213,11 @@ void depth_to_space(I &m) {
     m.fail("needs a [n, c, h, w] input with c divisible by blocksize^2");
   const int64_t n = s[0], c = s[1] / (b * b), h = s[2], w = s[3];
   const bool crd = m.attr_string("mode", "DCR") == "CRD";
-  const ValueRef t =
-      crd ? transpose(m, reshape(m, x, {n, c, b, b, h, w}), {0, 1, 4, 2, 5, 3})
-          : transpose(m, reshape(m, x, {n, b, b, c, h, w}), {0, 3, 4, 1, 5, 2});
-  m.set_output(0, reshape(m, t, {n, c, h * b, w * b}));
+  const ValueRef t = crd ? transpose(m, reshape_to(m, x, {n, c, b, b, h, w}),
+                                     {0, 1, 4, 2, 5, 3})
+                         : transpose(m, reshape_to(m, x, {n, b, b, c, h, w}),
+                                     {0, 3, 4, 1, 5, 2});
+  m.set_output(0, reshape_to(m, t, {n, c, h * b, w * b}));
 }
 
 void space_to_depth(I &m) {
@@ -226,8 +228,8 @@ void space_to_depth(I &m) {
     m.fail("needs a [n, c, h, w] input with h and w divisible by blocksize");
   const int64_t n = s[0], c = s[1], h = s[2] / b, w = s[3] / b;
   const ValueRef t =
-      transpose(m, reshape(m, x, {n, c, h, b, w, b}), {0, 3, 5, 1, 2, 4});
-  m.set_output(0, reshape(m, t, {n, c * b * b, h, w}));
+      transpose(m, reshape_to(m, x, {n, c, h, b, w, b}), {0, 3, 5, 1, 2, 4});
+  m.set_output(0, reshape_to(m, t, {n, c * b * b, h, w}));
 }
 
 /// Tile with constant repeats: the operand concatenated with itself along
@@ -299,7 +301,7 @@ Handler lifted_1d(Handler h) {
         lifted.shape = Shape(dims);
         m.define_const(name, std::move(lifted));
       } else {
-        m.define(name, reshape(m, m.in(i), dims));
+        m.define(name, reshape_to(m, m.in(i), dims));
       }
       n.set_input(i, name);
     }
@@ -312,7 +314,7 @@ Handler lifted_1d(Handler h) {
         continue;
       const ValueRef y = m.value(n.output(i));
       const Shape s = m.shape(y);
-      m.set_output(i, reshape(m, y, Ints{s[0], s[1], s[3]}));
+      m.set_output(i, reshape_to(m, y, Ints{s[0], s[1], s[3]}));
     }
   };
 }
@@ -332,6 +334,7 @@ void add_composite_handlers(
   table.emplace("Tile", tile);
   table.emplace("MeanVarianceNormalization", mean_variance_normalization);
   table.emplace("LRN", lrn);
+  add_recurrent_handlers(table);
   for (const char *op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool",
                          "GlobalAveragePool", "GlobalMaxPool"}) {
     auto it = table.find(op);

@@ -133,6 +133,8 @@ private:
 /// broadcast otherwise.
 ValueRef binary(Importer &m, ops::BroadcastFn fn, ValueRef x, ValueRef y);
 ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm);
+/// x with shape `dims` (x itself when it has them).
+ValueRef reshape_to(Importer &m, ValueRef x, std::vector<int64_t> dims);
 
 /// Slice's attributes for the current node of an input of rank `rank`:
 /// from attributes before opset 10, constant inputs after; axes and steps
@@ -145,5 +147,8 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers();
 /// (onnx_import_composite.cc), and lifts the window operators' handlers to
 /// take 1-D operands.
 void add_composite_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// RNN, GRU and LSTM unrolled over their fixed sequence length
+/// (onnx_import_recurrent.cc).
+void add_recurrent_handlers(std::map<std::string, Handler, std::less<>> &table);
 
 } // namespace quarry::onnx_io
