@@ -60,6 +60,25 @@ TEST(FloatOnly, HardmaxMarksTheFirstMaximum) {
                 {2, 3}, {0, 1, 1, 1, 0, 0});
 }
 
+TEST(FloatOnly, GridSampleMapsPointsOntoPixels) {
+  T x({1, 1, 2, 2}, {1, 2, 3, 4});
+  // Points (x, y): the top-left corner, the centre, the bottom-right corner.
+  T grid({1, 1, 3, 2}, {-1, -1, 0, 0, 1, 1});
+  auto sample = [&](const std::string &attrs) {
+    return run("input x\ninput g\ny = grid_sample[" + attrs +
+                   "](x, g)\noutput y",
+               {{"x", x}, {"g", grid}});
+  };
+  // align=1: -1 and 1 are the corner pixels' centres.
+  expect_values(sample("align=1"), {1, 1, 1, 3}, {1, 2.5, 4});
+  // align=0: they are the corners' outer edges, half a pixel further out;
+  // zeros reads 0 there, border the edge pixel.
+  expect_values(sample("align=0"), {1, 1, 1, 3}, {0.25, 2.5, 1});
+  expect_values(sample("pad=border"), {1, 1, 1, 3}, {1, 2.5, 4});
+  // Nearest rounds the centre (0.5, 0.5) half to even: pixel (0, 0).
+  expect_values(sample("mode=nearest align=1"), {1, 1, 1, 3}, {1, 1, 4});
+}
+
 TEST(FloatOnly, ReductionsOverAxes) {
   T z({2, 3}, {1, -2, 3, 4, 5, 6});
   auto reduce = [&](const std::string &fn, const std::string &axes) {

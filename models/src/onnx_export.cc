@@ -45,7 +45,7 @@ public:
     graph_ = model.mutable_graph();
     graph_->set_name("quarry");
     const auto live = g_.live_nodes();
-    const int64_t opset = prepare_kept(live);
+    const int64_t opset = prepare_kept(live, least_opset(live));
     auto *op = model.add_opset_import();
     op->set_domain("");
     op->set_version(opset);
@@ -332,6 +332,16 @@ private:
       attr(node("Softmax", {in(n, 0)}, {out}), "axis",
            n.attrs.i(ops::Softmax::kAxis));
       return;
+    case OpKind::GridSample: {
+      using G = ops::GridSample;
+      auto *s = node("GridSample", {in(n, 0), in(n, 1)}, {out});
+      attr(s, "mode",
+           std::string(ops::kGridSampleModeNames[n.attrs.i(G::kMode)]));
+      attr(s, "padding_mode",
+           std::string(ops::kGridSamplePadNames[n.attrs.i(G::kPad)]));
+      attr(s, "align_corners", n.attrs.i(G::kAlign));
+      return;
+    }
     case OpKind::Hardmax:
       attr(node("Hardmax", {in(n, 0)}, {out}), "axis",
            n.attrs.i(ops::Hardmax::kAxis));
@@ -427,16 +437,24 @@ private:
     }
   }
 
+  /// The opset quarry's own live nodes need: 14, or 16 for GridSample.
+  int64_t least_opset(const std::vector<bool> &live) const {
+    for (int32_t id = 0; id < g_.num_nodes(); ++id)
+      if (live[id] && g_.node(id).kind == OpKind::GridSample)
+        return 16;
+    return kOpset;
+  }
+
   /// Settles names and the opset for the kept nodes of live opaque
   /// operators, writes the constants they read, and returns the opset of
-  /// the export: 14, or the imported model's when that is later (quarry's
-  /// own nodes mean the same up to 17).
-  int64_t prepare_kept(const std::vector<bool> &live) {
-    int64_t source = kOpset;
+  /// the export: `least`, or the imported model's when that is later
+  /// (quarry's own nodes mean the same up to 17).
+  int64_t prepare_kept(const std::vector<bool> &live, int64_t least) {
+    int64_t source = least;
     for (const auto &op : kept_.opset_import())
       if (op.domain().empty() || op.domain() == "ai.onnx")
         source = op.version();
-    const int64_t opset = std::max(source, kOpset);
+    const int64_t opset = std::max(source, least);
     for (const auto &t : kept_.graph().initializer())
       reserved_.insert(t.name());
     bool any = false;
@@ -468,7 +486,7 @@ private:
     if (any)
       for (const auto &t : kept_.graph().initializer())
         *graph_->add_initializer() = t;
-    return any ? opset : kOpset;
+    return any ? opset : least;
   }
 
   const onnx::NodeProto &kept_node(const Node &n) const {

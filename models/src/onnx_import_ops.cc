@@ -11,6 +11,7 @@
 #include <cfloat>
 #include <cmath>
 #include <numeric>
+#include <span>
 
 namespace quarry::onnx_io {
 
@@ -721,6 +722,35 @@ Handler along_axis(OpKind kind) {
   };
 }
 
+void grid_sample(I &m) {
+  auto pick =
+      [&](const char *attr, const std::string &def,
+          std::span<const std::string_view> names,
+          const std::vector<std::pair<std::string, std::string>> &alias) {
+        std::string v = m.attr_string(attr, def);
+        for (const auto &[from, to] : alias)
+          if (v == from)
+            v = to;
+        for (size_t i = 0; i < names.size(); ++i)
+          if (names[i] == v)
+            return static_cast<int64_t>(i);
+        m.fail(std::string(attr) + " " + v + " is not supported");
+      };
+  // Opset 20 renamed bilinear and bicubic to linear and cubic.
+  const int64_t mode = pick("mode", "bilinear", ops::kGridSampleModeNames,
+                            {{"linear", "bilinear"}, {"cubic", "bicubic"}});
+  const int64_t pad =
+      pick("padding_mode", "zeros", ops::kGridSamplePadNames, {});
+  m.set_output(
+      0, m.add(OpKind::GridSample,
+               make_attrs(
+                   OpKind::GridSample,
+                   {{"mode", mode},
+                    {"pad", pad},
+                    {"align", int64_t(m.attr_int("align_corners", 0) != 0)}}),
+               {m.in(0), m.in(1)}));
+}
+
 void resize(I &m) {
   const ValueRef x = m.in(0);
   const Shape sx = m.shape(x);
@@ -966,6 +996,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"ReduceMean", reduce(std::nullopt)},
         {"Softmax", along_axis(OpKind::Softmax)},
         {"Hardmax", along_axis(OpKind::Hardmax)},
+        {"GridSample", grid_sample},
         {"Resize", resize},
         {"Pad", pad},
     };

@@ -411,6 +411,19 @@ std::vector<Case> cases() {
                },
                "input x\ny = reshape[shape=2,3,4](hardmax[axis=1](reshape"
                "[shape=2,12](x)))\noutput y"});
+  c.push_back({"GridSample16",
+               [] {
+                 OnnxModel m(16);
+                 m.input("x", {1, 2, 3, 4}).input("g", {1, 2, 2, 2});
+                 m.output("y");
+                 auto &n = m.node("GridSample", {"x", "g"}, {"y"});
+                 set_string(n, "mode", "bicubic");
+                 set_string(n, "padding_mode", "reflection");
+                 set_int(n, "align_corners", 1);
+                 return m;
+               },
+               "input x\ninput g\ny = grid_sample[mode=bicubic pad=reflection "
+               "align=1](x, g)\noutput y"});
   c.push_back({"ResizeNearestScales",
                [] {
                  OnnxModel m;

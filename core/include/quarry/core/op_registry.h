@@ -16,6 +16,7 @@
 #include "quarry/core/ops/conv_transpose.h"
 #include "quarry/core/ops/elementwise.h"
 #include "quarry/core/ops/enlarge.h"
+#include "quarry/core/ops/grid_sample.h"
 #include "quarry/core/ops/hardmax.h"
 #include "quarry/core/ops/matmul.h"
 #include "quarry/core/ops/opaque.h"
@@ -79,7 +80,8 @@ namespace quarry {
   /* Kept from an imported model, uninterpreted (ops/opaque.h). */             \
   X(Opaque, ops::Opaque)                                                       \
   /* Later additions go last, so earlier kinds keep their numbers. */          \
-  X(Hardmax, ops::Hardmax)
+  X(Hardmax, ops::Hardmax)                                                     \
+  X(GridSample, ops::GridSample)
 
 enum class OpKind : uint8_t {
 #define QUARRY_ENUM(kind, def) kind,
