@@ -209,6 +209,11 @@ TEST(FloatOnly, DilatedAndCeilModePools) {
                    "output y",
                    {{"x", x}}),
                Error);
+  // A window whose span leaves 64 bits is refused, not wrapped around.
+  EXPECT_THROW(run("input x\ny = pool2d_explicit[fn=max k=4294967296,2 "
+                   "d=4294967296,1](x)\noutput y",
+                   {{"x", x}}),
+               Error);
 }
 
 TEST(FloatOnly, ConvTransposeScatters) {

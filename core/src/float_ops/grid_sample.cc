@@ -50,6 +50,17 @@ struct Axis {
   }
 };
 
+/// The pixel index at or below coordinate v, bounded so that the cast is
+/// defined for a point far outside (or NaN): such taps read 0, or padded,
+/// the edge.
+int64_t index_at(double v) {
+  if (!(v >= -1e9))
+    v = -1e9;
+  if (!(v <= 1e9))
+    v = 1e9;
+  return static_cast<int64_t>(v);
+}
+
 /// Keys' cubic kernel (A = -0.75) at distance t.
 double cubic(double t) {
   constexpr double a = -0.75;
@@ -78,8 +89,8 @@ void GridSample::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
       // A pixel, 0 outside the image (taps moved in by padding are inside).
       auto at = [&](int64_t iy, int64_t ix) -> double {
         if (mode == GridSampleMode::Bicubic && pad != GridSamplePad::Zeros) {
-          ix = static_cast<int64_t>(ax.padded(static_cast<double>(ix)));
-          iy = static_cast<int64_t>(ay.padded(static_cast<double>(iy)));
+          ix = index_at(ax.padded(static_cast<double>(ix)));
+          iy = index_at(ay.padded(static_cast<double>(iy)));
         }
         if (iy < 0 || iy >= h || ix < 0 || ix >= w)
           return 0;
@@ -95,19 +106,17 @@ void GridSample::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
             for (int i = -1; i <= 2; ++i)
               for (int j = -1; j <= 2; ++j)
                 v += cubic(py - (fy + i)) * cubic(px - (fx + j)) *
-                     at(static_cast<int64_t>(fy) + i,
-                        static_cast<int64_t>(fx) + j);
+                     at(index_at(fy) + i, index_at(fx) + j);
           } else {
             px = ax.padded(px);
             py = ay.padded(py);
             if (mode == GridSampleMode::Nearest) {
-              v = at(static_cast<int64_t>(std::nearbyint(py)),
-                     static_cast<int64_t>(std::nearbyint(px)));
+              v = at(index_at(std::nearbyint(py)),
+                     index_at(std::nearbyint(px)));
             } else {
               const double fx = std::floor(px), fy = std::floor(py);
               const double tx = px - fx, ty = py - fy;
-              const auto ix = static_cast<int64_t>(fx),
-                         iy = static_cast<int64_t>(fy);
+              const int64_t ix = index_at(fx), iy = index_at(fy);
               v = (1 - ty) * ((1 - tx) * at(iy, ix) + tx * at(iy, ix + 1)) +
                   ty * ((1 - tx) * at(iy + 1, ix) + tx * at(iy + 1, ix + 1));
             }

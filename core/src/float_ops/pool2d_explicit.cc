@@ -14,12 +14,18 @@ int64_t extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before,
   if (k < 1 || s < 1 || d < 1 || before < 0 || after < 0)
     fail(Pool2DExplicit::name, "kernel, stride and dilation must be positive "
                                "and pads non-negative");
-  const int64_t span = (k - 1) * d + 1, room = in + before + after - span;
+  int64_t span = 0, padded = 0;
+  if (__builtin_mul_overflow(k - 1, d, &span) ||
+      __builtin_add_overflow(span, 1, &span) ||
+      __builtin_add_overflow(in, before, &padded) ||
+      __builtin_add_overflow(padded, after, &padded))
+    fail(Pool2DExplicit::name, "window or padding past 64 bits");
+  const int64_t room = padded - span;
   if (room < 0)
-    fail(Pool2DExplicit::name, "padded input ", in + before + after,
+    fail(Pool2DExplicit::name, "padded input ", padded,
          " smaller than the window's span ", span);
-  int64_t out = (ceil ? (room + s - 1) / s : room / s) + 1;
-  if (ceil && (out - 1) * s >= in + before)
+  int64_t out = room / s + (ceil && room % s != 0 ? 1 : 0) + 1;
+  if (ceil && static_cast<__int128>(out - 1) * s >= in + before)
     --out; // the last window would hold padding only
   return out;
 }
