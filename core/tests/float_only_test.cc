@@ -77,6 +77,14 @@ TEST(FloatOnly, GridSampleMapsPointsOntoPixels) {
   expect_values(sample("pad=border"), {1, 1, 1, 3}, {1, 2.5, 4});
   // Nearest rounds the centre (0.5, 0.5) half to even: pixel (0, 0).
   expect_values(sample("mode=nearest align=1"), {1, 1, 1, 3}, {1, 1, 4});
+  // A point far outside, mirrored: reflection's flip count leaves 64 bits.
+  T far({1, 1, 1, 2}, {3e30f, 0});
+  const auto y = run("input x\ninput g\ny = grid_sample[pad=reflection](x, "
+                     "g)\noutput y",
+                     {{"x", x}, {"g", far}});
+  ASSERT_EQ(y.shape, (Shape{1, 1, 1, 1}));
+  EXPECT_GE(y[0], 1); // somewhere within the image's values
+  EXPECT_LE(y[0], 4);
 }
 
 TEST(FloatOnly, ReductionsOverAxes) {

@@ -1,5 +1,6 @@
 //===- float_ops/grid_sample.cc - grid_sample's shapes and semantics ------===//
 #include "quarry/core/ops/grid_sample.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 #include <cmath>
 
@@ -35,7 +36,9 @@ struct Axis {
     double d = std::fabs(v - low);
     const double flips = std::floor(d / span);
     d -= flips * span;
-    return static_cast<int64_t>(flips) % 2 == 0 ? low + d : high - d;
+    // fmod, not an integer cast: a far point flips more times than int64_t
+    // holds.
+    return std::fmod(flips, 2.0) == 0 ? low + d : high - d;
   }
   /// A coordinate moved inside by border or reflection padding.
   double padded(double v) const {
@@ -61,16 +64,8 @@ int64_t index_at(double v) {
   return static_cast<int64_t>(v);
 }
 
-/// Keys' cubic kernel (A = -0.75) at distance t.
-double cubic(double t) {
-  constexpr double a = -0.75;
-  t = std::fabs(t);
-  if (t <= 1)
-    return ((a + 2) * t - (a + 3)) * t * t + 1;
-  if (t < 2)
-    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
-  return 0;
-}
+/// Keys' kernel with ONNX's (and PyTorch's) A = -0.75 at distance t.
+double cubic(double t) { return cubic_weight(std::fabs(t), -0.75); }
 
 } // namespace
 

@@ -1,5 +1,6 @@
 //===- float_ops/resize.cc - resize's shapes and float semantics ----------===//
 #include "quarry/core/ops/resize.h"
+#include "quarry/core/ops/scalar_fns.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,15 +60,6 @@ struct Taps {
   std::vector<std::vector<int64_t>> index;
   std::vector<std::vector<double>> weight;
 };
-
-/// Keys' cubic convolution kernel at distance d >= 0 with parameter a.
-double cubic_weight(double d, double a) {
-  if (d <= 1)
-    return ((a + 2) * d - (a + 3)) * d * d + 1;
-  if (d < 2)
-    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
-  return 0;
-}
 
 Taps axis_taps(const Attrs &a, int64_t in, int64_t out) {
   const auto mode = static_cast<ResizeMode>(a.i(Resize::kMode));

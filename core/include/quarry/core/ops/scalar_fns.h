@@ -281,6 +281,16 @@ QUARRY_FLOAT_FN int64_t pad_source(PadMode mode, int64_t j, int64_t n) {
   return -1;
 }
 
+/// Keys' cubic convolution kernel at distance d >= 0 with parameter a
+/// (resize's cubic mode, grid_sample's bicubic with a = -0.75).
+QUARRY_FLOAT_FN double cubic_weight(double d, double a) {
+  if (d <= 1)
+    return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2)
+    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
+
 /// What average pooling divides a window's sum by: with `count_pad`, the
 /// window clipped to the padded input (it starts at y0, x0 and the padded
 /// input ends at padded_h, padded_w, ONNX counting pads only), else the
