@@ -722,30 +722,30 @@ Handler along_axis(OpKind kind) {
   };
 }
 
+/// The index of string attribute value `v` in an operator's enum `names`;
+/// fails naming the attribute (`what`) when it has none.
+int64_t enum_index(I &m, std::span<const std::string_view> names,
+                   const std::string &v, const char *what) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == v)
+      return static_cast<int64_t>(i);
+  m.fail(std::string(what) + " " + v + " is not supported");
+}
+
 void grid_sample(I &m) {
-  auto pick =
-      [&](const char *attr, const std::string &def,
-          std::span<const std::string_view> names,
-          const std::vector<std::pair<std::string, std::string>> &alias) {
-        std::string v = m.attr_string(attr, def);
-        for (const auto &[from, to] : alias)
-          if (v == from)
-            v = to;
-        for (size_t i = 0; i < names.size(); ++i)
-          if (names[i] == v)
-            return static_cast<int64_t>(i);
-        m.fail(std::string(attr) + " " + v + " is not supported");
-      };
+  std::string mode = m.attr_string("mode", "bilinear");
   // Opset 20 renamed bilinear and bicubic to linear and cubic.
-  const int64_t mode = pick("mode", "bilinear", ops::kGridSampleModeNames,
-                            {{"linear", "bilinear"}, {"cubic", "bicubic"}});
+  if (mode == "linear" || mode == "cubic")
+    mode = "bi" + mode;
   const int64_t pad =
-      pick("padding_mode", "zeros", ops::kGridSamplePadNames, {});
+      enum_index(m, ops::kGridSamplePadNames,
+                 m.attr_string("padding_mode", "zeros"), "padding_mode");
   m.set_output(
       0, m.add(OpKind::GridSample,
                make_attrs(
                    OpKind::GridSample,
-                   {{"mode", mode},
+                   {{"mode",
+                     enum_index(m, ops::kGridSampleModeNames, mode, "mode")},
                     {"pad", pad},
                     {"align", int64_t(m.attr_int("align_corners", 0) != 0)}}),
                {m.in(0), m.in(1)}));
@@ -762,13 +762,6 @@ void resize(I &m) {
                     m.opset() < 11 ? "asymmetric" : "half_pixel");
   const std::string nearest =
       m.attr_string("nearest_mode", "round_prefer_floor");
-  auto index_of = [&](std::span<const std::string_view> names,
-                      const std::string &v, const char *what) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == v)
-        return static_cast<int64_t>(i);
-    m.fail(std::string(what) + " " + v + " is not supported");
-  };
   Ints out;
   const int scales_at = m.opset() < 11 ? 1 : 2;
   if (m.opset() >= 11 && m.has_input(3) &&
@@ -783,18 +776,19 @@ void resize(I &m) {
           std::floor(static_cast<double>(sx[i]) * scales[i])));
   }
   m.set_output(
-      0, m.add(OpKind::Resize,
-               make_attrs(
-                   OpKind::Resize,
-                   {{"shape", out},
-                    {"mode", index_of(ops::kResizeModeNames, mode, "mode")},
-                    {"cubic_a", double(m.attr_float("cubic_coeff_a", -0.75f))},
-                    {"exclude_outside", m.attr_int("exclude_outside", 0)},
-                    {"coord", index_of(ops::kResizeCoordNames, coord,
-                                       "coordinate_transformation_mode")},
-                    {"nearest", index_of(ops::kResizeNearestNames, nearest,
-                                         "nearest_mode")}}),
-               {x}));
+      0,
+      m.add(OpKind::Resize,
+            make_attrs(
+                OpKind::Resize,
+                {{"shape", out},
+                 {"mode", enum_index(m, ops::kResizeModeNames, mode, "mode")},
+                 {"cubic_a", double(m.attr_float("cubic_coeff_a", -0.75f))},
+                 {"exclude_outside", m.attr_int("exclude_outside", 0)},
+                 {"coord", enum_index(m, ops::kResizeCoordNames, coord,
+                                      "coordinate_transformation_mode")},
+                 {"nearest", enum_index(m, ops::kResizeNearestNames, nearest,
+                                        "nearest_mode")}}),
+            {x}));
 }
 
 void constant(I &m) {
