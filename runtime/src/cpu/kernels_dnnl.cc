@@ -89,14 +89,13 @@ std::optional<Lowered> split_in_layout(Context &c, int axis, CpuOperands in,
   Lowered l;
   l.in = {src};
   std::vector<dnnl::reorder::primitive_desc> parts;
-  std::vector<memory::desc> views;
   dims offsets(src.dims().size(), 0);
   try {
     for (const TensorType &t : out) {
       const dims part = to_dims(t.shape);
-      views.push_back(src.submemory_desc(part, offsets));
       l.out.push_back(memory::desc(part, kF32, *layout));
-      parts.emplace_back(c.engine, views.back(), c.engine, l.out.back());
+      parts.emplace_back(c.engine, src.submemory_desc(part, offsets), c.engine,
+                         l.out.back());
       offsets[axis] += part[axis];
     }
   } catch (const dnnl::error &) {
@@ -105,12 +104,13 @@ std::optional<Lowered> split_in_layout(Context &c, int axis, CpuOperands in,
   if (is_reference_impl(impl_name(parts.front())))
     return std::nullopt;
   l.impl = impl_name(parts.front());
-  l.bind = [&c, parts, views](const Bound &b) -> Step {
+  l.bind = [&c, parts](const Bound &b) -> Step {
     std::vector<std::pair<dnnl::reorder, Args>> steps;
     for (size_t k = 0; k < parts.size(); ++k)
       steps.emplace_back(
           dnnl::reorder(parts[k]),
-          Args{{DNNL_ARG_FROM, memory(views[k], c.engine, b.in[0])},
+          // The part's sub-memory view of the whole operand.
+          Args{{DNNL_ARG_FROM, memory(parts[k].src_desc(), c.engine, b.in[0])},
                {DNNL_ARG_TO, memory(parts[k].dst_desc(), c.engine, b.out[k])}});
     return [steps = std::move(steps), s = c.stream]() mutable {
       for (auto &[p, args] : steps)
