@@ -17,7 +17,9 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <functional>
+#include <set>
 
 namespace quarry {
 
@@ -36,11 +38,18 @@ public:
       kept_ = onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
     for (const auto &vi : kept_.graph().input())
       input_elem_[vi.name()] = vi.type().tensor_type().elem_type();
+    tail_ = onnx_io::untyped_tail(kept_);
+    if (tail_ && static_cast<size_t>(tail_->input_size()) > g_.outputs().size())
+      throw Error("export: the untyped tail reads " +
+                  std::to_string(tail_->input_size()) +
+                  " values but the graph has " +
+                  std::to_string(g_.outputs().size()) + " outputs");
   }
 
   std::string run() {
     onnx::ModelProto model;
-    model.set_ir_version(7);
+    // Kept nodes may use types of a later IR (optionals: 8).
+    model.set_ir_version(std::max<int64_t>(7, kept_.ir_version()));
     model.set_producer_name("quarry");
     graph_ = model.mutable_graph();
     graph_->set_name("quarry");
@@ -55,8 +64,11 @@ public:
     for (int32_t id = 0; id < g_.num_nodes(); ++id)
       if (live[id])
         emit(id);
-    for (ValueRef v : g_.outputs())
-      add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
+    if (tail_)
+      emit_tail();
+    else
+      for (ValueRef v : g_.outputs())
+        add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {
@@ -474,6 +486,25 @@ private:
             outer_binding_.emplace(outer, n.inputs.at(i));
       }
     }
+    if (tail_) {
+      any = true;
+      for (const auto &k : tail_->node()) {
+        check_opset(k, k, source, opset);
+        onnx_io::names_defined_inside(k, reserved_);
+        for (const auto &name : k.output())
+          reserved_.insert(name);
+        for (const auto &outer : onnx_io::outer_references(k))
+          reserved_.insert(outer);
+      }
+      // A graph input the tail reads keeps its name when it can.
+      const size_t first = g_.outputs().size() - tail_->input_size();
+      for (int k = 0; k < tail_->input_size(); ++k) {
+        reserved_.insert(tail_->input(k));
+        outer_binding_.emplace(tail_->input(k), g_.outputs()[first + k]);
+      }
+      for (const auto &vi : kept_.graph().value_info())
+        reserved_.insert(vi.name());
+    }
     // A prefix for quarry's names that starts no kept name.
     auto clashes = [&] {
       for (const auto &r : reserved_)
@@ -585,7 +616,45 @@ private:
     *graph_->add_node() = std::move(k);
   }
 
+  /// The untyped tail (onnx_kept.h) after quarry's nodes: what it reads
+  /// from the graph (the graph's last outputs) under their original names,
+  /// its nodes as they are, the graph inputs only it reads, and the model's
+  /// outputs in their order, from the tail or from the graph's first
+  /// outputs.
+  void emit_tail() {
+    const size_t first = g_.outputs().size() - tail_->input_size();
+    for (int k = 0; k < tail_->input_size(); ++k) {
+      const std::string from = name(g_.outputs()[first + k]);
+      if (from != tail_->input(k))
+        node("Identity", {from}, {tail_->input(k)});
+    }
+    for (const auto &n : tail_->node())
+      *graph_->add_node() = n;
+    for (const auto &vi : kept_.graph().value_info())
+      *graph_->add_input() = vi;
+    const std::set<std::string> from_tail(tail_->output().begin(),
+                                          tail_->output().end());
+    size_t next = 0;
+    for (const auto &vi : kept_.graph().output()) {
+      if (from_tail.count(vi.name())) {
+        *graph_->add_output() = vi;
+        continue;
+      }
+      if (next == first)
+        throw Error("export: the model has more outputs outside its untyped "
+                    "tail than the graph computes (" +
+                    std::to_string(first) + ")");
+      const ValueRef v = g_.outputs()[next++];
+      add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
+    }
+    if (next != first)
+      throw Error("export: the graph computes " + std::to_string(first) +
+                  " of the model's outputs, but it names " +
+                  std::to_string(next));
+  }
+
   const Graph &g_;
+  const onnx::FunctionProto *tail_ = nullptr;
   Bindings<float> values_;
   onnx::GraphProto *graph_ = nullptr;
   onnx::ModelProto kept_;

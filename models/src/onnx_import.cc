@@ -4,6 +4,7 @@
 
 #include "quarry/core/file_io.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -115,8 +116,13 @@ void Importer::read_inputs_and_initializers() {
     if (constants_.count(input.name()))
       continue; // an initializer listed as an input, or a fixed value
     const auto &type = input.type();
-    if (!type.has_tensor_type())
-      fail("graph input '" + input.name() + "' is not a tensor");
+    if (!type.has_tensor_type()) {
+      // A sequence, an optional, a map: only the untyped tail reads it.
+      untyped_.insert(input.name());
+      *kept_.mutable_graph()->add_value_info() = input;
+      tail();
+      continue;
+    }
     const int elem = type.tensor_type().elem_type();
     Shape shape;
     auto given = opts_.input_shapes.find(input.name());
@@ -151,7 +157,8 @@ void Importer::read_inputs_and_initializers() {
   }
   for (const auto &[name, shape] : opts_.input_shapes)
     if (!values_.count(name))
-      fail("--input-shape names '" + name + "', which is not a graph input");
+      fail("--input-shape names '" + name + "', which is not " +
+           (untyped_.count(name) ? "a tensor" : "a graph input"));
 }
 
 Model Importer::run() {
@@ -160,7 +167,14 @@ Model Importer::run() {
   for (const auto &op : model_.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx")
       opset_ = op.version();
-  if (opset_ < 1 || opset_ > 17)
+  // A model of other domains alone imports no ONNX operator: its nodes are
+  // all kept.
+  const bool onnx_domain =
+      std::any_of(model_.opset_import().begin(), model_.opset_import().end(),
+                  [](const auto &op) {
+                    return op.domain().empty() || op.domain() == "ai.onnx";
+                  });
+  if (onnx_domain && (opset_ < 1 || opset_ > 17))
     fail("opset " + std::to_string(opset_) +
          " is not supported (opsets 1 to 17 are)");
   kept_.set_ir_version(model_.ir_version());
@@ -175,6 +189,10 @@ Model Importer::run() {
   if (model_.graph().output_size() == 0)
     fail("the graph has no outputs (truncated file?)");
   for (const auto &out : model_.graph().output()) {
+    if (untyped_.count(out.name())) {
+      tail().add_output(out.name());
+      continue;
+    }
     auto it = values_.find(out.name());
     if (it == values_.end()) {
       if (!constants_.count(out.name()))
@@ -184,13 +202,19 @@ Model Importer::run() {
     }
     g_.mark_output(it->second);
   }
+  // What the tail reads are the graph's last outputs (onnx_kept.h).
+  for (ValueRef v : tail_reads_)
+    g_.mark_output(v);
+  if (kept_.functions_size() > 0)
+    *kept_.mutable_graph()->mutable_output() = model_.graph().output();
   // Keep only the values of weights the graph uses.
   WeightTable used;
   for (const Node &n : g_.nodes())
     if (n.kind == OpKind::Weight)
       used.emplace(n.name, weights_.at(n.name));
   Model m{std::move(g_), std::move(used)};
-  if (kept_.graph().node_size() > 0 || kept_.graph().input_size() > 0)
+  if (kept_.graph().node_size() > 0 || kept_.graph().input_size() > 0 ||
+      kept_.functions_size() > 0)
     m.kept_onnx = kept_.SerializeAsString();
   return m;
 }

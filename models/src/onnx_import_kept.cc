@@ -19,6 +19,8 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+
 namespace quarry::onnx_io {
 
 namespace {
@@ -138,6 +140,13 @@ void Importer::import_node(
   // counts, attribute types, required attributes, subgraphs) as given.
   if (std::string why = onnx_checker_verdict(n); !why.empty())
     fail(why);
+  if (reads_untyped()) {
+    if (std::string why = add_to_tail(); !why.empty())
+      fail("quarry keeps this node as it is (it reads a value whose shape is "
+           "not fixed), but cannot: " +
+           why);
+    return;
+  }
   if (default_domain(n.domain()) && !has_subgraphs(n) && fold_node(*this))
     return; // every input known: evaluated now (onnx_fold.h)
   if (default_domain(n.domain()) && n.op_type() == "If" && const_in(0))
@@ -197,7 +206,15 @@ void Importer::inline_branch(
       values_[to] = v->second;
     else if (auto c = constants_.find(from); c != constants_.end())
       constants_[to] = c->second;
-    else
+    else if (untyped_.count(from)) {
+      onnx::NodeProto rename;
+      rename.set_op_type("Identity");
+      rename.set_name(to);
+      rename.add_input(from);
+      rename.add_output(to);
+      *tail().add_node() = std::move(rename);
+      untyped_.insert(to);
+    } else
       fail("the branch taken never computes its output '" + from + "'");
     if (auto e = elem_.find(from); e != elem_.end())
       elem_[to] = e->second;
@@ -228,7 +245,9 @@ std::string Importer::keep_node() {
       reads.push_back(name);
 
   onnx::ModelProto probe;
-  probe.set_ir_version(model_.ir_version());
+  // Before IR 4 inference types only graph inputs, and an initializer had
+  // to be one; the probe lists the constants as initializers alone.
+  probe.set_ir_version(std::max<int64_t>(model_.ir_version(), 4));
   *probe.mutable_opset_import() = model_.opset_import();
   onnx::GraphProto *pg = probe.mutable_graph();
   pg->set_name("probe");
@@ -251,16 +270,13 @@ std::string Importer::keep_node() {
       auto *shape = tt->mutable_shape();
       for (int64_t d : g_.type(v->second)->shape.dims)
         shape->add_dim()->set_dim_value(d);
-    } else if (auto c = constants_.find(name); c != constants_.end()) {
+    } else {
       try {
-        constants.push_back(encode_constant(name, c->second));
+        if (!kept_constant(name, constants))
+          return "it reads '" + name + "', which no earlier node defines";
       } catch (const Error &e) {
         return e.what();
       }
-    } else if (auto u = undecoded_.find(name); u != undecoded_.end()) {
-      constants.push_back(*u->second);
-    } else {
-      return "it reads '" + name + "', which no earlier node defines";
     }
   }
   for (const auto &t : constants)
@@ -297,10 +313,17 @@ std::string Importer::keep_node() {
       continue; // an optional output not asked for
     int32_t elem = 0;
     Shape shape;
-    if (!find_type(name, elem, shape))
-      return "the shape of output '" + name +
-             "' is not known (neither ONNX shape inference nor the model's "
-             "value_info fixes it; --input-shape or --input-value may)";
+    if (!find_type(name, elem, shape)) {
+      // A negative extent is a malformed node (a window past its input),
+      // not one whose shape depends on the values.
+      for (const auto &vi : pg->value_info())
+        if (vi.name() == name && vi.type().has_tensor_type())
+          for (const auto &d : vi.type().tensor_type().shape().dim())
+            if (d.has_dim_value() && d.dim_value() < 0)
+              return "ONNX shape inference gives output '" + name +
+                     "' the extent " + std::to_string(d.dim_value());
+      return add_to_tail(); // neither inference nor the model fixes it
+    }
     shapes.push_back(std::move(shape));
     types.push_back(elem);
     outputs.push_back(name);
@@ -330,6 +353,77 @@ std::string Importer::keep_node() {
     if (types[k] != onnx::TensorProto::FLOAT)
       elem_[outputs[k]] = static_cast<int32_t>(types[k]);
   }
+  return "";
+}
+
+bool Importer::kept_constant(const std::string &name,
+                             std::vector<onnx::TensorProto> &out) const {
+  if (auto c = constants_.find(name); c != constants_.end())
+    out.push_back(encode_constant(name, c->second));
+  else if (auto u = undecoded_.find(name); u != undecoded_.end())
+    out.push_back(*u->second);
+  else
+    return false;
+  return true;
+}
+
+bool Importer::reads_untyped() const {
+  for (const auto &name : node_->input())
+    if (untyped_.count(name))
+      return true;
+  for (const auto &name : outer_references(*node_))
+    if (untyped_.count(name))
+      return true;
+  return false;
+}
+
+onnx::FunctionProto &Importer::tail() {
+  if (kept_.functions_size() == 0) {
+    onnx::FunctionProto *f = kept_.add_functions();
+    f->set_name(kTailFunction);
+    f->set_domain("quarry");
+  }
+  return *kept_.mutable_functions(0);
+}
+
+std::string Importer::add_to_tail() {
+  const onnx::NodeProto &n = *node_;
+  std::vector<std::string> reads(n.input().begin(), n.input().end());
+  for (const auto &name : outer_references(n))
+    reads.push_back(name);
+  std::vector<onnx::TensorProto> constants;
+  std::vector<std::pair<std::string, ValueRef>> from_graph;
+  for (const auto &name : reads) {
+    if (name.empty() || untyped_.count(name))
+      continue;
+    try {
+      if (kept_constant(name, constants))
+        continue;
+    } catch (const Error &e) {
+      return e.what();
+    }
+    auto v = values_.find(name);
+    if (v == values_.end())
+      return "it reads '" + name + "', which no earlier node defines";
+    from_graph.emplace_back(name, v->second);
+  }
+  onnx::FunctionProto &f = tail();
+  for (auto &t : constants)
+    if (kept_constants_.insert(t.name()).second)
+      *kept_.mutable_graph()->add_initializer() = std::move(t);
+  for (const auto &[name, v] : from_graph)
+    if (std::find(f.input().begin(), f.input().end(), name) ==
+        f.input().end()) {
+      f.add_input(name);
+      tail_reads_.push_back(v);
+    }
+  *f.add_node() = n;
+  for (const auto &name : n.output())
+    if (!name.empty()) {
+      untyped_.insert(name);
+      values_.erase(name);
+      constants_.erase(name);
+    }
   return "";
 }
 

@@ -89,8 +89,21 @@ private:
   std::string
   needs_keeping(const std::map<std::string, Handler, std::less<>> &table) const;
   /// Adds the current node as an opaque operator, its outputs typed by ONNX
-  /// shape inference; returns why it cannot ("" on success).
+  /// shape inference, or to the untyped tail when neither inference nor the
+  /// model fixes their shapes; returns why it cannot ("" on success).
   std::string keep_node();
+  /// Appends constant `name` (decoded or not) to `out`, as the initializer
+  /// a kept node reads; false when no constant has that name. Throws
+  /// quarry::Error when its element type cannot be written.
+  bool kept_constant(const std::string &name,
+                     std::vector<onnx::TensorProto> &out) const;
+  /// Whether the current node reads a value of the untyped tail.
+  bool reads_untyped() const;
+  /// Adds the current node to the untyped tail (onnx_kept.h); returns why
+  /// it cannot ("" on success).
+  std::string add_to_tail();
+  /// The untyped tail in kept_, made on first use.
+  onnx::FunctionProto &tail();
   /// The model's opset per domain.
   std::unordered_map<std::string, int> opset_imports() const;
   /// What ONNX's checker says of node `n` ("" when it accepts it).
@@ -127,6 +140,12 @@ private:
   /// Model::kept_onnx as it is built (onnx_kept.h).
   onnx::ModelProto kept_;
   std::set<std::string> kept_constants_;
+  /// The values of the untyped tail (its nodes' outputs, graph inputs
+  /// that are not tensors), by ONNX name.
+  std::set<std::string> untyped_;
+  /// What the untyped tail reads from quarry's graph, in the order of the
+  /// tail function's inputs.
+  std::vector<ValueRef> tail_reads_;
 };
 
 /// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),

@@ -136,6 +136,13 @@ onnx::ModelProto parse_kept(const std::string &bytes, const std::string &file) {
   return kept;
 }
 
+const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {
+  for (const auto &f : kept.functions())
+    if (f.name() == kTailFunction)
+      return &f;
+  return nullptr;
+}
+
 } // namespace quarry::onnx_io
 
 namespace quarry {
@@ -156,7 +163,31 @@ std::vector<std::string> kept_operator_types(const Model &m) {
                         ? kept.graph().node(static_cast<int>(k)).op_type()
                         : "?");
   }
+  if (const auto *tail = onnx_io::untyped_tail(kept))
+    for (const auto &n : tail->node())
+      types.push_back(n.op_type());
   return types;
+}
+
+std::string untyped_tail_reason(const Model &m) {
+  if (m.kept_onnx.empty())
+    return "";
+  const onnx::ModelProto kept =
+      onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
+  const auto *tail = onnx_io::untyped_tail(kept);
+  if (!tail || tail->node_size() == 0)
+    return "";
+  const onnx::NodeProto &first = tail->node(0);
+  const std::string name =
+      first.name().empty() ? first.output(0) : first.name();
+  const int more = tail->node_size() - 1;
+  return "node '" + name + "' (" + first.op_type() +
+         ") is kept from the imported model as it is (the shapes of its "
+         "outputs are not fixed" +
+         (more > 0 ? ", nor those of the " + std::to_string(more) +
+                         (more == 1 ? " node" : " nodes") + " after it"
+                   : "") +
+         "); quarry cannot run it";
 }
 
 } // namespace quarry

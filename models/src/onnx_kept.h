@@ -9,6 +9,19 @@
 //   graph.input        the element types of graph inputs that are not
 //                      float32 (by quarry's input name)
 //   opset_import       the opsets of the imported model
+// and, when the model has an untyped tail:
+//   functions          one, kTailFunction: the tail's nodes in model order;
+//                      its inputs are the original names of the values the
+//                      tail reads from quarry's graph, which are that
+//                      graph's last outputs in the same order, and its
+//                      outputs the model outputs the tail computes
+//   graph.value_info   graph inputs only the tail reads (not tensors of a
+//                      fixed shape), as the model declared them
+//   graph.output       the model's outputs, as it declared them, in order
+// The untyped tail is what follows a value whose shape ONNX cannot fix (a
+// NonZero, a sequence, a Loop's scan outputs): the nodes reading such a
+// value, transitively. quarry's graph cannot hold them (every value has a
+// shape), so they stay ONNX, after it.
 // Import fills it (onnx_import_kept.cc); export writes the nodes back.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +38,13 @@ namespace quarry::onnx_io {
 /// The attribute of a kept node that lists the original names of its
 /// opaque operator's operands, in order. Export drops it.
 inline constexpr const char *kReadsAttr = "quarry_reads";
+
+/// The name of the function in Model::kept_onnx that holds the untyped
+/// tail.
+inline constexpr const char *kTailFunction = "quarry_untyped_tail";
+
+/// The untyped tail of `kept`, or nullptr when the model has none.
+const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept);
 
 /// The names a node's subgraphs read from enclosing scopes (If branches
 /// using the main graph's values), in the order of first use.

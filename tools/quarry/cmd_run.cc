@@ -2,9 +2,11 @@
 #include "commands.h"
 #include "run_flags.h"
 
+#include "quarry/models/onnx.h"
 #include "quarry/models/tensor_file.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
+#include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
 
 #include <cstdio>
@@ -38,8 +40,14 @@ void run(const RunOptions &o) {
   for (auto &[name, value] : read_input_files(g, o.inputs))
     values[name] = std::move(value);
   auto backend = make_run_backend(o);
-  auto exe =
-      about_file(run_subject(o), [&] { return backend->prepare(g, values); });
+  auto exe = about_file(run_subject(o), [&] {
+    // Kept nodes in the graph are named by prepare; a model ending in an
+    // untyped tail runs its graph but not the tail.
+    if (runtime::why_unrunnable(g).empty())
+      if (const std::string why = untyped_tail_reason(m); !why.empty())
+        throw Error(why);
+    return backend->prepare(g, values);
+  });
   exe->set_inputs(values);
   if (o.profile)
     print_steps(exe->profile(o.measure.warmup, o.measure.runs));

@@ -43,8 +43,15 @@ Model import_onnx_bytes(std::string_view bytes, const std::string &file,
 Model import_onnx(const std::string &path, const OnnxImportOptions &opts = {});
 
 /// The ONNX operator type of each node `m` keeps as it is (its live
-/// opaque operators, in graph order): what quarry cannot run.
+/// opaque operators in graph order, then its untyped tail's nodes): what
+/// quarry cannot run.
 std::vector<std::string> kept_operator_types(const Model &m);
+
+/// Why quarry cannot compute all of `m`'s outputs although its graph runs:
+/// the model ends in an untyped tail (nodes after a value whose shape is
+/// not fixed, kept as ONNX: onnx_kept.h), named by its first node; "" when
+/// it does not.
+std::string untyped_tail_reason(const Model &m);
 
 /// The serialized ONNX model of `m`, checked by the ONNX checker. Weights
 /// without a value in the table get seeded random values (`seed`).
