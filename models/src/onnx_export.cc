@@ -16,9 +16,11 @@
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
+#include <onnx/version_converter/convert.h>
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace quarry {
@@ -467,6 +469,8 @@ private:
       if (op.domain().empty() || op.domain() == "ai.onnx")
         source = op.version();
     const int64_t opset = std::max(source, least);
+    source_opset_ = source;
+    export_opset_ = opset;
     for (const auto &t : kept_.graph().initializer())
       reserved_.insert(t.name());
     bool any = false;
@@ -476,7 +480,8 @@ private:
         continue;
       any = true;
       const onnx::NodeProto &k = kept_node(n);
-      check_opset(k, k, source, opset);
+      if (const std::string c = changed_operator(k, source, opset); !c.empty())
+        converted_.emplace(id, convert_kept(id, c, source, opset));
       onnx_io::names_defined_inside(k, reserved_);
       const std::vector<std::string> reads = reads_of(k);
       for (const std::string &outer : onnx_io::outer_references(k)) {
@@ -489,7 +494,8 @@ private:
     if (tail_) {
       any = true;
       for (const auto &k : tail_->node()) {
-        check_opset(k, k, source, opset);
+        if (tail_changed_.empty())
+          tail_changed_ = changed_operator(k, source, opset);
         onnx_io::names_defined_inside(k, reserved_);
         for (const auto &name : k.output())
           reserved_.insert(name);
@@ -535,30 +541,31 @@ private:
     return {};
   }
 
-  /// Whether `op` (or a node inside its subgraphs) means the same at the
-  /// export's opset as at the one it was written for: the same schema, or
-  /// one with the same inputs, outputs and attributes (a change of types
-  /// only).
-  static void check_opset(const onnx::NodeProto &top, const onnx::NodeProto &op,
-                          int64_t from, int64_t to) {
+  /// The operator of `op`, or of a node inside its subgraphs, that does not
+  /// mean the same at opset `to` as at `from` ("" when none does): the same
+  /// schema, or one with the same inputs, outputs and attributes (a change
+  /// of types only), means the same.
+  static std::string changed_operator(const onnx::NodeProto &op, int64_t from,
+                                      int64_t to) {
     for (const auto &a : op.attribute()) {
-      auto check_graph = [&](const onnx::GraphProto &g) {
-        for (const auto &inner : g.node())
-          check_opset(top, inner, from, to);
-      };
+      std::vector<const onnx::GraphProto *> graphs;
       if (a.has_g())
-        check_graph(a.g());
+        graphs.push_back(&a.g());
       for (const auto &g : a.graphs())
-        check_graph(g);
+        graphs.push_back(&g);
+      for (const auto *g : graphs)
+        for (const auto &inner : g->node())
+          if (std::string c = changed_operator(inner, from, to); !c.empty())
+            return c;
     }
     if (from == to || !(op.domain().empty() || op.domain() == "ai.onnx"))
-      return;
+      return "";
     const auto *a = onnx::OpSchemaRegistry::Schema(op.op_type(),
                                                    static_cast<int>(from), "");
     const auto *b =
         onnx::OpSchemaRegistry::Schema(op.op_type(), static_cast<int>(to), "");
     if (!a || a == b)
-      return;
+      return "";
     bool same = b && !b->Deprecated() &&
                 a->inputs().size() == b->inputs().size() &&
                 a->outputs().size() == b->outputs().size() &&
@@ -568,12 +575,131 @@ private:
              a->inputs()[i].GetOption() == b->inputs()[i].GetOption();
     for (const auto &[attr_name, _] : a->attributes())
       same = same && b->attributes().count(attr_name);
-    if (!same)
-      throw Error("export: kept node '" +
-                  (top.name().empty() ? top.output(0) : top.name()) + "' (" +
-                  top.op_type() + ") uses " + op.op_type() + " of opset " +
-                  std::to_string(from) + ", which changed by opset " +
-                  std::to_string(to) + "; quarry writes no older opset");
+    return same ? "" : op.op_type();
+  }
+
+  /// `probe` (kept nodes with their operands as inputs, the constants they
+  /// read as initializers, at the imported model's opsets) converted to
+  /// `opset` by ONNX's version converter: its graph. `what` names the
+  /// nodes in an error.
+  onnx::GraphProto convert(onnx::ModelProto probe, const std::string &what,
+                           const std::string &changed, int64_t from,
+                           int64_t opset) const {
+    probe.set_ir_version(std::max<int64_t>(kept_.ir_version(), 4));
+    *probe.mutable_opset_import() = kept_.opset_import();
+    probe.mutable_graph()->set_name("kept");
+    auto refuse = [&](const std::string &why) {
+      return Error("export: " + what + " uses " + changed + " of opset " +
+                   std::to_string(from) + ", which changed by opset " +
+                   std::to_string(opset) +
+                   ", and ONNX's version converter cannot convert it: " +
+                   why.substr(0, why.find('\n')));
+    };
+    onnx::GraphProto converted;
+    try {
+      converted = onnx::version_conversion::ConvertVersion(
+                      probe, static_cast<int>(opset))
+                      .graph();
+    } catch (const std::exception &e) {
+      throw refuse(e.what());
+    }
+    // Some adapters rewrite the graph's interface instead (Scan 8 to 9
+    // drops the batch axis of the inputs): the node alone is not converted.
+    auto same = [](const auto &a, const auto &b) {
+      if (a.size() != b.size())
+        return false;
+      for (int i = 0; i < a.size(); ++i)
+        if (a.Get(i).SerializeAsString() != b.Get(i).SerializeAsString())
+          return false;
+      return true;
+    };
+    if (!same(converted.input(), probe.graph().input()) ||
+        !same(converted.output(), probe.graph().output()))
+      throw refuse("it changes the types of what the nodes read or compute");
+    return converted;
+  }
+
+  /// Adds the kept constants node `k` reads (by name, its subgraphs'
+  /// outer references included) to `g`.
+  void add_kept_constants(const onnx::NodeProto &k, onnx::GraphProto &g) const {
+    std::set<std::string> reads(k.input().begin(), k.input().end());
+    for (const auto &outer : onnx_io::outer_references(k))
+      reads.insert(outer);
+    std::set<std::string> have;
+    for (const auto &t : g.initializer())
+      have.insert(t.name());
+    for (const auto &t : kept_.graph().initializer())
+      if (reads.count(t.name()) && have.insert(t.name()).second)
+        *g.add_initializer() = t;
+  }
+
+  /// The kept node of opaque operator `id` converted to `opset`: a model of
+  /// it alone, its operands typed as quarry's graph types them.
+  onnx::GraphProto convert_kept(int32_t id, const std::string &changed,
+                                int64_t from, int64_t opset) const {
+    const Node &n = g_.node(id);
+    const onnx::NodeProto &k = kept_node(n);
+    onnx::ModelProto probe;
+    onnx::GraphProto *g = probe.mutable_graph();
+    const std::vector<std::string> reads = reads_of(k);
+    for (size_t i = 0; i < reads.size() && i < n.inputs.size(); ++i)
+      add_value_info(g->add_input(), reads[i], *g_.type(n.inputs[i]),
+                     elem(n.inputs[i]));
+    add_kept_constants(k, *g);
+    onnx::NodeProto *node = g->add_node();
+    *node = k;
+    drop_reads_attr(*node);
+    int out = 0;
+    for (const auto &o : k.output())
+      if (!o.empty()) {
+        const ValueRef v{id, out++};
+        add_value_info(g->add_output(), o, *g_.type(v), elem(v));
+      }
+    const std::string what = "kept node '" +
+                             (k.name().empty() ? k.output(0) : k.name()) +
+                             "' (" + k.op_type() + ")";
+    return convert(std::move(probe), what, changed, from, opset);
+  }
+
+  /// Writes the nodes of `converted` with their names mapped by `rename`;
+  /// the names the converter made are given quarry's prefix and `tag`, and
+  /// its initializers that are not kept constants are written too.
+  void emit_converted(const onnx::GraphProto &converted,
+                      std::map<std::string, std::string> rename,
+                      const std::string &tag) {
+    std::set<std::string> kept_constants;
+    for (const auto &t : kept_.graph().initializer())
+      kept_constants.insert(t.name());
+    auto mapped = [&](const std::string &name) -> std::string {
+      if (auto it = rename.find(name); it != rename.end())
+        return it->second;
+      if (name.empty() || kept_constants.count(name) || reserved_.count(name))
+        return name;
+      return rename.emplace(name, prefix_ + tag + "_" + name).first->second;
+    };
+    for (const auto &t : converted.initializer())
+      if (!kept_constants.count(t.name())) {
+        onnx::TensorProto c = t;
+        c.set_name(mapped(t.name()));
+        *graph_->add_initializer() = std::move(c);
+      }
+    for (const auto &in : converted.node()) {
+      onnx::NodeProto k = in;
+      for (auto &i : *k.mutable_input())
+        i = mapped(i);
+      for (auto &o : *k.mutable_output())
+        o = mapped(o);
+      *graph_->add_node() = std::move(k);
+    }
+  }
+
+  static void drop_reads_attr(onnx::NodeProto &k) {
+    auto *attrs = k.mutable_attribute();
+    for (int i = 0; i < attrs->size(); ++i)
+      if (attrs->Get(i).name() == onnx_io::kReadsAttr) {
+        attrs->DeleteSubrange(i, 1);
+        return;
+      }
   }
 
   /// The kept node of opaque operator `id`, reading the exported names of
@@ -600,12 +726,18 @@ private:
       if (from != outer && defined_outer_.insert(outer).second)
         node("Identity", {from}, {outer});
     }
-    auto *attrs = k.mutable_attribute();
-    for (int i = 0; i < attrs->size(); ++i)
-      if (attrs->Get(i).name() == onnx_io::kReadsAttr) {
-        attrs->DeleteSubrange(i, 1);
-        break;
-      }
+    drop_reads_attr(k);
+    if (auto c = converted_.find(id); c != converted_.end()) {
+      std::map<std::string, std::string> rename;
+      for (size_t i = 0; i < reads.size(); ++i)
+        rename[reads[i]] = in(n, static_cast<int>(i));
+      int out = 0;
+      for (const auto &o : k.output())
+        if (!o.empty())
+          rename[o] = name({id, out++});
+      return emit_converted(c->second, std::move(rename),
+                            std::to_string(id) + "k");
+    }
     for (auto &input : *k.mutable_input())
       if (!input.empty())
         input = exported(input);
@@ -628,8 +760,11 @@ private:
       if (from != tail_->input(k))
         node("Identity", {from}, {tail_->input(k)});
     }
-    for (const auto &n : tail_->node())
-      *graph_->add_node() = n;
+    if (tail_changed_.empty())
+      for (const auto &n : tail_->node())
+        *graph_->add_node() = n;
+    else
+      emit_converted(convert_tail(first), {}, "tail");
     for (const auto &vi : kept_.graph().value_info())
       *graph_->add_input() = vi;
     const std::set<std::string> from_tail(tail_->output().begin(),
@@ -653,8 +788,38 @@ private:
                   std::to_string(next));
   }
 
+  /// The untyped tail converted to the export's opset: a model of it
+  /// alone, what it reads from the graph typed as the graph types it.
+  onnx::GraphProto convert_tail(size_t first) const {
+    onnx::ModelProto probe;
+    onnx::GraphProto *g = probe.mutable_graph();
+    for (int k = 0; k < tail_->input_size(); ++k) {
+      const ValueRef v = g_.outputs()[first + static_cast<size_t>(k)];
+      add_value_info(g->add_input(), tail_->input(k), *g_.type(v), elem(v));
+    }
+    for (const auto &vi : kept_.graph().value_info())
+      *g->add_input() = vi;
+    for (const auto &n : tail_->node()) {
+      add_kept_constants(n, *g);
+      *g->add_node() = n;
+    }
+    const std::set<std::string> from_tail(tail_->output().begin(),
+                                          tail_->output().end());
+    for (const auto &vi : kept_.graph().output())
+      if (from_tail.count(vi.name()))
+        *g->add_output() = vi;
+    return convert(std::move(probe), "the untyped tail", tail_changed_,
+                   source_opset_, export_opset_);
+  }
+
   const Graph &g_;
   const onnx::FunctionProto *tail_ = nullptr;
+  /// The operator of the tail that changed by the export's opset ("" when
+  /// none did), and the opsets it was written for and is written at.
+  std::string tail_changed_;
+  int64_t source_opset_ = 0, export_opset_ = 0;
+  /// Kept nodes converted to the export's opset, by opaque id.
+  std::map<int32_t, onnx::GraphProto> converted_;
   Bindings<float> values_;
   onnx::GraphProto *graph_ = nullptr;
   onnx::ModelProto kept_;

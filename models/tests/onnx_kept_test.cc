@@ -292,6 +292,55 @@ TEST(OnnxKept, ATailNodeReadingNothingDefinedIsRefusedNamingIt) {
             "'ghost', which no earlier node defines");
 }
 
+TEST(OnnxKept, AKeptNodeWhoseOperatorChangedIsConvertedToTheExportsOpset) {
+  // Upsample (opset 9), which quarry has not, is gone by opset 10: ONNX's
+  // version converter writes it as the Resize it became, and that Resize
+  // imports again as quarry's own.
+  OnnxModel m(9);
+  m.input("x", {1, 1, 2, 2}).output("y");
+  m.floats("scales", {4}, {1, 1, 2, 2});
+  set_string(m.node("Upsample", {"x", "scales"}, {"y"}), "mode", "nearest");
+  const Model g = import_onnx_bytes(m.bytes(), "up.onnx");
+  EXPECT_EQ(kept_operator_types(g), std::vector<std::string>{"Upsample"});
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(g)));
+  EXPECT_EQ(out.opset_import(0).version(), 14);
+  for (const auto &n : out.graph().node())
+    EXPECT_NE(n.op_type(), "Upsample");
+  const Model back = import_onnx_bytes(out.SerializeAsString(), "back.onnx");
+  EXPECT_TRUE(kept_operator_types(back).empty());
+  Bindings<float> b;
+  b.emplace("x", Tensor<float>(Shape{1, 1, 2, 2}, {1, 2, 3, 4}));
+  const auto y = evaluate(FloatDomain{}, back.graph, b);
+  ASSERT_EQ(y[0].shape, (Shape{1, 1, 4, 4}));
+  EXPECT_EQ(y[0].data, (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4,
+                                           3, 3, 4, 4}));
+}
+
+TEST(OnnxKept, AnUntypedTailIsConvertedToTheExportsOpset) {
+  // Unsqueeze takes its axes as an input from opset 13 on.
+  OnnxModel m(12);
+  m.input("x", {2, 3});
+  m.node("NonZero", {"x"}, {"nz"});
+  set_ints(m.node("Unsqueeze", {"nz"}, {"y"}), "axes", {0});
+  OnnxModel::value(m.proto().mutable_graph()->add_output(), "y", {1, 2, 0},
+                   onnx::TensorProto::INT64);
+  const Model g = import_onnx_bytes(m.bytes(), "u.onnx");
+  EXPECT_EQ(kept_operator_types(g),
+            (std::vector<std::string>{"NonZero", "Unsqueeze"}));
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(g)));
+  const onnx::NodeProto *unsqueeze = nullptr;
+  for (const auto &n : out.graph().node())
+    if (n.op_type() == "Unsqueeze")
+      unsqueeze = &n;
+  ASSERT_NE(unsqueeze, nullptr);
+  ASSERT_EQ(unsqueeze->input_size(), 2);
+  EXPECT_EQ(unsqueeze->input(0), "nz");
+  EXPECT_EQ(unsqueeze->output(0), "y");
+  EXPECT_EQ(out.graph().output(0).name(), "y");
+}
+
 TEST(OnnxKept, WhatTheOnnxCheckerRejectsIsRefused) {
   // Einsum without its equation; Concat of nothing (found by fuzzing:
   // handlers take the operand count the schema promises).
