@@ -1,6 +1,7 @@
 //===- onnx_import.cc - Reading an ONNX model into a quarry Model ---------===//
 #include "onnx_fold.h"
 #include "onnx_importer.h"
+#include "onnx_kept.h"
 
 #include "quarry/core/file_io.h"
 
@@ -195,8 +196,11 @@ Model Importer::run() {
     }
     auto it = values_.find(out.name());
     if (it == values_.end()) {
-      if (!constants_.count(out.name()))
+      auto c = constants_.find(out.name());
+      if (c == constants_.end())
         fail("graph output '" + out.name() + "' is never computed");
+      if (c->second.elem != onnx::TensorProto::FLOAT)
+        keep_constant_output(out.name());
       g_.mark_output(in_const_as_value(out.name()));
       continue;
     }
@@ -217,6 +221,26 @@ Model Importer::run() {
       kept_.functions_size() > 0)
     m.kept_onnx = kept_.SerializeAsString();
   return m;
+}
+
+void Importer::keep_constant_output(const std::string &name) {
+  onnx::NodeProto k;
+  k.set_op_type("Constant");
+  k.set_name(name);
+  k.add_output(name);
+  onnx::AttributeProto *value = k.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  try {
+    *value->mutable_t() = encode_constant(name, constants_.at(name));
+  } catch (const Error &e) {
+    fail("graph output '" + name + "': " + e.what());
+  }
+  node_ = &k;
+  const std::string why = keep_node();
+  node_ = nullptr;
+  if (!why.empty())
+    fail("graph output '" + name + "', a constant, cannot be kept: " + why);
 }
 
 ValueRef Importer::in_const_as_value(const std::string &name) {

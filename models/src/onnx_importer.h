@@ -119,6 +119,10 @@ private:
   /// Takes back what a failed handler added after `num_nodes` nodes.
   void roll_back(int num_nodes);
   ValueRef in_const_as_value(const std::string &name);
+  /// A graph output that folded to a constant of another element type
+  /// than float32 (a Shape's) becomes a kept Constant node, so export
+  /// writes it with its own type.
+  void keep_constant_output(const std::string &name);
   std::string fresh_name(const std::string &onnx_name);
 
   const onnx::ModelProto &model_;

@@ -341,6 +341,28 @@ TEST(OnnxKept, AnUntypedTailIsConvertedToTheExportsOpset) {
   EXPECT_EQ(out.graph().output(0).name(), "y");
 }
 
+TEST(OnnxKept, AnIntegerOutputThatFoldsKeepsItsElementType) {
+  // Shape folds to a constant; as a graph output it stays int64.
+  OnnxModel m;
+  m.input("x", {2, 3});
+  m.node("Shape", {"x"}, {"s"});
+  OnnxModel::value(m.proto().mutable_graph()->add_output(), "s", {2},
+                   onnx::TensorProto::INT64);
+  const Model g = import_onnx_bytes(m.bytes(), "s.onnx");
+  EXPECT_EQ(kept_operator_types(g), std::vector<std::string>{"Constant"});
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(g)));
+  ASSERT_EQ(out.graph().output_size(), 1);
+  EXPECT_EQ(out.graph().output(0).type().tensor_type().elem_type(),
+            onnx::TensorProto::INT64);
+  ASSERT_EQ(out.graph().node_size(), 1);
+  const onnx::TensorProto &value = out.graph().node(0).attribute(0).t();
+  EXPECT_EQ(value.data_type(), onnx::TensorProto::INT64);
+  EXPECT_EQ(std::vector<int64_t>(value.int64_data().begin(),
+                                 value.int64_data().end()),
+            (std::vector<int64_t>{2, 3}));
+}
+
 TEST(OnnxKept, WhatTheOnnxCheckerRejectsIsRefused) {
   // Einsum without its equation; Concat of nothing (found by fuzzing:
   // handlers take the operand count the schema promises).
