@@ -24,14 +24,20 @@
 // --input-value NAME=NUMBER fixes an input that is a parameter (a sample
 // rate) to a scalar of its own element type; `quarry --input-value` makes
 // it a constant, so B may lack it, and the other inputs pair by position.
+// --inputs DIR reads the inputs instead from DIR/input_K.pb (ONNX
+// TensorProtos of any numeric element type, as ONNX's test data sets hold
+// them), each bound to the input of its own name in either file, else to
+// input K; outputs of every numeric type are compared, pairing by position.
 //
 //   build/bin/ort_bench FILE.onnx... [--pairs] [--runs N] [--warmup N]
 //       [--threads N]
 //   build/bin/ort_bench --compare A.onnx B.onnx [--input-shape NAME=DxD]...
-//       [--input-value NAME=NUMBER]... [--tolerance T]
+//       [--input-value NAME=NUMBER]... [--inputs DIR] [--tolerance T]
 //
 //===----------------------------------------------------------------------===//
 #include <onnxruntime_cxx_api.h>
+
+#include <onnx/onnx_pb.h>
 
 #include <nlohmann/json.hpp>
 
@@ -39,8 +45,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,7 +63,121 @@ struct Args {
   double tolerance = 1e-4;
   std::map<std::string, std::vector<int64_t>> shapes; ///< --input-shape
   std::map<std::string, double> values;               ///< --input-value
+  std::string inputs_dir;                             ///< --inputs
 };
+
+/// The TensorProtos in DIR/input_K.pb, K = 0, 1, ... while they exist.
+std::vector<onnx::TensorProto> read_inputs(const std::string &dir) {
+  std::vector<onnx::TensorProto> out;
+  for (int k = 0;; ++k) {
+    const std::string path = dir + "/input_" + std::to_string(k) + ".pb";
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+      return out;
+    std::stringstream bytes;
+    bytes << f.rdbuf();
+    onnx::TensorProto t;
+    if (!t.ParseFromString(bytes.str()))
+      throw std::runtime_error(path + ": not a TensorProto");
+    out.push_back(std::move(t));
+  }
+}
+
+/// The bytes of `t`'s values, as ONNX Runtime holds a tensor of its type.
+std::string tensor_bytes(const onnx::TensorProto &t) {
+  if (t.has_raw_data())
+    return t.raw_data();
+  std::string out;
+  auto put = [&](const auto &values, auto as) {
+    for (auto v : values) {
+      const auto x = static_cast<decltype(as)>(v);
+      out.append(reinterpret_cast<const char *>(&x), sizeof x);
+    }
+  };
+  using TP = onnx::TensorProto;
+  switch (t.data_type()) {
+  case TP::FLOAT:
+    put(t.float_data(), float{});
+    break;
+  case TP::DOUBLE:
+    put(t.double_data(), double{});
+    break;
+  case TP::INT64:
+    put(t.int64_data(), int64_t{});
+    break;
+  case TP::UINT64:
+    put(t.uint64_data(), uint64_t{});
+    break;
+  case TP::INT32:
+    put(t.int32_data(), int32_t{});
+    break;
+  case TP::INT16:
+    put(t.int32_data(), int16_t{});
+    break;
+  case TP::UINT16:
+  case TP::FLOAT16:
+  case TP::BFLOAT16:
+    put(t.int32_data(), uint16_t{});
+    break;
+  case TP::INT8:
+    put(t.int32_data(), int8_t{});
+    break;
+  case TP::UINT8:
+  case TP::BOOL:
+    put(t.int32_data(), uint8_t{});
+    break;
+  case TP::UINT32:
+    put(t.uint64_data(), uint32_t{});
+    break;
+  default:
+    throw std::runtime_error("input '" + t.name() + "' has element type " +
+                             std::to_string(t.data_type()) +
+                             ", which --inputs cannot read");
+  }
+  return out;
+}
+
+/// Element `i` of a tensor of a numeric type as a double; false for types
+/// that are not numbers (strings).
+bool element(const Ort::Value &v, size_t i, double &x) {
+  switch (v.GetTensorTypeAndShapeInfo().GetElementType()) {
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
+    x = v.GetTensorData<float>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
+    x = v.GetTensorData<double>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+    x = static_cast<double>(v.GetTensorData<int64_t>()[i]);
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64:
+    x = static_cast<double>(v.GetTensorData<uint64_t>()[i]);
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+    x = v.GetTensorData<int32_t>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32:
+    x = v.GetTensorData<uint32_t>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
+    x = v.GetTensorData<int16_t>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16:
+    x = v.GetTensorData<uint16_t>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
+    x = v.GetTensorData<int8_t>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
+    x = v.GetTensorData<uint8_t>()[i];
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
+    x = v.GetTensorData<bool>()[i] ? 1 : 0;
+    return true;
+  default:
+    return false;
+  }
+}
 
 /// "name=1x3x224x224".
 std::pair<std::string, std::vector<int64_t>> input_shape(const std::string &s) {
@@ -81,6 +204,8 @@ Args parse(int argc, char **argv) {
       a.pairs = true;
     else if (k == "--tolerance" && i + 1 < argc)
       a.tolerance = std::stod(argv[++i]);
+    else if (k == "--inputs" && i + 1 < argc)
+      a.inputs_dir = argv[++i];
     else if (k == "--input-shape" && i + 1 < argc)
       a.shapes.insert(input_shape(argv[++i]));
     else if (k == "--input-value" && i + 1 < argc) {
@@ -111,12 +236,18 @@ struct Bound {
   std::vector<std::string> in_names, out_names;
   /// Per input: the index into `data` of its values, -1 when fixed.
   std::vector<int> random_index;
+  /// The values of inputs read from --inputs files.
+  std::vector<std::string> bytes;
 
   Bound(Ort::Env &env, const std::string &file, const Args &a)
       : session(env, file.c_str(), options(a)) {
     Ort::AllocatorWithDefaultOptions alloc;
     const auto mem =
         Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    if (!a.inputs_dir.empty()) {
+      bind_files(read_inputs(a.inputs_dir), file, mem, alloc);
+      return;
+    }
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     // Fixed inputs' storage must not move once tensors wrap it.
@@ -167,6 +298,38 @@ struct Bound {
       inputs.push_back(Ort::Value::CreateTensor<float>(
           mem, data.back().data(), data.back().size(), shape.data(),
           shape.size()));
+    }
+    for (size_t i = 0; i < session.GetOutputCount(); ++i)
+      out_names.push_back(session.GetOutputNameAllocated(i, alloc).get());
+  }
+
+  /// Binds each input to the file of its name, else to the file at its
+  /// position.
+  void bind_files(const std::vector<onnx::TensorProto> &files,
+                  const std::string &file, const Ort::MemoryInfo &mem,
+                  Ort::AllocatorWithDefaultOptions &alloc) {
+    const size_t n = session.GetInputCount();
+    bytes.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      in_names.push_back(session.GetInputNameAllocated(i, alloc).get());
+      if (session.GetInputTypeInfo(i).GetONNXType() != ONNX_TYPE_TENSOR)
+        throw std::runtime_error(file + ": input '" + in_names.back() +
+                                 "' is not a tensor");
+      const onnx::TensorProto *t = nullptr;
+      for (const auto &f : files)
+        if (f.name() == in_names.back())
+          t = &f;
+      if (!t && i < files.size())
+        t = &files[i];
+      if (!t)
+        throw std::runtime_error(file + ": no input file for '" +
+                                 in_names.back() + "'");
+      bytes.push_back(tensor_bytes(*t));
+      const std::vector<int64_t> shape(t->dims().begin(), t->dims().end());
+      inputs.push_back(Ort::Value::CreateTensor(
+          mem, bytes.back().data(), bytes.back().size(), shape.data(),
+          shape.size(),
+          static_cast<ONNXTensorElementDataType>(t->data_type())));
     }
     for (size_t i = 0; i < session.GetOutputCount(); ++i)
       out_names.push_back(session.GetOutputNameAllocated(i, alloc).get());
@@ -252,16 +415,30 @@ double max_relative_difference(Ort::Env &env, const Args &a) {
     throw std::runtime_error("the models give different numbers of outputs");
   double worst = 0;
   for (size_t k = 0; k < x.size(); ++k) {
-    const size_t n = x[k].GetTensorTypeAndShapeInfo().GetElementCount();
-    if (n != y[k].GetTensorTypeAndShapeInfo().GetElementCount())
+    if (!x[k].IsTensor() || !y[k].IsTensor())
+      continue; // a sequence or an optional: not compared
+    const auto xt = x[k].GetTensorTypeAndShapeInfo(),
+               yt = y[k].GetTensorTypeAndShapeInfo();
+    if (xt.GetShape() != yt.GetShape())
       throw std::runtime_error("output " + std::to_string(k) +
-                               " differs in size");
-    const float *p = x[k].GetTensorData<float>(),
-                *q = y[k].GetTensorData<float>();
+                               " differs in shape");
+    if (xt.GetElementType() != yt.GetElementType())
+      throw std::runtime_error("output " + std::to_string(k) +
+                               " differs in element type");
     double scale = 0, diff = 0;
-    for (size_t i = 0; i < n; ++i) {
-      scale = std::max(scale, static_cast<double>(std::fabs(p[i])));
-      diff = std::max(diff, static_cast<double>(std::fabs(p[i] - q[i])));
+    for (size_t i = 0; i < xt.GetElementCount(); ++i) {
+      double p = 0, q = 0;
+      if (!element(x[k], i, p) || !element(y[k], i, q))
+        break;
+      if (std::isnan(p) || std::isnan(q)) {
+        if (std::isnan(p) != std::isnan(q))
+          diff = INFINITY;
+        continue;
+      }
+      if (std::isfinite(p))
+        scale = std::max(scale, std::fabs(p));
+      if (p != q) // an infinity on one side only differs infinitely
+        diff = std::max(diff, std::fabs(p - q));
     }
     worst = std::max(worst, scale > 0 ? diff / scale : diff);
   }
