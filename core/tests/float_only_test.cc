@@ -38,6 +38,30 @@ TEST(FloatOnly, BroadcastRepeatsUnitAxes) {
                Error);
 }
 
+TEST(FloatOnly, ComparisonsGiveOneWhereTheyHold) {
+  T x({2, 2}, {1, 2, 3, NAN}), b({2}, {2, 2});
+  const std::vector<std::pair<std::string, std::vector<float>>> want = {
+      {"eq", {0, 1, 0, 0}}, {"ne", {1, 0, 1, 1}}, {"lt", {1, 0, 0, 0}},
+      {"le", {1, 1, 0, 0}}, {"gt", {0, 0, 1, 0}}, {"ge", {0, 1, 1, 0}}};
+  for (const auto &[fn, values] : want)
+    expect_values(
+        run("input x\ninput b\ny = broadcast[fn=" + fn + "](x, b)\noutput y",
+            {{"x", x}, {"b", b}}),
+        {2, 2}, values);
+}
+
+TEST(FloatOnly, WhereReadsOnlyTheChosenOperand) {
+  // The condition broadcasts over rows, y over columns; the infinity in
+  // x is never chosen.
+  T c({2, 1}, {1, 0}), x({2, 3}, {1, 2, 3, INFINITY, 5, 6}), y({3}, {7, 8, 9});
+  expect_values(run("input c\ninput x\ninput y\nz = where(c, x, y)\noutput z",
+                    {{"c", c}, {"x", x}, {"y", y}}),
+                {2, 3}, {1, 2, 3, 7, 8, 9});
+  EXPECT_THROW(parse_graph("input c: [2]\ninput x: [3]\ninput y: [3]\n"
+                           "z = where(c, x, y)\noutput z"),
+               Error);
+}
+
 TEST(FloatOnly, SoftmaxAndReduceMean) {
   T x({2, 2}, {0, std::log(3.0f), 1, 1});
   expect_values(run("input x\ny = softmax[axis=1](x)\noutput y", {{"x", x}}),

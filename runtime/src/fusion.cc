@@ -45,7 +45,8 @@ std::optional<ops::BroadcastFn> binary_of(const Node &n) {
     fn = ops::BroadcastFn::Mul;
   else if (n.kind == OpKind::Broadcast)
     fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
-  if (fn == ops::BroadcastFn::Pow)
+  // No oneDNN post-op computes pow; comparisons stay steps of their own.
+  if (fn == ops::BroadcastFn::Pow || (fn && ops::is_comparison(*fn)))
     return std::nullopt;
   return fn;
 }

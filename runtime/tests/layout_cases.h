@@ -59,6 +59,8 @@ inline std::vector<Case> layout_cases() {
       {"broadcast_div_scalar", "input s: [1]\ny = broadcast[fn=div](c, s)"},
       {"broadcast_max_full", "y = broadcast[fn=max](c, d)"},
       {"broadcast_pow", "y = broadcast[fn=pow](sigmoid(c), b)"},
+      {"broadcast_compare", "y = broadcast[fn=ge](c, b)"},
+      {"where_compared", "y = where(broadcast[fn=gt](c, d), c, b)"},
       {"pointwise_exp", "y = pointwise[fn=exp](tanh(c))"},
       {"pointwise_clip", "y = pointwise[fn=clip alpha=-0.5 beta=0.25](c)"},
       {"pointwise_leaky", "y = pointwise[fn=leaky_relu alpha=0.1](c)"},
@@ -137,7 +139,8 @@ inline std::vector<Case> broadcast_cases() {
       {"rank4_channel", "[2,5,3,3]", "[5,1,1]"},
   };
   std::vector<Case> cs;
-  for (const char *fn : {"add", "sub", "mul", "div", "pow", "max", "min"})
+  for (const char *fn : {"add", "sub", "mul", "div", "pow", "max", "min", "eq",
+                         "ne", "lt", "le", "gt", "ge"})
     for (const Shapes &s : shapes)
       for (bool weight : {false, true})
         cs.push_back({std::string(fn) + "_" + s.name + (weight ? "_w" : ""),

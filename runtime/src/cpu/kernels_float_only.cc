@@ -94,7 +94,9 @@ Lowered CpuKernel<ops::Broadcast>::make(Context &c, const Node &n,
                                         PostOps) {
   const auto fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
   const Shape &r = out[0].shape;
-  if (fn != ops::BroadcastFn::Pow) {
+  // oneDNN 2.6's comparisons (binary_gt, ...) are wrong on nChw8c operands
+  // whose channels end inside a block: comparisons take the loops.
+  if (fn != ops::BroadcastFn::Pow && !ops::is_comparison(fn)) {
     // oneDNN broadcasts its second source only: the first must have the
     // result's shape (prefer a computed one, whose layout it keeps).
     const bool a_full = in[0].shape() == r,

@@ -35,6 +35,7 @@
 #include "quarry/core/ops/transpose.h"
 #include "quarry/core/ops/unary.h"
 #include "quarry/core/ops/variable.h"
+#include "quarry/core/ops/where.h"
 
 #include <optional>
 #include <string_view>
@@ -81,7 +82,8 @@ namespace quarry {
   X(Opaque, ops::Opaque)                                                       \
   /* Later additions go last, so earlier kinds keep their numbers. */          \
   X(Hardmax, ops::Hardmax)                                                     \
-  X(GridSample, ops::GridSample)
+  X(GridSample, ops::GridSample)                                               \
+  X(Where, ops::Where)
 
 enum class OpKind : uint8_t {
 #define QUARRY_ENUM(kind, def) kind,

@@ -2,7 +2,9 @@
 //
 // broadcast[fn=F](x, y), float only: numpy/ONNX multidirectional
 // broadcasting (shapes aligned at the last axis; an extent of 1, or a
-// missing leading axis, repeats). fn is add, sub, mul, div, pow, max or min.
+// missing leading axis, repeats). fn is add, sub, mul, div, pow, max, min,
+// or a comparison (eq, ne, lt, le, gt, ge) giving 1 where it holds and 0
+// elsewhere: ONNX's booleans, as float32.
 // ewadd/ewmul remain the algebra's equal-shape operators; this one carries
 // bias additions and the arithmetic of imported networks.
 //
@@ -36,8 +38,9 @@ std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out);
 
 /// Whether fn(x, y) == fn(y, x).
 inline bool commutative(BroadcastFn fn) {
-  return fn != BroadcastFn::Sub && fn != BroadcastFn::Div &&
-         fn != BroadcastFn::Pow;
+  return fn == BroadcastFn::Add || fn == BroadcastFn::Mul ||
+         fn == BroadcastFn::Max || fn == BroadcastFn::Min ||
+         fn == BroadcastFn::Eq || fn == BroadcastFn::Ne;
 }
 
 } // namespace quarry::ops

@@ -75,10 +75,31 @@ inline constexpr std::string_view kPointwiseNames[] = {
     "elu",          "selu",       "celu",       "thresholded_relu",
     "shrink"};
 
-/// broadcast's functions.
-enum class BroadcastFn : int64_t { Add, Sub, Mul, Div, Pow, Max, Min };
+/// broadcast's functions: arithmetic, then comparisons, which give 1 where
+/// they hold and 0 elsewhere (ONNX's booleans as float32).
+enum class BroadcastFn : int64_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge
+};
 inline constexpr std::string_view kBroadcastNames[] = {
-    "add", "sub", "mul", "div", "pow", "max", "min"};
+    "add", "sub", "mul", "div", "pow", "max", "min",
+    "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
+
+/// Whether fn compares (its result is 0 or 1).
+inline constexpr bool is_comparison(BroadcastFn fn) {
+  return fn >= BroadcastFn::Eq;
+}
 
 /// reduce's functions (ops/reduce.h says what each computes).
 enum class ReduceFn : int64_t {
@@ -197,6 +218,18 @@ QUARRY_FLOAT_FN float broadcast_value(BroadcastFn fn, float x, float y) {
     return float_max(x, y);
   case BroadcastFn::Min:
     return float_min(x, y);
+  case BroadcastFn::Eq:
+    return x == y ? 1.0f : 0.0f;
+  case BroadcastFn::Ne:
+    return x != y ? 1.0f : 0.0f;
+  case BroadcastFn::Lt:
+    return x < y ? 1.0f : 0.0f;
+  case BroadcastFn::Le:
+    return x <= y ? 1.0f : 0.0f;
+  case BroadcastFn::Gt:
+    return x > y ? 1.0f : 0.0f;
+  case BroadcastFn::Ge:
+    return x >= y ? 1.0f : 0.0f;
   }
   return x;
 }
