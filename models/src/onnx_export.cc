@@ -68,9 +68,7 @@ public:
         emit(id);
     if (tail_)
       emit_tail();
-    else
-      for (ValueRef v : g_.outputs())
-        add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
+    emit_outputs();
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {
@@ -86,17 +84,29 @@ private:
   /// the prefix, which no kept name starts with.
   std::string name(ValueRef v) const {
     const Node &n = g_.node(v.node);
-    if (n.is_variable()) {
-      auto bound = outer_binding_.find(n.name);
-      if (!reserved_.count(n.name) ||
-          (bound != outer_binding_.end() && bound->second == v))
-        return n.name;
-      return prefix_ + "_" + n.name;
-    }
+    if (n.is_variable())
+      return variable_name(v) + (bool_input(n) ? "_float" : "");
     return prefix_ + std::to_string(v.node) +
            (n.num_outputs > 1 ? "_" + std::to_string(v.output) : "");
   }
   std::string in(const Node &n, int k) const { return name(n.inputs[k]); }
+  /// A variable's own name, unless a kept node uses it.
+  std::string variable_name(ValueRef v) const {
+    const Node &n = g_.node(v.node);
+    auto bound = outer_binding_.find(n.name);
+    if (!reserved_.count(n.name) ||
+        (bound != outer_binding_.end() && bound->second == v))
+      return n.name;
+    return prefix_ + "_" + n.name;
+  }
+  /// A bool graph input, which quarry holds as 0 and 1: the graph's input
+  /// is the variable's name, cast to float as `name`_float.
+  bool bool_input(const Node &n) const {
+    if (n.kind != OpKind::Input)
+      return false;
+    auto it = input_elem_.find(n.name);
+    return it != input_elem_.end() && it->second == onnx::TensorProto::BOOL;
+  }
 
   /// The ONNX element type of `v`: float32 but for kept nodes' outputs and
   /// integer graph inputs.
@@ -105,7 +115,7 @@ private:
     if (n.kind == OpKind::Opaque)
       return static_cast<int32_t>(
           n.attrs.list(ops::Opaque::kTypes).at(v.output));
-    if (n.kind == OpKind::Input)
+    if (n.kind == OpKind::Input && !bool_input(n))
       if (auto it = input_elem_.find(n.name); it != input_elem_.end())
         return it->second;
     return onnx::TensorProto::FLOAT;
@@ -196,6 +206,13 @@ private:
     const Shape &x0 = n.inputs.empty() ? Shape{} : g_.type(n.inputs[0])->shape;
     switch (n.kind) {
     case OpKind::Input:
+      if (bool_input(n)) {
+        add_value_info(graph_->add_input(), variable_name({id, 0}),
+                       n.types.at(0), onnx::TensorProto::BOOL);
+        attr(node("Cast", {variable_name({id, 0})}, {out}), "to",
+             int64_t{onnx::TensorProto::FLOAT});
+        return;
+      }
       add_value_info(graph_->add_input(), name({id, 0}), n.types.at(0),
                      elem({id, 0}));
       return;
@@ -337,9 +354,31 @@ private:
       return;
     }
     case OpKind::Broadcast: {
-      static const char *const types[] = {"Add", "Sub", "Mul", "Div",
-                                          "Pow", "Max", "Min"};
-      node(types[n.attrs.i(ops::Broadcast::kFn)], {in(n, 0), in(n, 1)}, {out});
+      // A comparison gives ONNX's bool, cast to the float quarry holds (Ne
+      // is Not of Equal).
+      static const char *const types[] = {
+          "Add",         "Sub",     "Mul",           "Div",   "Pow",
+          "Max",         "Min",     "Equal",         "Equal", "Less",
+          "LessOrEqual", "Greater", "GreaterOrEqual"};
+      const auto fn = static_cast<BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
+      if (!ops::is_comparison(fn)) {
+        node(types[static_cast<int>(fn)], {in(n, 0), in(n, 1)}, {out});
+        return;
+      }
+      std::string truth = out + "_bool";
+      node(types[static_cast<int>(fn)], {in(n, 0), in(n, 1)}, {truth});
+      if (fn == BroadcastFn::Ne) {
+        node("Not", {truth}, {out + "_not"});
+        truth = out + "_not";
+      }
+      attr(node("Cast", {truth}, {out}), "to",
+           int64_t{onnx::TensorProto::FLOAT});
+      return;
+    }
+    case OpKind::Where: {
+      attr(node("Cast", {in(n, 0)}, {out + "_cond"}), "to",
+           int64_t{onnx::TensorProto::BOOL});
+      node("Where", {out + "_cond", in(n, 1), in(n, 2)}, {out});
       return;
     }
     case OpKind::Softmax:
@@ -767,8 +806,24 @@ private:
       emit_converted(convert_tail(first), {}, "tail");
     for (const auto &vi : kept_.graph().value_info())
       *graph_->add_input() = vi;
-    const std::set<std::string> from_tail(tail_->output().begin(),
-                                          tail_->output().end());
+  }
+
+  /// The graph's outputs, or, when the kept model names the imported
+  /// model's outputs, those in their order: from the untyped tail as
+  /// declared, else from the graph's first outputs, each cast to its
+  /// declared element type where quarry holds it as float32 (a bool as 0
+  /// and 1).
+  void emit_outputs() {
+    if (kept_.graph().output_size() == 0) {
+      for (ValueRef v : g_.outputs())
+        add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
+      return;
+    }
+    const size_t first =
+        g_.outputs().size() - (tail_ ? tail_->input_size() : 0);
+    std::set<std::string> from_tail;
+    if (tail_)
+      from_tail.insert(tail_->output().begin(), tail_->output().end());
     size_t next = 0;
     for (const auto &vi : kept_.graph().output()) {
       if (from_tail.count(vi.name())) {
@@ -780,7 +835,16 @@ private:
                     "tail than the graph computes (" +
                     std::to_string(first) + ")");
       const ValueRef v = g_.outputs()[next++];
-      add_value_info(graph_->add_output(), name(v), *g_.type(v), elem(v));
+      const int32_t declared = vi.type().tensor_type().elem_type();
+      std::string out = name(v);
+      if (elem(v) == onnx::TensorProto::FLOAT && declared != elem(v) &&
+          declared != onnx::TensorProto::UNDEFINED) {
+        const std::string cast = out + "_out" + std::to_string(next - 1);
+        attr(node("Cast", {out}, {cast}), "to", int64_t{declared});
+        out = cast;
+      }
+      add_value_info(graph_->add_output(), out, *g_.type(v),
+                     out == name(v) ? elem(v) : declared);
     }
     if (next != first)
       throw Error("export: the graph computes " + std::to_string(first) +

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 namespace quarry::onnx_io {
 
@@ -147,10 +148,12 @@ void Importer::read_inputs_and_initializers() {
     }
     const ValueRef v = g_.input(fresh_name(input.name()), shape);
     values_[input.name()] = v;
+    if (elem == onnx::TensorProto::BOOL)
+      bools_.insert(input.name()); // held as 0 and 1; export casts it
+    else if (elem != onnx::TensorProto::FLOAT)
+      elem_[input.name()] = elem; // only kept nodes read it
     if (elem != onnx::TensorProto::FLOAT) {
-      // Only kept nodes read it (the algebra is float32); export gives it
-      // its type back.
-      elem_[input.name()] = elem;
+      // Export gives it its type back.
       auto *vi = kept_.mutable_graph()->add_input();
       vi->set_name(g_.node(v.node).name);
       vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
@@ -189,6 +192,7 @@ Model Importer::run() {
   node_ = nullptr;
   if (model_.graph().output_size() == 0)
     fail("the graph has no outputs (truncated file?)");
+  bool held_as_float = false; // an output ONNX types otherwise
   for (const auto &out : model_.graph().output()) {
     if (untyped_.count(out.name())) {
       tail().add_output(out.name());
@@ -199,8 +203,16 @@ Model Importer::run() {
       auto c = constants_.find(out.name());
       if (c == constants_.end())
         fail("graph output '" + out.name() + "' is never computed");
-      if (c->second.elem != onnx::TensorProto::FLOAT)
-        keep_constant_output(out.name());
+      // An integer constant goes out cast back to its type when float32
+      // holds its values exactly; else as a kept Constant.
+      if (c->second.elem != onnx::TensorProto::FLOAT) {
+        held_as_float = true;
+        for (int64_t v : c->second.ints)
+          if (v > (int64_t{1} << 24) || v < -(int64_t{1} << 24)) {
+            keep_constant_output(out.name());
+            break;
+          }
+      }
       g_.mark_output(in_const_as_value(out.name()));
       continue;
     }
@@ -209,7 +221,11 @@ Model Importer::run() {
   // What the tail reads are the graph's last outputs (onnx_kept.h).
   for (ValueRef v : tail_reads_)
     g_.mark_output(v);
-  if (kept_.functions_size() > 0)
+  // Export gives each output its declared type back: a bool held as 0 and
+  // 1, or an integer constant, is cast to it.
+  for (const auto &out : model_.graph().output())
+    held_as_float = held_as_float || bools_.count(out.name());
+  if (kept_.functions_size() > 0 || held_as_float)
     *kept_.mutable_graph()->mutable_output() = model_.graph().output();
   // Keep only the values of weights the graph uses.
   WeightTable used;
@@ -218,7 +234,7 @@ Model Importer::run() {
       used.emplace(n.name, weights_.at(n.name));
   Model m{std::move(g_), std::move(used)};
   if (kept_.graph().node_size() > 0 || kept_.graph().input_size() > 0 ||
-      kept_.functions_size() > 0)
+      kept_.graph().output_size() > 0 || kept_.functions_size() > 0)
     m.kept_onnx = kept_.SerializeAsString();
   return m;
 }
@@ -346,6 +362,32 @@ ValueRef Importer::constant_weight(const std::string &hint,
 void Importer::set_output(int i, ValueRef v) {
   if (i < node_->output_size() && !node_->output(i).empty())
     values_[node_->output(i)] = v;
+}
+
+bool Importer::is_bool(int i) const {
+  if (!has_input(i))
+    return false;
+  if (const Constant *c = const_in(i))
+    return c->elem == onnx::TensorProto::BOOL;
+  return bools_.count(node_->input(i)) > 0;
+}
+
+void Importer::set_bool_output(int i) {
+  if (i < node_->output_size() && !node_->output(i).empty())
+    bools_.insert(node_->output(i));
+}
+
+void Importer::propagate_bool() {
+  // Operators whose outputs have their first operand's element type.
+  static const std::set<std::string, std::less<>> same_type = {
+      "Identity", "Dropout",   "Reshape",      "Flatten",
+      "Squeeze",  "Unsqueeze", "Transpose",    "Concat",
+      "Slice",    "Split",     "Gather",       "Expand",
+      "Tile",     "Pad",       "DepthToSpace", "SpaceToDepth"};
+  if (!same_type.count(node_->op_type()) || !is_bool(0))
+    return;
+  for (int k = 0; k < node_->output_size(); ++k)
+    set_bool_output(k);
 }
 
 void Importer::set_output_const(int i, Constant c) {

@@ -335,6 +335,7 @@ void add_composite_handlers(
   table.emplace("MeanVarianceNormalization", mean_variance_normalization);
   table.emplace("LRN", lrn);
   add_recurrent_handlers(table);
+  add_logic_handlers(table);
   for (const char *op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool",
                          "GlobalAveragePool", "GlobalMaxPool"}) {
     auto it = table.find(op);

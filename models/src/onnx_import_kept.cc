@@ -151,6 +151,9 @@ void Importer::import_node(
     return; // every input known: evaluated now (onnx_fold.h)
   if (default_domain(n.domain()) && n.op_type() == "If" && const_in(0))
     return inline_branch(table);
+  if (default_domain(n.domain()) && n.op_type() == "If" &&
+      lower_branches(table))
+    return;
   const std::string why = needs_keeping(table);
   if (!why.empty()) {
     const std::string failed = keep_node();
@@ -162,6 +165,7 @@ void Importer::import_node(
   const int before = g_.num_nodes();
   try {
     table.find(n.op_type())->second(*this);
+    propagate_bool();
   } catch (const Error &refused) {
     // The handler cannot express this use of the operator (an attribute
     // value, a computed operand it needs constant): keep the node when ONNX
@@ -186,18 +190,7 @@ void Importer::inline_branch(
   if (g.output_size() != n.output_size())
     fail("the branch taken has " + std::to_string(g.output_size()) +
          " outputs for the node's " + std::to_string(n.output_size()));
-  for (const auto &init : g.initializer()) {
-    try {
-      constants_[init.name()] = decode_tensor(init);
-    } catch (const Error &) {
-      undecoded_[init.name()] = &init;
-    }
-  }
-  for (const auto &inner : g.node()) {
-    node_ = &inner;
-    import_node(table);
-  }
-  node_ = &n;
+  import_branch(g, table);
   for (int k = 0; k < n.output_size(); ++k) {
     const std::string &from = g.output(k).name(), &to = n.output(k);
     if (to.empty())
@@ -219,6 +212,24 @@ void Importer::inline_branch(
     if (auto e = elem_.find(from); e != elem_.end())
       elem_[to] = e->second;
   }
+}
+
+void Importer::import_branch(
+    const onnx::GraphProto &g,
+    const std::map<std::string, Handler, std::less<>> &table) {
+  const onnx::NodeProto *outer = node_;
+  for (const auto &init : g.initializer()) {
+    try {
+      constants_[init.name()] = decode_tensor(init);
+    } catch (const Error &) {
+      undecoded_[init.name()] = &init;
+    }
+  }
+  for (const auto &inner : g.node()) {
+    node_ = &inner;
+    import_node(table);
+  }
+  node_ = outer;
 }
 
 void Importer::roll_back(int num_nodes) {
@@ -259,14 +270,16 @@ std::string Importer::keep_node() {
   reads_attr->set_type(onnx::AttributeProto::STRINGS);
   for (const auto &name : reads) {
     if (auto v = values_.find(name); v != values_.end()) {
-      operands.push_back(v->second);
+      const bool held_bool = bools_.count(name) > 0;
+      operands.push_back(held_bool ? onnx_bool(name) : v->second);
       reads_attr->add_strings(name);
       auto *vi = pg->add_input();
       vi->set_name(name);
       auto *tt = vi->mutable_type()->mutable_tensor_type();
       auto e = elem_.find(name);
-      tt->set_elem_type(e == elem_.end() ? onnx::TensorProto::FLOAT
-                                         : e->second);
+      tt->set_elem_type(held_bool          ? onnx::TensorProto::BOOL
+                        : e == elem_.end() ? onnx::TensorProto::FLOAT
+                                           : e->second);
       auto *shape = tt->mutable_shape();
       for (int64_t d : g_.type(v->second)->shape.dims)
         shape->add_dim()->set_dim_value(d);
@@ -356,6 +369,105 @@ std::string Importer::keep_node() {
   return "";
 }
 
+ValueRef Importer::onnx_bool(const std::string &name) {
+  if (auto it = bool_casts_.find(name); it != bool_casts_.end())
+    return it->second;
+  const ValueRef v = values_.at(name);
+  onnx::NodeProto cast;
+  cast.set_op_type("Cast");
+  cast.set_name(name + "_as_bool");
+  cast.add_input(name);
+  cast.add_output(name + "_as_bool");
+  onnx::AttributeProto *to = cast.add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::BOOL);
+  onnx::AttributeProto *reads = cast.add_attribute();
+  reads->set_name(kReadsAttr);
+  reads->set_type(onnx::AttributeProto::STRINGS);
+  reads->add_strings(name);
+  const int64_t id = kept_.graph().node_size();
+  const ValueRef b =
+      g_.add(OpKind::Opaque,
+             make_attrs(
+                 OpKind::Opaque,
+                 {{"id", id},
+                  {"shapes", ops::Opaque::encode_shapes({shape(v)})},
+                  {"types", std::vector<int64_t>{onnx::TensorProto::BOOL}}}),
+             {v}, fresh_name(name + "_as_bool"))
+          .at(0);
+  *kept_.mutable_graph()->add_node() = std::move(cast);
+  bool_casts_.emplace(name, b);
+  return b;
+}
+
+bool Importer::lower_branches(
+    const std::map<std::string, Handler, std::less<>> &table) {
+  const onnx::NodeProto &n = *node_;
+  if (!has_input(0) || !values_.count(n.input(0)) || elem_.count(n.input(0)))
+    return false;
+  // A failed attempt leaves everything as it was.
+  const int before = g_.num_nodes();
+  const onnx::ModelProto kept = kept_;
+  const auto values = values_;
+  const auto constants = constants_;
+  const auto untyped = untyped_;
+  const auto tail_reads = tail_reads_;
+  const auto bools = bools_;
+  const auto bool_casts = bool_casts_;
+  const auto elem = elem_;
+  const auto kept_constants = kept_constants_;
+  const auto taken = taken_;
+  try {
+    const ValueRef cond = reshape_to(*this, value(n.input(0)), {});
+    std::vector<ValueRef> outs[2];
+    std::vector<bool> bool_outs[2];
+    for (int b = 0; b < 2; ++b) {
+      const onnx::AttributeProto *branch =
+          attr(b == 0 ? "then_branch" : "else_branch");
+      if (!branch || !branch->has_g() ||
+          branch->g().output_size() != n.output_size())
+        throw Error("a branch's outputs do not match the node's");
+      const onnx::GraphProto &g = branch->g();
+      import_branch(g, table);
+      for (const auto &o : g.output()) {
+        if (untyped_.count(o.name()) || elem_.count(o.name()))
+          throw Error("a branch output is not a float tensor");
+        outs[b].push_back(in_const_as_value(o.name()));
+        bool_outs[b].push_back(
+            bools_.count(o.name()) > 0 ||
+            (constants_.count(o.name()) &&
+             constants_.at(o.name()).elem == onnx::TensorProto::BOOL));
+      }
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (shape(outs[0][k]) != shape(outs[1][k]))
+        throw Error("the branches' outputs differ in shape");
+      const ValueRef v = add(OpKind::Where, {cond, outs[0][k], outs[1][k]});
+      set_output(k, v);
+      if (bool_outs[0][k] && bool_outs[1][k])
+        set_bool_output(k);
+    }
+    return true;
+  } catch (const Error &) {
+    node_ = &n;
+    g_.truncate(before);
+    for (auto it = weights_.begin(); it != weights_.end();)
+      it = taken.count(it->first) ? std::next(it) : weights_.erase(it);
+    kept_ = kept;
+    values_ = values;
+    constants_ = constants;
+    untyped_ = untyped;
+    tail_reads_ = tail_reads;
+    bools_ = bools;
+    bool_casts_ = bool_casts;
+    elem_ = elem;
+    kept_constants_ = kept_constants;
+    taken_ = taken;
+    return false;
+  }
+}
+
 bool Importer::kept_constant(const std::string &name,
                              std::vector<onnx::TensorProto> &out) const {
   if (auto c = constants_.find(name); c != constants_.end())
@@ -405,7 +517,8 @@ std::string Importer::add_to_tail() {
     auto v = values_.find(name);
     if (v == values_.end())
       return "it reads '" + name + "', which no earlier node defines";
-    from_graph.emplace_back(name, v->second);
+    from_graph.emplace_back(name,
+                            bools_.count(name) ? onnx_bool(name) : v->second);
   }
   onnx::FunctionProto &f = tail();
   for (auto &t : constants)

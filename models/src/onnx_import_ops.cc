@@ -879,13 +879,29 @@ void pad(I &m) {
 void dropout(I &m) {
   if (m.node().output_size() > 1 && !m.node().output(1).empty())
     m.fail("the mask output is not supported (inference only)");
+  // From opset 12, input 2 switches training on: random, not inference.
+  if (m.has_input(2)) {
+    const Constant *training = m.const_in(2);
+    if (!training || training->ints.size() != 1 || training->ints[0] != 0)
+      m.fail("training_mode must be a constant false (inference only)");
+  }
   identity(m);
 }
 
 void cast(I &m) {
   // A constant operand was folded already (onnx_fold.h).
-  if (m.attr_int("to", 1) == onnx::TensorProto::FLOAT)
+  const int64_t to = m.attr_int("to", 1);
+  if (to == onnx::TensorProto::FLOAT)
     return identity(m);
+  if (to == onnx::TensorProto::BOOL) { // x != 0, held as 0 and 1
+    if (m.is_bool(0))
+      identity(m);
+    else
+      m.set_output(
+          0, binary(m, BroadcastFn::Ne, m.in(0),
+                    m.constant_weight("zero", Tensor<float>(Shape{}, 0.0f))));
+    return m.set_bool_output(0);
+  }
   m.fail("Cast of a computed tensor to " +
          onnx::TensorProto::DataType_Name(
              static_cast<onnx::TensorProto::DataType>(m.attr_int("to", 0))) +

@@ -67,6 +67,12 @@ public:
   /// attributes, renamed inputs and outputs), then restores the node.
   void run_as(const onnx::NodeProto &n,
               const std::function<void(Importer &)> &h);
+  /// Whether input `i` is an ONNX bool (quarry holds it as 0 and 1): a
+  /// comparison's result, or a bool constant.
+  bool is_bool(int i) const;
+  /// Output `i` is an ONNX bool, held as 0 and 1.
+  void set_bool_output(int i);
+
   /// Names a value or a constant for later nodes (run_as's inputs).
   void define(const std::string &name, ValueRef v) { values_[name] = v; }
   void define_const(const std::string &name, Constant c) {
@@ -97,6 +103,16 @@ private:
   /// quarry::Error when its element type cannot be written.
   bool kept_constant(const std::string &name,
                      std::vector<onnx::TensorProto> &out) const;
+  /// The value named `name`, which quarry holds as 0 and 1, as ONNX's bool
+  /// for kept nodes: a kept Cast to BOOL, made on first use.
+  ValueRef onnx_bool(const std::string &name);
+  /// An If whose condition is computed: both branches, node by node, and
+  /// where(cond, then, else) per output; false (nothing changed) when that
+  /// cannot express it (a branch output of another shape, a kept node).
+  bool lower_branches(const std::map<std::string, Handler, std::less<>> &table);
+  /// After handler of the current node ran: an operator that passes its
+  /// operand's type through (Reshape, Concat, ...) gives a bool of a bool.
+  void propagate_bool();
   /// Whether the current node reads a value of the untyped tail.
   bool reads_untyped() const;
   /// Adds the current node to the untyped tail (onnx_kept.h); returns why
@@ -116,12 +132,16 @@ private:
   /// An If whose condition is constant: the branch taken, node by node,
   /// in its place.
   void inline_branch(const std::map<std::string, Handler, std::less<>> &table);
+  /// The initializers and nodes of an If's branch `g`, into this graph;
+  /// its outputs are then defined by their names in `g`.
+  void import_branch(const onnx::GraphProto &g,
+                     const std::map<std::string, Handler, std::less<>> &table);
   /// Takes back what a failed handler added after `num_nodes` nodes.
   void roll_back(int num_nodes);
   ValueRef in_const_as_value(const std::string &name);
-  /// A graph output that folded to a constant of another element type
-  /// than float32 (a Shape's) becomes a kept Constant node, so export
-  /// writes it with its own type.
+  /// A graph output that folded to an integer constant float32 cannot
+  /// hold exactly becomes a kept Constant node, so export writes it with
+  /// its own type and values.
   void keep_constant_output(const std::string &name);
   std::string fresh_name(const std::string &onnx_name);
 
@@ -150,6 +170,10 @@ private:
   /// What the untyped tail reads from quarry's graph, in the order of the
   /// tail function's inputs.
   std::vector<ValueRef> tail_reads_;
+  /// The values ONNX types as bool that quarry holds as 0 and 1, by ONNX
+  /// name, and each one cast to BOOL for kept nodes (onnx_bool).
+  std::set<std::string> bools_;
+  std::map<std::string, ValueRef> bool_casts_;
 };
 
 /// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),
@@ -170,6 +194,9 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers();
 /// (onnx_import_composite.cc), and lifts the window operators' handlers to
 /// take 1-D operands.
 void add_composite_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// Comparisons, Not/And/Or/Xor and Where on ONNX's booleans held as 0 and 1
+/// (onnx_import_logic.cc).
+void add_logic_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// RNN, GRU and LSTM unrolled over their fixed sequence length
 /// (onnx_import_recurrent.cc).
 void add_recurrent_handlers(std::map<std::string, Handler, std::less<>> &table);

@@ -87,6 +87,24 @@ private:
   onnx::ModelProto m_;
 };
 
+/// Gives If node `n` its branch `attr` (then_branch or else_branch): one
+/// `op` node reading `input` from the enclosing graph, its output declared
+/// of `shape`.
+inline void add_branch(onnx::NodeProto &n, const std::string &attr,
+                       const std::string &op, const std::string &input,
+                       const Ints &shape) {
+  auto *a = n.add_attribute();
+  a->set_name(attr);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto *g = a->mutable_g();
+  g->set_name(attr);
+  auto *inner = g->add_node();
+  inner->set_op_type(op);
+  inner->add_input(input);
+  inner->add_output(attr + "_out");
+  OnnxModel::value(g->add_output(), attr + "_out", shape);
+}
+
 inline void set_int(onnx::NodeProto &n, const char *name, int64_t v) {
   auto *a = n.add_attribute();
   a->set_name(name);
