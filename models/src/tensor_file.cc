@@ -242,7 +242,8 @@ Bindings<float> read_input_files(const Graph &g,
     if (!input)
       throw Error("--input names '" + name + "', which is not a graph input");
     TensorFile f = read_tensor_file(path);
-    if (f.elem_type != "float")
+    // ONNX's bools are held as 0 and 1 (models/ONNX.md).
+    if (f.elem_type != "float" && f.elem_type != "bool")
       throw Error(SourcePos{path, 0, 0}, "holds " + f.elem_type +
                                              " values; input '" + name +
                                              "' is float32");

@@ -7,6 +7,7 @@
 #include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <filesystem>
 
@@ -89,6 +90,25 @@ TEST(TensorFile, InputsByGraphOrOnnxNameWithTheirShapeChecked) {
       temp("wide.npy") + ": has shape [2,4]; input 'input_1' is [2,3]");
   EXPECT_EQ(error_of([&] { read_input_files(g, {"input_1"}); }),
             "--input expects NAME=FILE, got 'input_1'");
+  // A bool file gives 0 and 1; an int64 one is refused.
+  for (const auto type : {onnx::TensorProto::BOOL, onnx::TensorProto::INT64}) {
+    onnx::TensorProto t;
+    t.set_data_type(type);
+    t.add_dims(2);
+    t.add_dims(3);
+    for (int i = 0; i < 6; ++i)
+      type == onnx::TensorProto::BOOL ? t.add_int32_data(i % 2)
+                                      : (void)t.add_int64_data(i);
+    write_file_atomic(temp("typed.pb"), t.SerializeAsString());
+    const std::string spec = "input_1=" + temp("typed.pb");
+    if (type == onnx::TensorProto::BOOL)
+      EXPECT_EQ(read_input_files(g, {spec}).at("input_1").data,
+                (std::vector<float>{0, 1, 0, 1, 0, 1}));
+    else
+      EXPECT_EQ(error_of([&] { read_input_files(g, {spec}); }),
+                temp("typed.pb") +
+                    ": holds int64 values; input 'input_1' is float32");
+  }
 }
 
 TEST(TensorFile, OutputsSavedAsOnnxTestDataSets) {

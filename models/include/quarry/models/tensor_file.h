@@ -38,7 +38,8 @@ void write_tensor_file(const std::string &path, const Tensor<float> &t,
 /// NAME is the input's name in `g` or in the ONNX model it came from
 /// (which import spells with '_' for other characters). Errors name the
 /// file or the specification: an unknown input, a file that cannot be
-/// read, another shape, or an element type that is not float.
+/// read, another shape, or an element type that is not float (bool files
+/// give 0 and 1, as quarry holds ONNX's bools).
 Bindings<float> read_input_files(const Graph &g,
                                  const std::vector<std::string> &specs);
 
