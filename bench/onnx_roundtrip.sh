@@ -7,6 +7,8 @@
 #
 # Needs build/bin/ort_bench (bench/fetch_onnxruntime.sh). SUITE_DIR
 # defaults to the four suites under /usr/share/libonnx-testdata/data.
+# A model whose inputs have dynamic dimensions is given the dimensions of
+# its case's inputs (--input-shape, read with protoc).
 # Writes OUTDIR/NAME.onnx and OUTDIR/log.tsv (case, outcome, detail) and
 # prints JSON: how many cases quarry refused (with the reasons), how many
 # agree within 1e-4 relative, differ, or could not be compared in ONNX
@@ -31,9 +33,29 @@ for suite in "${suites[@]}"; do
     dir=${dir%/}
     name=$(basename "$dir")
     [ -f "$dir/model.onnx" ] || continue
-    if ! msg=$("$bin/quarry" optimize --onnx "$dir/model.onnx" --rules "$rules" \
-      --budget 2 --measure-top 0 --no-attribution \
-      --cost-cache "$out/costs.tsv" --out "$out/$name.onnx" 2>&1 >/dev/null); then
+    shapes=()
+    optimize() {
+      "$bin/quarry" optimize --onnx "$dir/model.onnx" "${shapes[@]}" \
+        --rules "$rules" --budget 2 --measure-top 0 --no-attribution \
+        --cost-cache "$out/costs.tsv" --out "$out/$name.onnx" 2>&1 >/dev/null
+    }
+    msg=$(optimize)
+    rc=$?
+    if [ $rc -ne 0 ] && [[ $msg == *"dynamic dimension"* ]] &&
+      [ -d "$dir/test_data_set_0" ]; then
+      # Fix every input's dimensions as the case's own inputs have them.
+      for f in "$dir"/test_data_set_0/input_*.pb; do
+        decoded=$(protoc --decode=onnx.TensorProto -I /usr/include \
+          onnx/onnx.proto <"$f" 2>/dev/null) || continue
+        input=$(sed -n 's/^name: "\(.*\)"$/\1/p' <<<"$decoded")
+        dims=$(sed -n 's/^dims: //p' <<<"$decoded" | paste -sd x)
+        [ -n "$input" ] && [ -n "$dims" ] &&
+          shapes+=(--input-shape "$input=$dims")
+      done
+      msg=$(optimize)
+      rc=$?
+    fi
+    if [ $rc -ne 0 ]; then
       printf '%s\trefused\t%s\n' "$name" "${msg##*: }" >>"$log"
       continue
     fi
