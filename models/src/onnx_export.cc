@@ -837,8 +837,7 @@ private:
       const ValueRef v = g_.outputs()[next++];
       const int32_t declared = vi.type().tensor_type().elem_type();
       std::string out = name(v);
-      if (elem(v) == onnx::TensorProto::FLOAT && declared != elem(v) &&
-          declared != onnx::TensorProto::UNDEFINED) {
+      if (elem(v) == onnx::TensorProto::FLOAT && castable(declared)) {
         const std::string cast = out + "_out" + std::to_string(next - 1);
         attr(node("Cast", {out}, {cast}), "to", int64_t{declared});
         out = cast;
@@ -850,6 +849,28 @@ private:
       throw Error("export: the graph computes " + std::to_string(first) +
                   " of the model's outputs, but it names " +
                   std::to_string(next));
+  }
+
+  /// Whether a float32 output is cast to `declared`: a numeric type other
+  /// than float32 (a model may declare any number, and Cast takes few).
+  static bool castable(int32_t declared) {
+    using TP = onnx::TensorProto;
+    switch (declared) {
+    case TP::BOOL:
+    case TP::INT8:
+    case TP::INT16:
+    case TP::INT32:
+    case TP::INT64:
+    case TP::UINT8:
+    case TP::UINT16:
+    case TP::UINT32:
+    case TP::UINT64:
+    case TP::FLOAT16:
+    case TP::DOUBLE:
+      return true;
+    default:
+      return false;
+    }
   }
 
   /// The untyped tail converted to the export's opset: a model of it

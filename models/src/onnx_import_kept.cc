@@ -100,6 +100,25 @@ std::string Importer::check_kept_node(const onnx::NodeProto &n,
       }
     return -1;
   };
+  // Gemm's inference before opset 7 and its version adapters index A and B
+  // as matrices unchecked (found by fuzzing: a 1-D B).
+  if (n.op_type() == "Gemm")
+    for (const char *m : {"A", "B"})
+      if (const int r = rank_of(m); r >= 0 && r != 2)
+        return std::string("its input ") + m + " has rank " +
+               std::to_string(r) + " where Gemm takes a matrix";
+  // LayerNormalization's inference indexes X by its axis unchecked (found by
+  // fuzzing: a scalar X).
+  if (n.op_type() == "LayerNormalization") {
+    int64_t axis = -1;
+    for (const auto &a : n.attribute())
+      if (a.name() == "axis")
+        axis = a.i();
+    const int rank = rank_of("X");
+    if (rank >= 0 && (axis < -rank || axis >= rank))
+      return "axis " + std::to_string(axis) +
+             " is out of range for X of rank " + std::to_string(rank);
+  }
   for (const auto &[x, w] : {std::pair{"X", "W"}, std::pair{"x", "w"}})
     if (const int rx = rank_of(x), rw = rank_of(w);
         rx >= 0 && rw >= 0 && rx != rw)

@@ -413,6 +413,26 @@ TEST(OnnxKept, WindowsAndKernelsShapeInferenceCannotTakeAreRefused) {
             "(quarry has no LpPool), but cannot type its outputs: strides "
             "must be positive");
 
+  // And LayerNormalization's axis, unchecked against X's rank.
+  OnnxModel ln(17);
+  ln.input("x", {}).output("y");
+  ln.floats("w", {3, 4}, std::vector<float>(12, 1.0f));
+  ln.node("LayerNormalization", {"x", "w"}, {"y"}).set_name("ln");
+  const std::string ln_msg =
+      error_of([&] { import_onnx_bytes(ln.bytes(), "l.onnx"); });
+  EXPECT_EQ(ln_msg.rfind("l.onnx: node 'ln' (LayerNormalization): ", 0), 0u)
+      << ln_msg;
+
+  // And Gemm's operands, taken as matrices (opset 2: a 1-D B).
+  OnnxModel gemm(2);
+  gemm.input("a", {6, 3}).input("b", {6}).output("y");
+  auto &g = gemm.node("Gemm", {"a", "b"}, {"y"});
+  g.set_name("g");
+  set_int(g, "transA", 1);
+  const std::string gemm_msg =
+      error_of([&] { import_onnx_bytes(gemm.bytes(), "g.onnx"); });
+  EXPECT_EQ(gemm_msg.rfind("g.onnx: node 'g' (Gemm): ", 0), 0u) << gemm_msg;
+
   OnnxModel up;
   up.input("x", {1, 1, 4, 4}).output("y");
   up.floats("w", {}, {1});

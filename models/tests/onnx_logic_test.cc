@@ -62,6 +62,18 @@ TEST(OnnxLogic, ComparisonsAndWhereRunAndBoolsGoBackOutAsBools) {
   EXPECT_EQ(eval_first(back, in), (std::vector<float>{3, -2, 0.5f, 5}));
 }
 
+TEST(OnnxLogic, AnOutputOfATypeNoCastMakesGoesOutAsItIsHeld) {
+  // Found by fuzzing: an output declared of element type 73 (no such type)
+  // was cast to it, and the export did not import again.
+  OnnxModel m;
+  m.input("x", {2}, onnx::TensorProto::BOOL);
+  m.node("Not", {"x"}, {"y"});
+  OnnxModel::value(m.proto().mutable_graph()->add_output(), "y", {2}, 73);
+  const Model g = import_onnx_bytes(m.bytes(), "t.onnx");
+  const Model back = import_onnx_bytes(export_onnx_bytes(g), "back.onnx");
+  EXPECT_TRUE(kept_operator_types(back).empty());
+}
+
 TEST(OnnxLogic, AKeptNodeReadsABoolAsABool) {
   // Compress (which quarry has not) takes its condition as a bool.
   OnnxModel m;
