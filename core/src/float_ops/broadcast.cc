@@ -36,23 +36,12 @@ void Broadcast::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const auto fn = static_cast<BroadcastFn>(a.i(kFn));
   const FloatTensor &x = *in[0], &y = *in[1];
   FloatTensor &z = out[0];
-  const int r = z.shape.rank();
-  const auto sx = broadcast_strides(x.shape, z.shape);
-  const auto sy = broadcast_strides(y.shape, z.shape);
-  std::vector<int64_t> idx(r, 0);
-  int64_t ix = 0, iy = 0;
-  for (int64_t i = 0; i < z.numel(); ++i) {
-    z[i] = broadcast_value(fn, x[ix], y[iy]);
-    for (int k = r - 1; k >= 0; --k) {
-      ix += sx[k];
-      iy += sy[k];
-      if (++idx[k] < z.shape[k])
-        break;
-      ix -= sx[k] * idx[k];
-      iy -= sy[k] * idx[k];
-      idx[k] = 0;
-    }
-  }
+  for_each_broadcast<2>(z.shape,
+                        {broadcast_strides(x.shape, z.shape),
+                         broadcast_strides(y.shape, z.shape)},
+                        [&](int64_t i, const auto &at) {
+                          z[i] = broadcast_value(fn, x[at[0]], y[at[1]]);
+                        });
 }
 
 } // namespace quarry::ops

@@ -11,25 +11,15 @@ MaybeTypes Where::infer(const Attrs &, InTypes in) {
 }
 
 void Where::run(const Attrs &, FloatInputs in, FloatOutputs out) {
+  const FloatTensor &c = *in[0], &x = *in[1], &y = *in[2];
   FloatTensor &z = out[0];
-  const int r = z.shape.rank();
-  std::vector<int64_t> strides[3];
-  for (int k = 0; k < 3; ++k)
-    strides[k] = broadcast_strides(in[k]->shape, z.shape);
-  std::vector<int64_t> idx(r, 0);
-  int64_t at[3] = {0, 0, 0};
-  for (int64_t i = 0; i < z.numel(); ++i) {
-    z[i] = (*in[0])[at[0]] != 0.0f ? (*in[1])[at[1]] : (*in[2])[at[2]];
-    for (int d = r - 1; d >= 0; --d) {
-      for (int k = 0; k < 3; ++k)
-        at[k] += strides[k][d];
-      if (++idx[d] < z.shape[d])
-        break;
-      for (int k = 0; k < 3; ++k)
-        at[k] -= strides[k][d] * idx[d];
-      idx[d] = 0;
-    }
-  }
+  for_each_broadcast<3>(z.shape,
+                        {broadcast_strides(c.shape, z.shape),
+                         broadcast_strides(x.shape, z.shape),
+                         broadcast_strides(y.shape, z.shape)},
+                        [&](int64_t i, const auto &at) {
+                          z[i] = c[at[0]] != 0.0f ? x[at[1]] : y[at[2]];
+                        });
 }
 
 } // namespace quarry::ops

@@ -14,6 +14,8 @@
 #include "quarry/core/ops/float_only.h"
 #include "quarry/core/ops/scalar_fns.h"
 
+#include <array>
+
 namespace quarry::ops {
 
 struct Broadcast : FloatOnly<Broadcast> {
@@ -35,6 +37,29 @@ Shape broadcast_shape(std::string_view op, const Shape &a, const Shape &b);
 /// Strides of `s` seen through the broadcast shape `out`: 0 on repeated
 /// axes (and on the axes `s` lacks).
 std::vector<int64_t> broadcast_strides(const Shape &s, const Shape &out);
+
+/// Calls f(i, at) for every element i of `out` in order, at[k] being the
+/// element of operand k it reads through `strides[k]` (broadcast_strides).
+template <size_t N, class F>
+void for_each_broadcast(const Shape &out,
+                        const std::array<std::vector<int64_t>, N> &strides,
+                        F &&f) {
+  const int r = out.rank();
+  std::vector<int64_t> idx(r, 0);
+  std::array<int64_t, N> at{};
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    f(i, at);
+    for (int d = r - 1; d >= 0; --d) {
+      for (size_t k = 0; k < N; ++k)
+        at[k] += strides[k][d];
+      if (++idx[d] < out[d])
+        break;
+      for (size_t k = 0; k < N; ++k)
+        at[k] -= strides[k][d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+}
 
 /// Whether fn(x, y) == fn(y, x).
 inline bool commutative(BroadcastFn fn) {
