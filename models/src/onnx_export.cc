@@ -661,9 +661,8 @@ private:
   /// Adds the kept constants node `k` reads (by name, its subgraphs'
   /// outer references included) to `g`.
   void add_kept_constants(const onnx::NodeProto &k, onnx::GraphProto &g) const {
-    std::set<std::string> reads(k.input().begin(), k.input().end());
-    for (const auto &outer : onnx_io::outer_references(k))
-      reads.insert(outer);
+    const std::vector<std::string> names = onnx_io::names_read(k);
+    const std::set<std::string> reads(names.begin(), names.end());
     std::set<std::string> have;
     for (const auto &t : g.initializer())
       have.insert(t.name());

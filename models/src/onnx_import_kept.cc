@@ -264,15 +264,7 @@ void Importer::roll_back(int num_nodes) {
 
 std::string Importer::keep_node() {
   const onnx::NodeProto &n = *node_;
-  // What the node reads: its inputs, then what its subgraphs use from here.
-  std::vector<std::string> reads;
-  std::set<std::string> seen;
-  for (const auto &name : n.input())
-    if (!name.empty() && seen.insert(name).second)
-      reads.push_back(name);
-  for (const auto &name : outer_references(n))
-    if (seen.insert(name).second)
-      reads.push_back(name);
+  const std::vector<std::string> reads = names_read(n);
 
   onnx::ModelProto probe;
   // Before IR 4 inference types only graph inputs, and an initializer had
@@ -499,10 +491,7 @@ bool Importer::kept_constant(const std::string &name,
 }
 
 bool Importer::reads_untyped() const {
-  for (const auto &name : node_->input())
-    if (untyped_.count(name))
-      return true;
-  for (const auto &name : outer_references(*node_))
+  for (const auto &name : names_read(*node_))
     if (untyped_.count(name))
       return true;
   return false;
@@ -519,13 +508,10 @@ onnx::FunctionProto &Importer::tail() {
 
 std::string Importer::add_to_tail() {
   const onnx::NodeProto &n = *node_;
-  std::vector<std::string> reads(n.input().begin(), n.input().end());
-  for (const auto &name : outer_references(n))
-    reads.push_back(name);
   std::vector<onnx::TensorProto> constants;
   std::vector<std::pair<std::string, ValueRef>> from_graph;
-  for (const auto &name : reads) {
-    if (name.empty() || untyped_.count(name))
+  for (const auto &name : names_read(n)) {
+    if (untyped_.count(name))
       continue;
     try {
       if (kept_constant(name, constants))

@@ -68,6 +68,18 @@ std::vector<std::string> outer_references(const onnx::NodeProto &n) {
   return out;
 }
 
+std::vector<std::string> names_read(const onnx::NodeProto &n) {
+  std::vector<std::string> reads;
+  std::set<std::string> seen;
+  for (const auto &name : n.input())
+    if (!name.empty() && seen.insert(name).second)
+      reads.push_back(name);
+  for (const auto &name : outer_references(n))
+    if (seen.insert(name).second)
+      reads.push_back(name);
+  return reads;
+}
+
 void names_defined_inside(const onnx::NodeProto &n,
                           std::set<std::string> &out) {
   for (const auto &a : n.attribute()) {

@@ -50,6 +50,11 @@ const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept);
 /// using the main graph's values), in the order of first use.
 std::vector<std::string> outer_references(const onnx::NodeProto &n);
 
+/// The names a node reads: its inputs, then what its subgraphs read from
+/// enclosing scopes; each once, in order of first use, without the empty
+/// names of optional inputs left out.
+std::vector<std::string> names_read(const onnx::NodeProto &n);
+
 /// Adds every name defined inside the node's subgraphs (their inputs,
 /// initializers and node outputs, nested ones included) to `out`.
 void names_defined_inside(const onnx::NodeProto &n, std::set<std::string> &out);
