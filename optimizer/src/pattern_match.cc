@@ -69,24 +69,25 @@ bool params_agree(const Graph &g, const Node &p, const Node &h) {
 
 class Matcher {
 public:
-  Matcher(const HostInfo &host, const Graph &pattern, size_t limit)
-      : host_(host), g_(*host.graph), p_(pattern), limit_(limit) {
+  Matcher(const HostInfo &host, const Graph &pattern, size_t limit,
+          const std::function<void(const MatchSite &)> &found)
+      : host_(host), g_(*host.graph), p_(pattern), limit_(limit),
+        found_(found) {
     for (int32_t id = pattern.num_nodes() - 1; id >= 0; --id)
       if (!pattern.node(id).is_variable())
         order_.push_back(id);
   }
 
-  std::vector<Match> run() {
+  void run() {
     State s;
     s.nodes.assign(p_.num_nodes(), -1);
     s.values.assign(p_.num_nodes(), ValueRef{-1, 0});
     step(0, s);
-    return std::move(found_);
   }
 
 private:
   void step(size_t k, State &s) {
-    if (found_.size() >= limit_)
+    if (count_ >= limit_)
       return;
     if (k == order_.size()) {
       record(s);
@@ -95,7 +96,9 @@ private:
     const int32_t pid = order_[k];
     const Node &p = p_.node(pid);
     if (s.nodes[pid] >= 0) {
-      try_node(k, s, pid, s.nodes[pid]);
+      // bind() checked its kind, not its parameters.
+      if (params_agree(g_, p, g_.node(s.nodes[pid])))
+        try_node(k, s, pid, s.nodes[pid]);
       return;
     }
     for (int32_t hid : host_.by_kind[static_cast<size_t>(p.kind)]) {
@@ -106,7 +109,7 @@ private:
       s.trail.push_back(pid);
       try_node(k, s, pid, hid);
       s.undo_to(mark);
-      if (found_.size() >= limit_)
+      if (count_ >= limit_)
         return;
     }
   }
@@ -115,11 +118,10 @@ private:
     return std::find(s.nodes.begin(), s.nodes.end(), hid) != s.nodes.end();
   }
 
+  /// Binds the operands of `hid`, which agrees with pattern node `pid`.
   void try_node(size_t k, State &s, int32_t pid, int32_t hid) {
     const Node &p = p_.node(pid);
     const Node &h = g_.node(hid);
-    if (p.kind != h.kind || !params_agree(g_, p, h))
-      return;
     const bool swap =
         op_info(p.kind).traits.commutative && p.inputs.size() == 2;
     for (int order = 0; order < (swap ? 2 : 1); ++order) {
@@ -132,7 +134,7 @@ private:
       if (ok)
         step(k + 1, s);
       s.undo_to(mark);
-      if (found_.size() >= limit_)
+      if (count_ >= limit_)
         return;
     }
   }
@@ -161,38 +163,53 @@ private:
   }
 
   void record(const State &s) {
-    Match m;
-    m.nodes = s.nodes;
-    for (int32_t id = 0; id < p_.num_nodes(); ++id)
-      if (p_.node(id).is_variable()) {
-        if (s.values[id].node >= 0)
-          m.bindings.emplace(p_.node(id).name, s.values[id]);
-      }
+    outputs_.clear();
     for (ValueRef v : p_.outputs()) {
       if (p_.node(v.node).is_variable()) {
         if (s.values[v.node].node < 0)
           return;
-        m.outputs.push_back(s.values[v.node]);
+        outputs_.push_back(s.values[v.node]);
       } else {
-        m.outputs.push_back({s.nodes[v.node], v.output});
+        outputs_.push_back({s.nodes[v.node], v.output});
       }
     }
-    found_.push_back(std::move(m));
+    ++count_;
+    found_({&p_, s.nodes, s.values, outputs_});
   }
 
   const HostInfo &host_;
   const Graph &g_;
   const Graph &p_;
   size_t limit_;
+  const std::function<void(const MatchSite &)> &found_;
   std::vector<int32_t> order_;
-  std::vector<Match> found_;
+  std::vector<ValueRef> outputs_;
+  size_t count_ = 0;
 };
 
 } // namespace
 
+Match MatchSite::to_match() const {
+  Match m;
+  m.nodes.assign(nodes.begin(), nodes.end());
+  for (int32_t id = 0; id < pattern->num_nodes(); ++id)
+    if (pattern->node(id).is_variable() && values[id].node >= 0)
+      m.bindings.emplace(pattern->node(id).name, values[id]);
+  m.outputs.assign(outputs.begin(), outputs.end());
+  return m;
+}
+
+void for_each_match(const HostInfo &host, const Graph &pattern, size_t limit,
+                    const std::function<void(const MatchSite &)> &f) {
+  Matcher(host, pattern, limit, f).run();
+}
+
 std::vector<Match> find_matches(const HostInfo &host, const Graph &pattern,
                                 size_t limit) {
-  return Matcher(host, pattern, limit).run();
+  std::vector<Match> out;
+  for_each_match(host, pattern, limit,
+                 [&](const MatchSite &m) { out.push_back(m.to_match()); });
+  return out;
 }
 
 } // namespace quarry::opt

@@ -23,6 +23,28 @@
 
 namespace quarry::opt {
 
+namespace {
+
+uint64_t hash_splits(const SplitRef &t) {
+  if (!t)
+    return 0x51;
+  return hash_combine(
+      hash_combine(static_cast<uint64_t>(t->left), hash_splits(t->lhs)),
+      hash_splits(t->rhs));
+}
+
+uint64_t hash_type(uint64_t h, const TensorType *t) {
+  if (!t)
+    return hash_combine(h, ~uint64_t{0});
+  h = hash_combine(h, static_cast<uint64_t>(t->rank()));
+  for (int a = 0; a < t->rank(); ++a)
+    h = hash_combine(hash_combine(h, static_cast<uint64_t>(t->shape[a])),
+                     hash_splits(t->split(a)));
+  return h;
+}
+
+} // namespace
+
 HostIndex::HostIndex(const Graph &g, const CostModel &cost)
     : g_(&g), cost_(&cost), policy_(cost.fusion_policy()) {
   const int32_t n = g.num_nodes();
@@ -36,6 +58,14 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
       h = hash_operand(h, hash_[v.node], v.output);
     hash_[i] = h;
   }
+  type_begin_.assign(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i)
+    type_begin_[i + 1] =
+        type_begin_[i] + static_cast<int32_t>(g.node(i).types.size());
+  type_hash_.reserve(type_begin_[n]);
+  for (int32_t i = 0; i < n; ++i)
+    for (const TensorType &t : g.node(i).types)
+      type_hash_.push_back(hash_type(0, &t));
   const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
   live_.assign(live.begin(), live.end());
@@ -109,28 +139,6 @@ size_t RefusedShapes::bytes() const {
   return set_->count.load(std::memory_order_relaxed) * 48;
 }
 
-namespace {
-
-uint64_t hash_splits(const SplitRef &t) {
-  if (!t)
-    return 0x51;
-  return hash_combine(
-      hash_combine(static_cast<uint64_t>(t->left), hash_splits(t->lhs)),
-      hash_splits(t->rhs));
-}
-
-uint64_t hash_type(uint64_t h, const TensorType *t) {
-  if (!t)
-    return hash_combine(h, ~uint64_t{0});
-  h = hash_combine(h, static_cast<uint64_t>(t->rank()));
-  for (int a = 0; a < t->rank(); ++a)
-    h = hash_combine(hash_combine(h, static_cast<uint64_t>(t->shape[a])),
-                     hash_splits(t->split(a)));
-  return h;
-}
-
-} // namespace
-
 class Previewer;
 
 struct PreviewScratch::Data {
@@ -183,61 +191,51 @@ PreviewScratch::PreviewScratch(PreviewScratch &&) noexcept = default;
 PreviewScratch &PreviewScratch::operator=(PreviewScratch &&) noexcept = default;
 
 namespace {
-struct Refused {};
-struct CannotTell {};
+/// How far a preview got: on, or splice() refuses the rewrite, or the
+/// preview cannot tell what splice() makes of it.
+enum class Verdict { Go, Refused, CannotTell };
 } // namespace
 
 /// One preview: the overlay, and the FusionViews of host and overlay.
 class Previewer {
 public:
   Previewer(const HostIndex &h, const Splice &s, PreviewScratch::Data &d,
-            RefusedShapes *refused, uint64_t pattern_key)
+            RefusedShapes *refused, uint64_t refusal_key)
       : h_(h), g_(*h.g_), s_(s), d_(d), n_(g_.num_nodes()), pat_(*s.pattern),
-        refused_(pattern_key ? refused : nullptr) {
+        refused_(refusal_key ? refused : nullptr), shapes_key_(refusal_key) {
     d_.begin(n_);
-    if (refused_) {
-      shapes_key_ = hash_combine(0x7265667573, pattern_key);
-      for (const auto &[name, v] : s.bindings)
-        shapes_key_ =
-            hash_type(hash_combine(shapes_key_, hash_bytes(name)), g_.type(v));
-      for (ValueRef r : s.replaced)
-        shapes_key_ = hash_type(shapes_key_, g_.type(r));
-    }
   }
 
   Preview run() {
     Preview p;
-    if (refused_ && refused_->contains(shapes_key_)) {
+    Verdict v = Verdict::Go;
+    try {
+      v = instantiate();
+      if (v == Verdict::Go)
+        v = check_replacements();
+    } catch (const Error &) {
+      // A shape the target's operators do not accept, as splice() says.
+      v = Verdict::Refused;
+    }
+    if (v == Verdict::Refused)
+      remember_refusal();
+    if (v == Verdict::Go)
+      v = check_cycles();
+    if (v == Verdict::Refused) {
       p.outcome = Preview::Outcome::Refused;
       return p;
     }
-    try {
-      try {
-        instantiate();
-        check_replacements();
-      } catch (const Refused &) {
-        remember_refusal();
-        throw;
-      } catch (const Error &) {
-        remember_refusal();
-        throw;
-      }
-      check_cycles();
-      find_dead();
-      walk_downstream();
-      p.hash = graph_hash();
-      p.outcome = Preview::Outcome::Made;
-      const int64_t t = ticks();
-      if (t >= 0)
-        p.cost = CostModel::ms_of(t);
-    } catch (const Refused &) {
-      p.outcome = Preview::Outcome::Refused;
-    } catch (const CannotTell &) {
+    if (v == Verdict::CannotTell) {
       p.outcome = Preview::Outcome::Unknown;
-    } catch (const Error &) {
-      // A shape the target's operators do not accept, as splice() says.
-      p.outcome = Preview::Outcome::Refused;
+      return p;
     }
+    find_dead();
+    walk_downstream();
+    p.hash = graph_hash();
+    p.outcome = Preview::Outcome::Made;
+    const int64_t t = ticks();
+    if (t >= 0)
+      p.cost = CostModel::ms_of(t);
     return p;
   }
 
@@ -387,7 +385,7 @@ private:
 
   // --- Steps -------------------------------------------------------------
   /// The pattern's live nodes, typed as splice() would type them.
-  void instantiate() {
+  Verdict instantiate() {
     const int32_t np = pat_.num_nodes();
     pat_live_.assign(np, false);
     for (ValueRef o : pat_.outputs())
@@ -407,20 +405,23 @@ private:
       if (n.is_variable()) {
         pat_live_[i] = false; // a variable is a host value, not a node
         if (!s_.bindings.count(n.name))
-          throw CannotTell{}; // a new variable: splice() knows its shape
+          return Verdict::CannotTell; // a new variable: splice() knows its
+                                      // shape
         continue;
       }
       const auto &traits = op_info(n.kind).traits;
       if (traits.constant && n.types.empty())
         continue; // typed by its reader, below
-      make(i, n.attrs, done);
+      if (const Verdict v = make(i, n.attrs, done); v != Verdict::Go)
+        return v;
     }
     for (int32_t i = 0; i < np; ++i)
       if (pat_live_[i] && !done[i])
-        throw CannotTell{}; // a shapeless constant that is an output
+        return Verdict::CannotTell; // a shapeless constant that is an output
+    return Verdict::Go;
   }
 
-  void make(int32_t i, Attrs attrs, std::vector<bool> &done) {
+  Verdict make(int32_t i, Attrs attrs, std::vector<bool> &done) {
     const Node &n = pat_.node(i);
     // Operands other than shapeless constants first (splice's order), then
     // each such constant from its reader's other operands.
@@ -442,15 +443,16 @@ private:
           for (ValueRef v : pat_.node(j).inputs)
             readers += v.node == c;
       if (readers != 1)
-        throw CannotTell{}; // which reader types it depends on the walk
+        return Verdict::CannotTell; // which reader types: the walk's order
       const Node &cn = pat_.node(c);
       const std::optional<Shape> cs =
           constant_shape(cn.kind, cn.attrs, n.kind, k, types);
       if (!cs)
-        throw Refused{};
+        return Verdict::Refused;
       Attrs ca = cn.attrs;
       ca.set(find_attr(op_info(cn.kind).attrs, "shape"), cs->dims);
-      make(c, std::move(ca), done);
+      if (const Verdict v = make(c, std::move(ca), done); v != Verdict::Go)
+        return v;
       types[k] = type(pattern_value(n.inputs[k]));
     }
     Node &m = made_[i];
@@ -479,30 +481,32 @@ private:
     made_hash_[i] = h;
     made_static_[i] = all_static;
     done[i] = true;
+    return Verdict::Go;
   }
 
-  void check_replacements() {
+  Verdict check_replacements() {
     for (size_t i = 0; i < s_.replaced.size(); ++i) {
       const ValueRef t = pattern_value(pat_.outputs().at(i));
       if (!is_new(t.node) && replaced(t))
-        throw CannotTell{};
+        return Verdict::CannotTell;
       targets_.push_back(t);
       const TensorType *was = g_.type(s_.replaced[i]);
       const TensorType *now = type(t);
       if (!was || !now || was->shape != now->shape)
-        throw Refused{};
+        return Verdict::Refused;
       // Types downstream are those of the host when the replacement records
       // the same concat boundaries (which a split without sizes cuts at);
       // otherwise only inferring every type on the way would tell.
       for (int a = 0; a < was->rank(); ++a)
         if (!same_splits(was->split(a), now->split(a)))
-          throw CannotTell{};
+          return Verdict::CannotTell;
     }
+    return Verdict::Go;
   }
 
   /// splice() refuses when a value the pattern reads depends on a value it
   /// replaces: the rewritten graph would have a cycle.
-  void check_cycles() {
+  Verdict check_cycles() {
     int32_t first = n_;
     for (ValueRef r : s_.replaced)
       first = std::min(first, r.node);
@@ -513,7 +517,7 @@ private:
         for (ValueRef v : made_[p].inputs)
           if (!is_new(v.node)) {
             if (replaced(v))
-              throw Refused{};
+              return Verdict::Refused;
             stack.push_back(v.node);
           }
     for (ValueRef t : targets_)
@@ -537,8 +541,7 @@ private:
     }
     for (int32_t id : visited)
       d_.in_set[id] = 0;
-    if (cycle)
-      throw Refused{};
+    return cycle ? Verdict::Refused : Verdict::Go;
   }
 
   int32_t uses(int32_t id) const {
@@ -793,8 +796,26 @@ private:
 };
 
 Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
-                RefusedShapes *refused, uint64_t pattern_key) {
-  return Previewer(host, s, *scratch.d_, refused, pattern_key).run();
+                RefusedShapes *refused, uint64_t refusal_key) {
+  return Previewer(host, s, *scratch.d_, refused, refusal_key).run();
+}
+
+uint64_t HostIndex::type_hash(ValueRef v) const {
+  const int32_t at = type_begin_[v.node] + v.output;
+  return at < type_begin_[v.node + 1] ? type_hash_[at] : ~uint64_t{0};
+}
+
+uint64_t refusal_key(uint64_t pattern_key, const HostIndex &host,
+                     const MatchSite &site) {
+  uint64_t key = hash_combine(0x7265667573, pattern_key);
+  for (int32_t id = 0; id < site.pattern->num_nodes(); ++id)
+    if (site.pattern->node(id).is_variable())
+      key = hash_combine(key, site.values[id].node >= 0
+                                  ? host.type_hash(site.values[id])
+                                  : ~uint64_t{0});
+  for (ValueRef r : site.outputs)
+    key = hash_combine(key, host.type_hash(r));
+  return key;
 }
 
 } // namespace quarry::opt

@@ -169,12 +169,18 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   arena_.execute([&] {
     tbb::parallel_for(size_t{0}, ts_.size(), edges.task([&](size_t i) {
       PreviewScratch &mine = scratch.local();
+      // A rule's pattern is the same in every graph: its refusals for
+      // shapes hold in all of them.
+      uint64_t key = 0;
+      const auto unrefused = [&](const MatchSite &site) {
+        key = refusal_key(i + 1, index, site);
+        return !refused_.contains(key);
+      };
       ts_[i].for_each_splice(
-          host, opts_.max_matches, [&](int ordinal, OwnedSplice &&s) {
-            // A rule's pattern is the same in every graph: its refusals
-            // for shapes hold in all of them.
+          host, opts_.max_matches,
+          [&](int ordinal, OwnedSplice &&s) {
             const Preview p = preview(index, s.splice, mine, &refused_,
-                                      ts_[i].rule ? i + 1 : 0);
+                                      ts_[i].rule ? key : 0);
             if (p.outcome == Preview::Outcome::Refused)
               return;
             Candidate c;
@@ -193,7 +199,8 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
             if (!c.cost)
               c.pending = std::move(s);
             out[i].push_back(std::move(c));
-          });
+          },
+          unrefused);
     }));
   });
   edges.joined();

@@ -55,18 +55,23 @@ std::vector<Graph> Transformation::apply(const HostInfo &host,
 
 void Transformation::for_each_splice(
     const HostInfo &host, size_t limit,
-    const std::function<void(int ordinal, OwnedSplice &&)> &f) const {
+    const std::function<void(int ordinal, OwnedSplice &&)> &f,
+    const std::function<bool(const MatchSite &)> &keep) const {
   if (fusion) {
     std::vector<OwnedSplice> out = fusion(host);
     for (size_t i = 0; i < out.size() && i < limit; ++i)
       f(static_cast<int>(i), std::move(out[i]));
     return;
   }
-  std::vector<Match> matches = find_matches(host, rule->source, limit);
-  for (size_t i = 0; i < matches.size(); ++i)
-    if (preconditions_hold(host, *rule, matches[i]))
-      f(static_cast<int>(i),
-        {nullptr, rule_splice(*rule, std::move(matches[i]))});
+  int ordinal = 0;
+  for_each_match(host, rule->source, limit, [&](const MatchSite &site) {
+    const int i = ordinal++;
+    if (keep && !keep(site))
+      return;
+    Match m = site.to_match();
+    if (preconditions_hold(host, *rule, m))
+      f(i, {nullptr, rule_splice(*rule, std::move(m))});
+  });
 }
 
 void Transformation::for_each(

@@ -18,7 +18,9 @@
 
 #include "quarry/core/graph.h"
 
+#include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,5 +50,25 @@ struct HostInfo {
 /// (by the host ids given to the pattern's outputs).
 std::vector<Match> find_matches(const HostInfo &host, const Graph &pattern,
                                 size_t limit = 10000);
+
+/// A match as the matcher holds it, before a Match is made of it: most
+/// matches the search meets are refused for their types alone, which
+/// these arrays tell without the names a Match is keyed by.
+struct MatchSite {
+  const Graph *pattern = nullptr;
+  /// Host node of each pattern node (-1 for variables).
+  std::span<const int32_t> nodes;
+  /// Host value of each pattern variable by pattern node id ({-1, 0} for
+  /// operators).
+  std::span<const ValueRef> values;
+  /// Host values of the pattern's outputs, in order.
+  std::span<const ValueRef> outputs;
+
+  Match to_match() const;
+};
+
+/// The matches find_matches() gives, in its order, without making them.
+void for_each_match(const HostInfo &host, const Graph &pattern, size_t limit,
+                    const std::function<void(const MatchSite &)> &f);
 
 } // namespace quarry::opt

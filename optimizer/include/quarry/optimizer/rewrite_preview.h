@@ -23,6 +23,7 @@
 #pragma once
 
 #include "quarry/optimizer/cost_model.h"
+#include "quarry/optimizer/pattern_match.h"
 #include "quarry/optimizer/splice.h"
 
 #include <cstddef>
@@ -42,6 +43,9 @@ public:
   /// The graph's cost in CostModel ticks, as graph_cost() gives it; -1 when
   /// one of its configurations has no cost yet.
   int64_t ticks() const { return ticks_; }
+  /// A hash of a value's type (shape and concat boundaries); one value for
+  /// every value without a type.
+  uint64_t type_hash(ValueRef v) const;
 
   /// One reading operand: node `reader` reads output `output` of the node
   /// as its operand `slot`.
@@ -65,6 +69,9 @@ private:
   std::vector<int32_t> uses_;
   std::vector<int32_t> reader_begin_;
   std::vector<Reader> readers_;
+  /// Type hashes of every node's outputs, from type_begin_[node].
+  std::vector<int32_t> type_begin_;
+  std::vector<uint64_t> type_hash_;
   uint64_t inputs_xor_ = 0, live_weights_xor_ = 0;
   int64_t ticks_ = 0;
 };
@@ -101,11 +108,18 @@ private:
   std::unique_ptr<Set> set_;
 };
 
+/// The key a rule's match is filed under in RefusedShapes: `pattern_key`
+/// (which names the rule: its index, say), the types of the values bound
+/// to its variables and of the values it replaces. A match is looked up
+/// before its splice is made, since most are refused.
+uint64_t refusal_key(uint64_t pattern_key, const HostIndex &host,
+                     const MatchSite &site);
+
 class PreviewScratch;
-/// `pattern_key` names the splice's pattern for `refused` (a rule's index,
-/// say); 0, or no `refused`, remembers nothing.
+/// A refusal for shapes is remembered in `refused` under `refusal_key`;
+/// 0, or no `refused`, remembers nothing.
 Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
-                RefusedShapes *refused = nullptr, uint64_t pattern_key = 0);
+                RefusedShapes *refused = nullptr, uint64_t refusal_key = 0);
 
 /// Working memory for previews on one thread, sized to the host.
 class PreviewScratch {

@@ -38,9 +38,12 @@ struct Transformation {
   /// ordinal; splice() may still refuse one. for_each() gives the graphs
   /// of those it does not refuse, under the same ordinals. A rule's splice
   /// points at the rule's target (no owner); a fusion's owns its pattern.
+  /// `keep`, when given, is asked first about each match of a rule; a
+  /// match it declines is not proposed, and keeps its ordinal.
   void for_each_splice(
       const HostInfo &host, size_t limit,
-      const std::function<void(int ordinal, OwnedSplice &&)> &f) const;
+      const std::function<void(int ordinal, OwnedSplice &&)> &f,
+      const std::function<bool(const MatchSite &)> &keep = {}) const;
   /// The graph for_each() gave with `ordinal` from this host.
   std::optional<Graph> apply_at(const HostInfo &host, int ordinal) const;
 };
