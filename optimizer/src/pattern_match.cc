@@ -11,6 +11,7 @@
 #include "quarry/runtime/plan.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace quarry::opt {
 
@@ -71,8 +72,8 @@ class Matcher {
 public:
   Matcher(const HostInfo &host, const Graph &pattern, size_t limit,
           const std::function<void(const MatchSite &)> &found)
-      : host_(host), g_(*host.graph), p_(pattern), limit_(limit),
-        found_(found) {
+      : host_(host), g_(*host.graph), p_(pattern), limit_(limit), found_(found),
+        agreeing_(pattern.num_nodes()) {
     for (int32_t id = pattern.num_nodes() - 1; id >= 0; --id)
       if (!pattern.node(id).is_variable())
         order_.push_back(id);
@@ -101,8 +102,8 @@ private:
         try_node(k, s, pid, s.nodes[pid]);
       return;
     }
-    for (int32_t hid : host_.by_kind[static_cast<size_t>(p.kind)]) {
-      if (used(s, hid) || !params_agree(g_, p, g_.node(hid)))
+    for (int32_t hid : agreeing(pid)) {
+      if (used(s, hid))
         continue;
       const size_t mark = s.trail.size();
       s.nodes[pid] = hid;
@@ -112,6 +113,21 @@ private:
       if (count_ >= limit_)
         return;
     }
+  }
+
+  /// The host nodes whose kind and parameters agree with pattern node
+  /// `pid`, in id order. A pattern of unconnected parts tries every node
+  /// for its second part once per choice for its first.
+  const std::vector<int32_t> &agreeing(int32_t pid) {
+    std::optional<std::vector<int32_t>> &list = agreeing_[pid];
+    if (!list) {
+      list.emplace();
+      const Node &p = p_.node(pid);
+      for (int32_t hid : host_.by_kind[static_cast<size_t>(p.kind)])
+        if (params_agree(g_, p, g_.node(hid)))
+          list->push_back(hid);
+    }
+    return *list;
   }
 
   static bool used(const State &s, int32_t hid) {
@@ -184,6 +200,7 @@ private:
   const std::function<void(const MatchSite &)> &found_;
   std::vector<int32_t> order_;
   std::vector<ValueRef> outputs_;
+  std::vector<std::optional<std::vector<int32_t>>> agreeing_;
   size_t count_ = 0;
 };
 
