@@ -230,7 +230,10 @@ public:
       return p;
     }
     find_dead();
-    walk_downstream();
+    if (walk_downstream() == Verdict::CannotTell) {
+      p.outcome = Preview::Outcome::Unknown;
+      return p;
+    }
     p.hash = graph_hash();
     p.outcome = Preview::Outcome::Made;
     const int64_t t = ticks();
@@ -494,12 +497,11 @@ private:
       const TensorType *now = type(t);
       if (!was || !now || was->shape != now->shape)
         return Verdict::Refused;
-      // Types downstream are those of the host when the replacement records
-      // the same concat boundaries (which a split without sizes cuts at);
-      // otherwise only inferring every type on the way would tell.
+      // Other concat boundaries change no shape downstream, hash or cost,
+      // except where a split without sizes cuts at them (walk_downstream).
       for (int a = 0; a < was->rank(); ++a)
-        if (!same_splits(was->split(a), now->split(a)))
-          return Verdict::CannotTell;
+        boundaries_moved_ =
+            boundaries_moved_ || !same_splits(was->split(a), now->split(a));
     }
     return Verdict::Go;
   }
@@ -610,7 +612,7 @@ private:
 
   /// New hashes and static flags of the host nodes downstream of the
   /// replaced values, in id order (ids are topological).
-  void walk_downstream() {
+  Verdict walk_downstream() {
     int32_t from = n_;
     for (int32_t id : redirected_) {
       d_.down[id] = d_.epoch;
@@ -620,6 +622,11 @@ private:
       if (d_.down[id] != d_.epoch || dead(id))
         continue;
       const Node &n = node(id);
+      // Where it cuts, and so the shapes after it, only inferring every
+      // type on the way would tell.
+      if (boundaries_moved_ && n.kind == OpKind::Split &&
+          !n.attrs.has(ops::Split::kSizes))
+        return Verdict::CannotTell;
       uint64_t h = h_.seed_[id];
       bool all_static = !op_info(n.kind).traits.uninterpreted;
       for (ValueRef v : n.inputs) {
@@ -633,6 +640,7 @@ private:
       for (int32_t k = h_.reader_begin_[id]; k < h_.reader_begin_[id + 1]; ++k)
         d_.down[h_.readers_[k].reader] = d_.epoch;
     }
+    return Verdict::Go;
   }
 
   uint64_t graph_hash() const {
@@ -786,6 +794,9 @@ private:
   const Graph &pat_;
   RefusedShapes *refused_;
   uint64_t shapes_key_ = 0;
+  /// A replacement records other concat boundaries than the value it
+  /// replaces.
+  bool boundaries_moved_ = false;
   // The preview's own state, in the scratch's memory (reused, not freed).
   std::vector<bool> &pat_live_ = d_.pat_live, &made_static_ = d_.made_static;
   std::vector<Node> &made_ = d_.made;

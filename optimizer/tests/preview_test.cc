@@ -98,6 +98,57 @@ TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
   EXPECT_LE(tally.unknown * 50, tally.made + tally.refused) << GetParam();
 }
 
+/// A host whose value `a` records a concat boundary on axis 1 (at 2 of 4
+/// channels); relu(a) is read by a split without sizes when `cut` is set.
+Graph boundary_host(bool cut) {
+  Graph g;
+  const ValueRef p = g.input("p", Shape{{1, 2, 4, 4}});
+  const ValueRef q = g.input("q", Shape{{1, 2, 4, 4}});
+  g.input("w", Shape{{1, 4, 4, 4}});
+  const ValueRef a =
+      g.add1(OpKind::Concat, make_attrs(OpKind::Concat, {{"axis", int64_t{1}}}),
+             {p, q});
+  const ValueRef r = g.add1(OpKind::Relu, {a});
+  if (cut) {
+    for (ValueRef part :
+         g.add(OpKind::Split, make_attrs(OpKind::Split, {{"axis", int64_t{1}}}),
+               {r}))
+      g.mark_output(g.add1(OpKind::Sigmoid, {part}));
+  } else {
+    g.mark_output(g.add1(OpKind::Sigmoid, {r}));
+  }
+  return g;
+}
+
+TEST(Preview, OtherConcatBoundariesAreToldUnlessASplitCutsAtThem) {
+  // `a` is replaced by tanh(w), which records no boundary.
+  Graph pattern;
+  pattern.mark_output(pattern.add1(OpKind::Tanh, {pattern.input("z")}));
+  const auto cpu = runtime::make_backend("cpu");
+  CostModel cost(launch_cost, *cpu);
+  for (const bool cut : {false, true}) {
+    const Graph host = boundary_host(cut);
+    cost.graph_cost(host);
+    const HostIndex index(host, cost);
+    PreviewScratch scratch;
+    const Splice s{&pattern, {{"z", {2, 0}}}, {}, {{3, 0}}};
+    const Preview p = preview(index, s, scratch);
+    const std::optional<Graph> made = splice(host, s);
+    if (cut) {
+      // Where the split cuts, only inferring the types after it tells.
+      EXPECT_EQ(p.outcome, Preview::Outcome::Unknown);
+    } else {
+      ASSERT_TRUE(made.has_value());
+      ASSERT_EQ(p.outcome, Preview::Outcome::Made);
+      EXPECT_EQ(p.hash, made->hash());
+      cost.graph_cost(*made);
+      const Preview again = preview(index, s, scratch);
+      ASSERT_TRUE(again.cost.has_value());
+      EXPECT_EQ(*again.cost, cost.graph_cost(*made));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Networks, PreviewZoo,
                          ::testing::Values("resnet50", "resnext50", "nasnet_a",
                                            "inception_v3", "bert", "nasrnn"));
