@@ -200,9 +200,10 @@ enum class Verdict { Go, Refused, CannotTell };
 class Previewer {
 public:
   Previewer(const HostIndex &h, const Splice &s, PreviewScratch::Data &d,
-            RefusedShapes *refused, uint64_t refusal_key)
+            const PreviewMemo &memo)
       : h_(h), g_(*h.g_), s_(s), d_(d), n_(g_.num_nodes()), pat_(*s.pattern),
-        refused_(refusal_key ? refused : nullptr), shapes_key_(refusal_key) {
+        refused_(memo.refusal_key ? memo.refused : nullptr),
+        shapes_key_(memo.refusal_key), seen_(memo.seen) {
     d_.begin(n_);
   }
 
@@ -236,6 +237,10 @@ public:
     }
     p.hash = graph_hash();
     p.outcome = Preview::Outcome::Made;
+    if (seen_ && seen_->count(p.hash)) {
+      p.seen = true;
+      return p;
+    }
     const int64_t t = ticks();
     if (t >= 0)
       p.cost = CostModel::ms_of(t);
@@ -794,6 +799,7 @@ private:
   const Graph &pat_;
   RefusedShapes *refused_;
   uint64_t shapes_key_ = 0;
+  const std::unordered_set<uint64_t> *seen_;
   /// A replacement records other concat boundaries than the value it
   /// replaces.
   bool boundaries_moved_ = false;
@@ -807,8 +813,8 @@ private:
 };
 
 Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
-                RefusedShapes *refused, uint64_t refusal_key) {
-  return Previewer(host, s, *scratch.d_, refused, refusal_key).run();
+                const PreviewMemo &memo) {
+  return Previewer(host, s, *scratch.d_, memo).run();
 }
 
 uint64_t HostIndex::type_hash(ValueRef v) const {

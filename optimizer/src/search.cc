@@ -98,6 +98,7 @@ struct Candidate {
   uint64_t hash = 0;
   std::optional<double> cost;
   std::optional<OwnedSplice> pending;
+  bool seen = false; ///< seen before this expansion: not costed
 };
 
 class Search {
@@ -179,14 +180,21 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
       ts_[i].for_each_splice(
           host, opts_.max_matches,
           [&](int ordinal, OwnedSplice &&s) {
-            const Preview p = preview(index, s.splice, mine, &refused_,
-                                      ts_[i].rule ? key : 0);
+            // Graphs seen before this expansion are not costed again.
+            const Preview p =
+                preview(index, s.splice, mine,
+                        {&refused_, ts_[i].rule ? key : 0, &seen_});
             if (p.outcome == Preview::Outcome::Refused)
               return;
             Candidate c;
             c.ordinal = ordinal;
             c.hash = p.hash;
             c.cost = p.cost;
+            if (p.seen) {
+              c.seen = true;
+              out[i].push_back(std::move(c));
+              return;
+            }
             if (p.outcome == Preview::Outcome::Unknown) {
               const std::optional<Graph> made = splice(g, s.splice);
               if (!made)
@@ -250,7 +258,7 @@ Search::run(const Graph &start,
     for (size_t t = 0; t < gens.size(); ++t)
       for (Candidate &c : gens[t]) {
         ++result_.candidates;
-        if (!seen_.insert(c.hash).second)
+        if (c.seen || !seen_.insert(c.hash).second)
           continue;
         ++result_.distinct;
         State next;

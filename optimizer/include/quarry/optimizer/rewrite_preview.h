@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 namespace quarry::opt {
@@ -87,6 +88,8 @@ struct Preview {
   /// The rewritten graph's cost (ms); nullopt when one of its running
   /// configurations has no cost yet, so the graph must be made and costed.
   std::optional<double> cost;
+  /// Made, and its hash is among PreviewMemo::seen: not costed.
+  bool seen = false;
 };
 
 /// The rewrites refused for their shapes alone, remembered across hosts:
@@ -115,11 +118,20 @@ private:
 uint64_t refusal_key(uint64_t pattern_key, const HostIndex &host,
                      const MatchSite &site);
 
+/// What a preview remembers and what it may skip; all optional.
+struct PreviewMemo {
+  /// Where a refusal for shapes is remembered, under `refusal_key` (0:
+  /// nowhere).
+  RefusedShapes *refused = nullptr;
+  uint64_t refusal_key = 0;
+  /// Hashes of graphs already seen: a rewrite making one of them is not
+  /// costed (Preview::seen).
+  const std::unordered_set<uint64_t> *seen = nullptr;
+};
+
 class PreviewScratch;
-/// A refusal for shapes is remembered in `refused` under `refusal_key`;
-/// 0, or no `refused`, remembers nothing.
 Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
-                RefusedShapes *refused = nullptr, uint64_t refusal_key = 0);
+                const PreviewMemo &memo = {});
 
 /// Working memory for previews on one thread, sized to the host.
 class PreviewScratch {
@@ -131,7 +143,7 @@ public:
 
 private:
   friend Preview preview(const HostIndex &, const Splice &, PreviewScratch &,
-                         RefusedShapes *, uint64_t);
+                         const PreviewMemo &);
   friend class Previewer;
   struct Data;
   std::unique_ptr<Data> d_;
