@@ -164,12 +164,19 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   const HostInfo host(g);
   index_ = std::make_unique<HostIndex>(g, cost_);
   const HostIndex &index = *index_;
-  tbb::enumerable_thread_specific<PreviewScratch> scratch;
-  std::vector<std::vector<Candidate>> out(ts_.size());
-  const ForkJoin edges;
+  // Two passes, each spread over the threads: every transformation's
+  // matches, then every proposal's preview. One pass (a task per
+  // transformation) left a thread waiting on the few transformations
+  // that propose hundreds of rewrites per graph.
+  struct Proposal {
+    int32_t ordinal;
+    uint64_t refusal_key; ///< 0 for a fusion's
+    OwnedSplice splice;
+  };
+  std::vector<std::vector<Proposal>> proposed(ts_.size());
+  const ForkJoin match_edges;
   arena_.execute([&] {
-    tbb::parallel_for(size_t{0}, ts_.size(), edges.task([&](size_t i) {
-      PreviewScratch &mine = scratch.local();
+    tbb::parallel_for(size_t{0}, ts_.size(), match_edges.task([&](size_t i) {
       // A rule's pattern is the same in every graph: its refusals for
       // shapes hold in all of them.
       uint64_t key = 0;
@@ -180,43 +187,58 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
       ts_[i].for_each_splice(
           host, opts_.max_matches,
           [&](int ordinal, OwnedSplice &&s) {
-            // Graphs seen before this expansion are not costed again.
-            const Preview p =
-                preview(index, s.splice, mine,
-                        {&refused_, ts_[i].rule ? key : 0, &seen_});
-            if (p.outcome == Preview::Outcome::Refused)
-              return;
-            Candidate c;
-            c.ordinal = ordinal;
-            c.hash = p.hash;
-            c.cost = p.cost;
-            if (p.seen) {
-              c.seen = true;
-              out[i].push_back(std::move(c));
-              return;
-            }
-            if (p.outcome == Preview::Outcome::Unknown) {
-              const std::optional<Graph> made = splice(g, s.splice);
-              if (!made)
-                return;
-              c.hash = made->hash();
-              const auto running = cost_.running_nodes(*made);
-              if (cost_.all_known(running.hashes))
-                c.cost = cost_.cost_of_known(running.hashes);
-            }
-            if (!c.cost)
-              c.pending = std::move(s);
-            out[i].push_back(std::move(c));
+            proposed[i].push_back(
+                {ordinal, ts_[i].rule ? key : 0, std::move(s)});
           },
           unrefused);
     }));
   });
-  edges.joined();
+  match_edges.joined();
+
+  std::vector<std::pair<int32_t, int32_t>> all; // (transformation, proposal)
+  for (size_t i = 0; i < proposed.size(); ++i)
+    for (size_t k = 0; k < proposed[i].size(); ++k)
+      all.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(k));
+  std::vector<std::optional<Candidate>> previewed(all.size());
+  tbb::enumerable_thread_specific<PreviewScratch> scratch;
+  const ForkJoin preview_edges;
+  arena_.execute([&] {
+    tbb::parallel_for(size_t{0}, all.size(), preview_edges.task([&](size_t n) {
+      Proposal &pr = proposed[all[n].first][all[n].second];
+      // Graphs seen before this expansion are not costed again.
+      const Preview p = preview(index, pr.splice.splice, scratch.local(),
+                                {&refused_, pr.refusal_key, &seen_});
+      if (p.outcome == Preview::Outcome::Refused)
+        return;
+      Candidate c;
+      c.ordinal = pr.ordinal;
+      c.hash = p.hash;
+      c.cost = p.cost;
+      c.seen = p.seen;
+      if (p.outcome == Preview::Outcome::Unknown) {
+        const std::optional<Graph> made = splice(g, pr.splice.splice);
+        if (!made)
+          return;
+        c.hash = made->hash();
+        const auto running = cost_.running_nodes(*made);
+        if (cost_.all_known(running.hashes))
+          c.cost = cost_.cost_of_known(running.hashes);
+      }
+      if (!c.cost && !c.seen)
+        c.pending = std::move(pr.splice);
+      previewed[n] = std::move(c);
+    }));
+  });
+  preview_edges.joined();
+
+  std::vector<std::vector<Candidate>> out(ts_.size());
   size_t transient = 0;
-  for (const auto &cs : out)
-    for (const Candidate &c : cs)
-      transient += sizeof(Candidate) +
-                   (c.pending ? c.pending->splice.bindings.size() * 64 : 0);
+  for (const auto &ps : proposed)
+    for (const Proposal &pr : ps)
+      transient += sizeof(Proposal) + pr.splice.splice.bindings.size() * 64;
+  for (size_t n = 0; n < all.size(); ++n)
+    if (previewed[n])
+      out[all[n].first].push_back(std::move(*previewed[n]));
   note_memory(transient);
   return out;
 }
