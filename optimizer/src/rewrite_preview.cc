@@ -158,6 +158,7 @@ struct PreviewScratch::Data {
       seen;
   std::vector<const TensorType *> types;
   std::vector<bool> fixed;
+  std::vector<TensorType> operand_types;
 
   void begin(int32_t n) {
     if (static_cast<int32_t>(dead.size()) < n) {
@@ -429,21 +430,24 @@ private:
     return Verdict::Go;
   }
 
-  Verdict make(int32_t i, Attrs attrs, std::vector<bool> &done) {
+  /// `attrs` are the node's own, or a shapeless constant's with its shape.
+  Verdict make(int32_t i, const Attrs &attrs, std::vector<bool> &done) {
     const Node &n = pat_.node(i);
     // Operands other than shapeless constants first (splice's order), then
     // each such constant from its reader's other operands.
-    std::vector<int> deferred;
     std::vector<const TensorType *> types(n.inputs.size(), nullptr);
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const Node &op = pat_.node(n.inputs[k].node);
       if (op_info(op.kind).traits.constant && op.types.empty() &&
           !done[n.inputs[k].node])
-        deferred.push_back(static_cast<int>(k));
-      else
-        types[k] = type(pattern_value(n.inputs[k]));
+        continue; // deferred, below
+      types[k] = type(pattern_value(n.inputs[k]));
     }
-    for (int k : deferred) {
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Node &op = pat_.node(n.inputs[k].node);
+      if (types[k] || !op_info(op.kind).traits.constant || !op.types.empty() ||
+          done[n.inputs[k].node])
+        continue;
       const int32_t c = n.inputs[k].node;
       int readers = 0;
       for (int32_t j = 0; j < pat_.num_nodes(); ++j)
@@ -459,17 +463,19 @@ private:
         return Verdict::Refused;
       Attrs ca = cn.attrs;
       ca.set(find_attr(op_info(cn.kind).attrs, "shape"), cs->dims);
-      if (const Verdict v = make(c, std::move(ca), done); v != Verdict::Go)
+      if (const Verdict v = make(c, ca, done); v != Verdict::Go)
         return v;
       types[k] = type(pattern_value(n.inputs[k]));
     }
     Node &m = made_[i];
     m.kind = n.kind;
-    m.attrs = std::move(attrs);
+    m.attrs = attrs;
     m.num_outputs = op_num_outputs(n.kind, m.attrs);
     m.inputs.clear();
     m.types.clear();
-    std::vector<TensorType> in;
+    // Reused from preview to preview: assigning a type keeps its buffers.
+    std::vector<TensorType> &in = d_.operand_types;
+    size_t count = 0;
     bool known = true;
     bool all_static = !op_info(n.kind).traits.uninterpreted;
     uint64_t h = node_hash_seed(m);
@@ -478,13 +484,17 @@ private:
       m.inputs.push_back(v);
       h = hash_operand(h, hash_of(v.node), v.output);
       all_static = all_static && is_static(v.node);
-      if (const TensorType *t = type(v))
-        in.push_back(*t);
-      else
+      if (const TensorType *t = type(v)) {
+        if (count == in.size())
+          in.emplace_back();
+        in[count++] = *t;
+      } else {
         known = false;
+      }
     }
     if (known)
-      if (auto t = infer_types(m.kind, m.attrs, in))
+      if (auto t = infer_types(m.kind, m.attrs,
+                               std::span<const TensorType>(in.data(), count)))
         m.types = std::move(*t);
     made_hash_[i] = h;
     made_static_[i] = all_static;
