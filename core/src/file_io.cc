@@ -61,21 +61,55 @@ bool write_all(int fd, std::string_view bytes) {
 } // namespace
 
 void write_file_atomic(const std::string &path, std::string_view bytes) {
-  std::string tmp;
-  int fd = open_temporary(path, tmp);
-  if (fd < 0)
-    throw Error(path + ": cannot create: " + std::strerror(errno));
+  AtomicFile out(path);
+  out.append(bytes);
+  out.commit();
+}
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  fd_ = open_temporary(path_, tmp_);
+  if (fd_ < 0)
+    throw Error(path_ + ": cannot create: " + std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
+  }
+}
+
+void AtomicFile::fail(int err) {
+  if (fd_ >= 0)
+    ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  throw Error(path_ + ": write failed: " + std::strerror(err));
+}
+
+void AtomicFile::append(std::string_view bytes) {
+  if (fd_ < 0)
+    throw Error(path_ + ": write after the file was committed or failed");
+  if (!write_all(fd_, bytes))
+    fail(errno ? errno : EIO);
+}
+
+void AtomicFile::commit() {
+  if (fd_ < 0)
+    throw Error(path_ + ": committed twice, or after a failed write");
+  if (::fsync(fd_) != 0)
+    fail(errno ? errno : EIO);
+  const int fd = fd_;
+  fd_ = -1;
   int err = 0;
-  if (!write_all(fd, bytes) || ::fsync(fd) != 0)
-    err = errno ? errno : EIO;
-  if (::close(fd) != 0 && !err)
+  if (::close(fd) != 0)
     err = errno;
-  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0)
+  if (!err && ::rename(tmp_.c_str(), path_.c_str()) != 0)
     err = errno;
   if (!err)
     return;
-  ::unlink(tmp.c_str());
-  throw Error(path + ": write failed: " + std::strerror(err));
+  ::unlink(tmp_.c_str());
+  throw Error(path_ + ": write failed: " + std::strerror(err));
 }
 
 LineJournal::LineJournal(const std::string &path, bool exclusive)

@@ -6,6 +6,9 @@
 #include "quarry/core/file_io.h"
 #include "quarry/core/text.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <filesystem>
 
 namespace quarry {
@@ -22,11 +25,28 @@ void save_model(const Model &m, const std::string &qg_path) {
   if (!m.kept_onnx.empty())
     write_file_atomic(kept_path(qg_path), m.kept_onnx);
   if (!m.weights.empty()) {
-    onnx::GraphProto weights;
-    weights.set_name("quarry weights");
-    for (const auto &[name, t] : m.weights)
-      *weights.add_initializer() = onnx_io::encode_tensor(name, t);
-    write_file_atomic(weights_path(qg_path), weights.SerializeAsString());
+    // A GraphProto, written a field at a time as its serialization orders
+    // them (name, then each initializer), so only one tensor is encoded
+    // at once: a whole message and its bytes beside the weights tripled a
+    // large model's memory here.
+    AtomicFile out(weights_path(qg_path));
+    onnx::GraphProto head;
+    head.set_name("quarry weights");
+    out.append(head.SerializeAsString());
+    for (const auto &[name, t] : m.weights) {
+      const onnx::TensorProto tensor = onnx_io::encode_tensor(name, t);
+      std::string field;
+      {
+        google::protobuf::io::StringOutputStream sink(&field);
+        google::protobuf::io::CodedOutputStream coded(&sink);
+        coded.WriteTag((onnx::GraphProto::kInitializerFieldNumber << 3) |
+                       2); // length-delimited
+        coded.WriteVarint32(static_cast<uint32_t>(tensor.ByteSizeLong()));
+        tensor.SerializeWithCachedSizes(&coded);
+      }
+      out.append(field);
+    }
+    out.commit();
   }
   write_file_atomic(qg_path, print_graph(m.graph));
 }

@@ -9,6 +9,7 @@
 #include "onnx_builder.h"
 
 #include "quarry/core/evaluate.h"
+#include "quarry/core/file_io.h"
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
 #include "quarry/models/model_file.h"
@@ -692,6 +693,32 @@ TEST(ModelFile, SavedModelLoadsWithItsWeights) {
   const Model back = load_graph_any(path);
   EXPECT_TRUE(structurally_equal(m.graph, back.graph));
   EXPECT_EQ(back.weights, m.weights);
+  std::filesystem::remove(path);
+  std::filesystem::remove(weights_path(path));
+}
+
+TEST(ModelFile, WeightsAreWrittenAsOneGraphProto) {
+  // Written a tensor at a time: the bytes must be those of the message
+  // serialized whole, a large tensor's length taking several bytes.
+  Model m;
+  const ValueRef big = m.graph.weight("big", Shape{{300}});
+  const ValueRef small = m.graph.weight("small", Shape{{2}});
+  m.graph.mark_output(m.graph.add1(OpKind::Concat, {big, small}));
+  Tensor<float> t(Shape{{300}}, 0.0f);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t[i] = static_cast<float>(i) / 7;
+  m.weights.emplace("big", t);
+  m.weights.emplace("small", Tensor<float>(Shape{{2}}, 1.5f));
+  const std::string path = ::testing::TempDir() + "/w.qg";
+  save_model(m, path);
+  const std::string bytes = read_file_bytes(weights_path(path));
+  onnx::GraphProto whole;
+  ASSERT_TRUE(whole.ParseFromString(bytes));
+  EXPECT_EQ(whole.name(), "quarry weights");
+  ASSERT_EQ(whole.initializer_size(), 2);
+  EXPECT_EQ(whole.initializer(0).name(), "big");
+  EXPECT_EQ(whole.SerializeAsString(), bytes);
+  EXPECT_EQ(load_graph_any(path).weights, m.weights);
   std::filesystem::remove(path);
   std::filesystem::remove(weights_path(path));
 }

@@ -20,6 +20,27 @@ std::string read_file_bytes(const std::string &path);
 /// so readers see either the old file or the complete new one.
 void write_file_atomic(const std::string &path, std::string_view bytes);
 
+/// write_file_atomic() for output made in pieces, so the whole need not be
+/// held in memory: appends go to a new file beside `path`, which commit()
+/// renames over `path`. A writer destroyed before commit() removes it.
+class AtomicFile {
+public:
+  /// Throws quarry::Error naming `path` when the file cannot be created.
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile &) = delete;
+  AtomicFile &operator=(const AtomicFile &) = delete;
+
+  void append(std::string_view bytes);
+  /// Flushes to disk and renames; throws quarry::Error naming the path.
+  void commit();
+
+private:
+  void fail(int err);
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
+
 /// A file that grows by whole lines, for checkpoints too frequent to
 /// rewrite atomically: each append is one write(2) of the line and its
 /// newline, so a killed writer leaves whole lines and at most one torn last
