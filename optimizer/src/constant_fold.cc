@@ -7,13 +7,22 @@
 #include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
 
+#include <algorithm>
+
 namespace quarry::opt {
 
 Model complete_weights(const Model &m, uint64_t seed) {
   Model out = m;
+  const auto missing = [&](const Node &n) {
+    return n.kind == OpKind::Weight && !out.weights.count(n.name);
+  };
+  // The random values are made for every variable at once: only when one
+  // is needed (a network's weights can be most of the memory).
+  if (std::none_of(m.graph.nodes().begin(), m.graph.nodes().end(), missing))
+    return out;
   const Bindings<float> random = runtime::random_run_bindings(m.graph, seed);
   for (const Node &n : m.graph.nodes())
-    if (n.kind == OpKind::Weight && !out.weights.count(n.name))
+    if (missing(n))
       out.weights.emplace(n.name, random.at(n.name));
   return out;
 }
@@ -103,11 +112,11 @@ std::string fresh_name(const Graph &g, int &next) {
 
 } // namespace
 
-Model fold_constants(const Model &m) {
+Model fold_constants(Model m) {
   const Graph g = with_split_sizes(m.graph);
   const std::vector<ValueRef> values = frontier(g);
   if (values.empty())
-    return Model{g, m.weights, m.kept_onnx};
+    return Model{g, std::move(m.weights), std::move(m.kept_onnx)};
   const auto results =
       evaluate(FloatDomain{}, static_part(g, values), m.weights);
 
@@ -130,7 +139,7 @@ Model fold_constants(const Model &m) {
   out.graph = std::move(*folded);
   for (const Node &n : out.graph.nodes())
     if (n.kind == OpKind::Weight && !out.weights.count(n.name))
-      out.weights.emplace(n.name, m.weights.at(n.name));
+      out.weights.emplace(n.name, std::move(m.weights.at(n.name)));
   return out;
 }
 

@@ -20,7 +20,16 @@ Model folded(const Graph &g, const Model &full) {
   for (const Node &n : m.graph.nodes())
     if (n.kind == OpKind::Weight)
       m.weights.emplace(n.name, full.weights.at(n.name));
-  return fold_constants(m);
+  return fold_constants(std::move(m));
+}
+
+/// folded() for the last use of `full`: its weights are moved, not copied.
+Model folded_last(const Graph &g, Model &&full) {
+  Model m{g, {}, std::move(full.kept_onnx)};
+  for (const Node &n : m.graph.nodes())
+    if (n.kind == OpKind::Weight)
+      m.weights.emplace(n.name, std::move(full.weights.at(n.name)));
+  return fold_constants(std::move(m));
 }
 
 /// The samples of each timer, timed in turn, round after round.
@@ -78,7 +87,7 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
          const SelectOptions &select_in, uint64_t seed,
          const std::function<void(const SearchProgress &)> &progress) {
-  const Model full = complete_weights(m, seed);
+  Model full = complete_weights(m, seed);
   OptimizeResult r;
   SelectOptions select = select_in;
   if (select.candidates > 0) {
@@ -103,7 +112,7 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   }
   r.search = search(full.graph, transformations, cost, search_opts, progress);
   if (select.candidates <= 0) {
-    r.model = folded(r.search.best, full);
+    r.model = folded_last(r.search.best, std::move(full));
     r.final_cost = cost.graph_cost(r.model.graph);
     r.steps = r.search.steps;
     return r;
@@ -148,7 +157,6 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
         r.timed[i].measured_ms < r.timed[r.chosen].measured_ms)
       r.chosen = static_cast<int>(i);
   r.kept_original = r.chosen == 0;
-  r.model = r.kept_original ? full : folded(candidates[r.chosen]->graph, full);
   r.final_cost = r.timed[r.chosen].predicted_ms;
   r.steps = r.timed[r.chosen].steps;
   if (!r.kept_original && select.attribute) {
@@ -158,6 +166,9 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     r.step_ms =
         time_each_step(full, transformations, r.timed[r.chosen], select);
   }
+  r.model = r.kept_original
+                ? std::move(full)
+                : folded_last(candidates[r.chosen]->graph, std::move(full));
   return r;
 }
 

@@ -20,7 +20,8 @@ Model complete_weights(const Model &m, uint64_t seed);
 
 /// `m` with each static operator value used by a running operator (or as
 /// an output) replaced by a weight "folded_<k>" holding its value. The
-/// table must hold every weight (complete_weights).
-Model fold_constants(const Model &m);
+/// table must hold every weight (complete_weights). Takes `m` by value:
+/// a caller done with it moves it in, and its weights are not copied.
+Model fold_constants(Model m);
 
 } // namespace quarry::opt
