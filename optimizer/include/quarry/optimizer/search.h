@@ -20,11 +20,12 @@
 // Candidates are not made: each rewrite is previewed on the expanded graph
 // (rewrite_preview.h), which gives the hash and the cost the rewritten
 // graph would have, exactly, from the nodes the rewrite touches. Only the
-// graphs the search expands or returns are made. Previews run on a oneTBB
-// arena (one task per transformation) and are collected in transformation
-// order; a candidate whose configurations are not all costed yet is costed
-// after, one after another, so the result for a given budget and cost
-// cache does not depend on the thread count.
+// graphs the search expands or returns are made. Matching (a task per
+// transformation) and then previewing (a task per proposal) run on a
+// oneTBB arena, and candidates are collected in transformation order; a
+// candidate whose configurations are not all costed yet is costed after,
+// one after another, so the result for a given budget and cost cache does
+// not depend on the thread count.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
