@@ -701,14 +701,14 @@ TEST(ModelFile, WeightsAreWrittenAsOneGraphProto) {
   // Written a tensor at a time: the bytes must be those of the message
   // serialized whole, a large tensor's length taking several bytes.
   Model m;
-  const ValueRef big = m.graph.weight("big", Shape{{300}});
-  const ValueRef small = m.graph.weight("small", Shape{{2}});
+  const ValueRef big = m.graph.weight("big", Shape{300});
+  const ValueRef small = m.graph.weight("small", Shape{2});
   m.graph.mark_output(m.graph.add1(OpKind::Concat, {big, small}));
-  Tensor<float> t(Shape{{300}}, 0.0f);
+  Tensor<float> t(Shape{300}, 0.0f);
   for (int64_t i = 0; i < t.numel(); ++i)
     t[i] = static_cast<float>(i) / 7;
   m.weights.emplace("big", t);
-  m.weights.emplace("small", Tensor<float>(Shape{{2}}, 1.5f));
+  m.weights.emplace("small", Tensor<float>(Shape{2}, 1.5f));
   const std::string path = ::testing::TempDir() + "/w.qg";
   save_model(m, path);
   const std::string bytes = read_file_bytes(weights_path(path));

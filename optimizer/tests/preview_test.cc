@@ -102,9 +102,9 @@ TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
 /// channels); relu(a) is read by a split without sizes when `cut` is set.
 Graph boundary_host(bool cut) {
   Graph g;
-  const ValueRef p = g.input("p", Shape{{1, 2, 4, 4}});
-  const ValueRef q = g.input("q", Shape{{1, 2, 4, 4}});
-  g.input("w", Shape{{1, 4, 4, 4}});
+  const ValueRef p = g.input("p", Shape{1, 2, 4, 4});
+  const ValueRef q = g.input("q", Shape{1, 2, 4, 4});
+  g.input("w", Shape{1, 4, 4, 4});
   const ValueRef a =
       g.add1(OpKind::Concat, make_attrs(OpKind::Concat, {{"axis", int64_t{1}}}),
              {p, q});
