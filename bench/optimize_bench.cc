@@ -147,6 +147,10 @@ nlohmann::json run_one(const Args &a, const std::string &name,
   }
   j["search_peak_bytes"] = r.search.peak_bytes;
   j["cost_fallback_configs"] = cost.fallbacks();
+  // Operators measured during this network's optimize (search included):
+  // a search that measures is not timed on its own.
+  j["cost_measured_configs"] = cost.measured();
+  j["cost_unsteady_configs"] = cache.unsteady();
   j["cost_ms_original"] = r.search.initial_cost;
   j["cost_ms_optimized"] = r.final_cost;
   j["search_seconds"] = r.search.seconds;
