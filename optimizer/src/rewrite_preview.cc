@@ -104,6 +104,10 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
       readers_[count[v.node]++] = {i, static_cast<int32_t>(s), v.output};
     }
   }
+  config_.assign(n, 0);
+  for (int32_t i = 0; i < n; ++i)
+    if (live_[i] && !g.node(i).is_variable())
+      config_[i] = runtime::config_hash(g, i, fixed);
   contrib_.assign(n, 0);
   const CostModel::RunningNodes running = cost.running_nodes(g);
   for (size_t k = 0; k < running.nodes.size(); ++k) {
@@ -658,7 +662,7 @@ private:
     return Verdict::Go;
   }
 
-  uint64_t graph_hash() const {
+  uint64_t graph_hash() {
     uint64_t x = graph_hash_seed(g_.outputs().size());
     for (ValueRef o : g_.outputs()) {
       const ValueRef v = redirect(o);
@@ -668,6 +672,23 @@ private:
     for (int32_t id : dying_)
       if (g_.node(id).kind == OpKind::Weight)
         x ^= variable_hash(h_.hash_[id]);
+    // A weight no host output used that the rewritten graph reads.
+    std::vector<int32_t> &woken = d_.seen;
+    woken.clear();
+    const auto wake = [&](ValueRef v) {
+      if (!is_new(v.node) && !h_.live_[v.node] &&
+          g_.node(v.node).kind == OpKind::Weight &&
+          std::find(woken.begin(), woken.end(), v.node) == woken.end()) {
+        woken.push_back(v.node);
+        x ^= variable_hash(h_.hash_[v.node]);
+      }
+    };
+    for (size_t p = 0; p < made_.size(); ++p)
+      if (pat_live_[p])
+        for (ValueRef v : made_[p].inputs)
+          wake(v);
+    for (ValueRef t : targets_)
+      wake(t);
     return x;
   }
 
@@ -716,6 +737,29 @@ private:
             stack.push_back(v.node);
       }
     }
+  }
+
+  /// A node's configuration in the rewritten graph: the host's for a host
+  /// node reading the same host nodes, none of whose static flags changed
+  /// (configurations see shapes and flags, not values).
+  uint64_t config_of(int32_t id, const Node &n) {
+    // A host node reading a replacement reads another node: its flag.
+    bool same = !is_new(id) && d_.mod_at[id] != d_.epoch && h_.config_[id] != 0;
+    for (size_t k = 0; same && k < n.inputs.size(); ++k) {
+      const int32_t in = n.inputs[k].node;
+      same = !is_new(in) && is_static(in) == h_.fixed_[in];
+    }
+    if (same)
+      return h_.config_[id];
+    std::vector<const TensorType *> &types = d_.types;
+    std::vector<bool> &fixed = d_.fixed;
+    types.clear();
+    fixed.clear();
+    for (ValueRef v : n.inputs) {
+      types.push_back(type(v));
+      fixed.push_back(is_static(v.node));
+    }
+    return runtime::config_hash(n, types, fixed);
   }
 
   /// The rewritten graph's cost in ticks; -1 when a running configuration
@@ -784,16 +828,7 @@ private:
       if (!is_step(id) || op_info(n.kind).traits.uninterpreted ||
           std::find(fused_new.begin(), fused_new.end(), id) != fused_new.end())
         continue;
-      std::vector<const TensorType *> &types = d_.types;
-      std::vector<bool> &fixed = d_.fixed;
-      types.clear();
-      fixed.clear();
-      for (ValueRef v : n.inputs) {
-        types.push_back(type(v));
-        fixed.push_back(is_static(v.node));
-      }
-      const int64_t t =
-          h_.cost_->known_ticks(runtime::config_hash(n, types, fixed));
+      const int64_t t = h_.cost_->known_ticks(config_of(id, n));
       if (t < 0)
         return -1;
       total += t;

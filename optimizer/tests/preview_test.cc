@@ -149,6 +149,36 @@ TEST(Preview, OtherConcatBoundariesAreToldUnlessASplitCutsAtThem) {
   }
 }
 
+TEST(Preview, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
+  // relu(x) is replaced by the weight w: ewadd(relu(x), x) becomes
+  // ewadd(w, x), another configuration, which this cost tells apart.
+  Graph host;
+  const ValueRef x = host.input("x", Shape{1, 4, 4, 4});
+  const ValueRef w = host.weight("w", Shape{1, 4, 4, 4});
+  const ValueRef r = host.add1(OpKind::Relu, {x});
+  host.mark_output(host.add1(OpKind::EwAdd, {r, x}));
+  Graph pattern;
+  pattern.mark_output(pattern.input("z"));
+  const auto cpu = runtime::make_backend("cpu");
+  CostModel cost(
+      [](const runtime::OpConfig &c) {
+        return c.weights.empty() || !c.weights[0] ? 0.01 : 0.5;
+      },
+      *cpu);
+  cost.graph_cost(host);
+  const Splice s{&pattern, {{"z", w}}, {}, {r}};
+  const std::optional<Graph> made = splice(host, s);
+  ASSERT_TRUE(made.has_value());
+  const double want = cost.graph_cost(*made);
+  const HostIndex index(host, cost);
+  PreviewScratch scratch;
+  const Preview p = preview(index, s, scratch);
+  ASSERT_EQ(p.outcome, Preview::Outcome::Made);
+  EXPECT_EQ(p.hash, made->hash());
+  ASSERT_TRUE(p.cost.has_value());
+  EXPECT_EQ(*p.cost, want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Networks, PreviewZoo,
                          ::testing::Values("resnet50", "resnext50", "nasnet_a",
                                            "inception_v3", "bert", "nasrnn"));

@@ -64,6 +64,8 @@ private:
   const runtime::FusionPolicy *policy_;
   std::vector<uint64_t> seed_, hash_;
   std::vector<uint8_t> live_, fixed_, step_;
+  /// Each live operator's configuration (runtime::config_hash), else 0.
+  std::vector<uint64_t> config_;
   /// What each node adds to the cost, in ticks (0 when it does not run).
   std::vector<int64_t> contrib_;
   /// Operands of live nodes and graph outputs reading each node.
