@@ -43,20 +43,95 @@ uint64_t hash_type(uint64_t h, const TensorType *t) {
   return h;
 }
 
+// The search key (search_key()) is linear in the keys of a graph's nodes,
+// so that a rewrite's preview can tell the new key from what changes where
+// the replaced values were read, without rekeying everything downstream.
+// It is computed modulo the prime 2^61 - 1: modulo 2^64 a sum over the
+// many paths of a deep graph gathers factors of two until it is 0, and
+// every rewrite near the inputs would leave the key as it was.
+constexpr uint64_t kPrime = (uint64_t{1} << 61) - 1;
+
+uint64_t reduce61(uint64_t x) {
+  x = (x & kPrime) + (x >> 61);
+  return x >= kPrime ? x - kPrime : x;
+}
+uint64_t add61(uint64_t a, uint64_t b) { return reduce61(a + b); }
+uint64_t sub61(uint64_t a, uint64_t b) { return add61(a, kPrime - b); }
+uint64_t mul61(uint64_t a, uint64_t b) {
+  const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+  return add61(static_cast<uint64_t>(p) & kPrime,
+               static_cast<uint64_t>(p >> 61));
+}
+/// A nonzero coefficient from 64 mixed bits.
+uint64_t coef61(uint64_t bits) {
+  const uint64_t c = reduce61(bits);
+  return c == 0 ? 1 : c;
+}
+
+uint64_t operand_coef(uint64_t seed, size_t slot) {
+  return coef61(mix64(seed + 0x9e3779b97f4a7c15ULL * (slot + 1)));
+}
+uint64_t output_coef(size_t j) {
+  return coef61(mix64(0x6f75747075747321ULL + j));
+}
+uint64_t value_key(uint64_t node_key, int32_t output) {
+  return add61(node_key, reduce61(mix64(0x76616c7565ULL +
+                                        static_cast<uint64_t>(output))));
+}
+/// A node's key before its operands': its seed, reduced.
+uint64_t seed_key(uint64_t seed) { return reduce61(seed); }
+
 } // namespace
+
+uint64_t search_key(const Graph &g) {
+  std::vector<uint64_t> key(g.num_nodes());
+  uint64_t variables = 0;
+  for (int32_t i = 0; i < g.num_nodes(); ++i) {
+    const Node &n = g.node(i);
+    const uint64_t seed = node_hash_seed(n);
+    key[i] = seed_key(seed);
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      key[i] = add61(
+          key[i], mul61(operand_coef(seed, k),
+                        value_key(key[n.inputs[k].node], n.inputs[k].output)));
+    if (n.is_variable())
+      variables ^= variable_hash(key[i]);
+  }
+  uint64_t x = seed_key(graph_hash_seed(g.outputs().size()));
+  for (size_t j = 0; j < g.outputs().size(); ++j)
+    x = add61(x, mul61(output_coef(j), value_key(key[g.outputs()[j].node],
+                                                 g.outputs()[j].output)));
+  return x ^ variables;
+}
 
 HostIndex::HostIndex(const Graph &g, const CostModel &cost)
     : g_(&g), cost_(&cost), policy_(cost.fusion_policy()) {
   const int32_t n = g.num_nodes();
   seed_.resize(n);
-  hash_.resize(n);
+  key_.resize(n);
   for (int32_t i = 0; i < n; ++i) {
     const Node &node = g.node(i);
     seed_[i] = node_hash_seed(node);
-    uint64_t h = seed_[i];
-    for (ValueRef v : node.inputs)
-      h = hash_operand(h, hash_[v.node], v.output);
-    hash_[i] = h;
+    key_[i] = seed_key(seed_[i]);
+    for (size_t k = 0; k < node.inputs.size(); ++k)
+      key_[i] = add61(key_[i], mul61(operand_coef(seed_[i], k),
+                                     value_key(key_[node.inputs[k].node],
+                                               node.inputs[k].output)));
+  }
+  if (n <= kMaxAncestryNodes) {
+    words_ = (n + 63) / 64;
+    ancestry_.assign(static_cast<size_t>(n) * words_, 0);
+    for (int32_t i = 0; i < n; ++i) {
+      uint64_t *mine = &ancestry_[static_cast<size_t>(i) * words_];
+      mine[i / 64] |= uint64_t{1} << (i % 64);
+      for (ValueRef v : g.node(i).inputs) {
+        const uint64_t *theirs =
+            &ancestry_[static_cast<size_t>(v.node) * words_];
+        // An operand comes first: no ancestor of it lies past its word.
+        for (int32_t w = 0; w <= v.node / 64; ++w)
+          mine[w] |= theirs[w];
+      }
+    }
   }
   type_begin_.assign(n + 1, 0);
   for (int32_t i = 0; i < n; ++i)
@@ -78,9 +153,9 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
     step_[i] = live_[i] && !fixed_[i] && !node.is_variable();
     if (node.is_variable()) {
       if (node.kind == OpKind::Input)
-        inputs_xor_ ^= variable_hash(hash_[i]);
+        inputs_xor_ ^= variable_hash(key_[i]);
       else if (live_[i])
-        live_weights_xor_ ^= variable_hash(hash_[i]);
+        live_weights_xor_ ^= variable_hash(key_[i]);
     }
     if (!live_[i])
       continue;
@@ -101,9 +176,26 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
     const Node &node = g.node(i);
     for (size_t s = 0; s < node.inputs.size(); ++s) {
       const ValueRef v = node.inputs[s];
-      readers_[count[v.node]++] = {i, static_cast<int32_t>(s), v.output};
+      readers_[count[v.node]++] = {i, static_cast<int32_t>(s), v.output,
+                                   operand_coef(seed_[i], s)};
     }
   }
+  // How the key of the graph moves with each node's: the sum, over every
+  // path from the node to an output, of the coefficients on the way.
+  sensitivity_.assign(n, 0);
+  for (size_t j = 0; j < g.outputs().size(); ++j)
+    sensitivity_[g.outputs()[j].node] =
+        add61(sensitivity_[g.outputs()[j].node], output_coef(j));
+  linear_ = seed_key(graph_hash_seed(g.outputs().size()));
+  for (size_t j = 0; j < g.outputs().size(); ++j)
+    linear_ = add61(linear_,
+                    mul61(output_coef(j), value_key(key_[g.outputs()[j].node],
+                                                    g.outputs()[j].output)));
+  for (int32_t i = n - 1; i >= 0; --i)
+    for (int32_t k = reader_begin_[i]; k < reader_begin_[i + 1]; ++k)
+      sensitivity_[i] =
+          add61(sensitivity_[i],
+                mul61(sensitivity_[readers_[k].reader], readers_[k].coef));
   config_.assign(n, 0);
   for (int32_t i = 0; i < n; ++i)
     if (live_[i] && !g.node(i).is_variable())
@@ -236,11 +328,15 @@ public:
       return p;
     }
     find_dead();
-    if (walk_downstream() == Verdict::CannotTell) {
-      p.outcome = Preview::Outcome::Unknown;
-      return p;
+    if (downstream_unchanged()) {
+      p.hash = linear_key() ^ variables_key();
+    } else {
+      if (walk_downstream() == Verdict::CannotTell) {
+        p.outcome = Preview::Outcome::Unknown;
+        return p;
+      }
+      p.hash = walked_key() ^ variables_key();
     }
-    p.hash = graph_hash();
     p.outcome = Preview::Outcome::Made;
     if (seen_ && seen_->count(p.hash)) {
       p.seen = true;
@@ -289,7 +385,7 @@ private:
   uint64_t hash_of(int32_t id) const {
     if (is_new(id))
       return made_hash_[id - n_];
-    return d_.down[id] == d_.epoch ? d_.down_hash[id] : h_.hash_[id];
+    return d_.down[id] == d_.epoch ? d_.down_hash[id] : h_.key_[id];
   }
   /// The value a host value becomes (a replaced one: its replacement).
   ValueRef redirect(ValueRef v) const {
@@ -482,11 +578,13 @@ private:
     size_t count = 0;
     bool known = true;
     bool all_static = !op_info(n.kind).traits.uninterpreted;
-    uint64_t h = node_hash_seed(m);
+    const uint64_t seed = node_hash_seed(m);
+    uint64_t h = seed_key(seed);
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const ValueRef v = pattern_value(n.inputs[k]);
       m.inputs.push_back(v);
-      h = hash_operand(h, hash_of(v.node), v.output);
+      h = add61(h, mul61(operand_coef(seed, k),
+                         value_key(hash_of(v.node), v.output)));
       all_static = all_static && is_static(v.node);
       if (const TensorType *t = type(v)) {
         if (count == in.size())
@@ -646,10 +744,12 @@ private:
       if (boundaries_moved_ && n.kind == OpKind::Split &&
           !n.attrs.has(ops::Split::kSizes))
         return Verdict::CannotTell;
-      uint64_t h = h_.seed_[id];
+      uint64_t h = seed_key(h_.seed_[id]);
       bool all_static = !op_info(n.kind).traits.uninterpreted;
-      for (ValueRef v : n.inputs) {
-        h = hash_operand(h, hash_of(v.node), v.output);
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        const ValueRef v = n.inputs[k];
+        h = add61(h, mul61(operand_coef(h_.seed_[id], k),
+                           value_key(hash_of(v.node), v.output)));
         all_static = all_static && is_static(v.node);
       }
       d_.down_hash[id] = h;
@@ -662,16 +762,74 @@ private:
     return Verdict::Go;
   }
 
-  uint64_t graph_hash() {
-    uint64_t x = graph_hash_seed(g_.outputs().size());
-    for (ValueRef o : g_.outputs()) {
-      const ValueRef v = redirect(o);
-      x = hash_operand(x, hash_of(v.node), v.output);
+  /// Whether no host node downstream of the replaced values changes but
+  /// in its key: static flags stay, as do the concat boundaries a split
+  /// may cut at, and every path from a node reading a replaced value to
+  /// an output stays (no node on it dies or has a value replaced). Then
+  /// the graph's key moves only by what the replaced values' readers now
+  /// read (linear_key()).
+  bool downstream_unchanged() const {
+    if (!h_.has_ancestry() || boundaries_moved_)
+      return false;
+    for (size_t i = 0; i < s_.replaced.size(); ++i) {
+      const ValueRef r = s_.replaced[i];
+      if (is_static(targets_[i].node) != static_cast<bool>(h_.fixed_[r.node]))
+        return false;
+      for (int32_t k = h_.reader_begin_[r.node];
+           k < h_.reader_begin_[r.node + 1]; ++k) {
+        const auto &rd = h_.readers_[k];
+        if (rd.output != r.output || dead(rd.reader))
+          continue;
+        for (int32_t d : dying_)
+          if (h_.descends_from(d, rd.reader))
+            return false;
+        // A replaced value computed from the reader: the reader's paths
+        // to the outputs through it are cut.
+        for (ValueRef other : s_.replaced)
+          if (h_.descends_from(other.node, rd.reader))
+            return false;
+      }
     }
-    x ^= h_.inputs_xor_ ^ h_.live_weights_xor_;
+    return true;
+  }
+
+  /// The graph's key from the host's, when downstream_unchanged().
+  uint64_t linear_key() const {
+    uint64_t x = h_.linear_;
+    for (size_t i = 0; i < s_.replaced.size(); ++i) {
+      const ValueRef r = s_.replaced[i], t = targets_[i];
+      uint64_t weight = 0;
+      for (int32_t k = h_.reader_begin_[r.node];
+           k < h_.reader_begin_[r.node + 1]; ++k) {
+        const auto &rd = h_.readers_[k];
+        if (rd.output == r.output && !dead(rd.reader))
+          weight = add61(weight, mul61(h_.sensitivity_[rd.reader], rd.coef));
+      }
+      for (size_t j = 0; j < g_.outputs().size(); ++j)
+        if (g_.outputs()[j] == r)
+          weight = add61(weight, output_coef(j));
+      x = add61(x, mul61(weight, sub61(value_key(hash_of(t.node), t.output),
+                                       value_key(h_.key_[r.node], r.output))));
+    }
+    return x;
+  }
+
+  /// The graph's key, from its outputs' keys after walk_downstream().
+  uint64_t walked_key() const {
+    uint64_t x = seed_key(graph_hash_seed(g_.outputs().size()));
+    for (size_t j = 0; j < g_.outputs().size(); ++j) {
+      const ValueRef v = redirect(g_.outputs()[j]);
+      x = add61(x, mul61(output_coef(j), value_key(hash_of(v.node), v.output)));
+    }
+    return x;
+  }
+
+  /// What the rewritten graph's variables add to its key.
+  uint64_t variables_key() {
+    uint64_t x = h_.inputs_xor_ ^ h_.live_weights_xor_;
     for (int32_t id : dying_)
       if (g_.node(id).kind == OpKind::Weight)
-        x ^= variable_hash(h_.hash_[id]);
+        x ^= variable_hash(h_.key_[id]);
     // A weight no host output used that the rewritten graph reads.
     std::vector<int32_t> &woken = d_.seen;
     woken.clear();
@@ -680,7 +838,7 @@ private:
           g_.node(v.node).kind == OpKind::Weight &&
           std::find(woken.begin(), woken.end(), v.node) == woken.end()) {
         woken.push_back(v.node);
-        x ^= variable_hash(h_.hash_[v.node]);
+        x ^= variable_hash(h_.key_[v.node]);
       }
     };
     for (size_t p = 0; p < made_.size(); ++p)

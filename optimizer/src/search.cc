@@ -219,7 +219,7 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
         const std::optional<Graph> made = splice(g, pr.splice.splice);
         if (!made)
           return;
-        c.hash = made->hash();
+        c.hash = search_key(*made);
         const auto running = cost_.running_nodes(*made);
         if (cost_.all_known(running.hashes))
           c.cost = cost_.cost_of_known(running.hashes);
@@ -258,7 +258,7 @@ Search::run(const Graph &start,
             const std::function<void(const SearchProgress &)> &progress) {
   const auto t0 = std::chrono::steady_clock::now();
   State first;
-  first.hash = start.hash();
+  first.hash = search_key(start);
   first.cost = cost_.graph_cost(start);
   states_.push_back(first);
   cache_.put(0, std::make_shared<const Graph>(start));

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ namespace {
 
 struct Tally {
   int made = 0, refused = 0, unknown = 0;
+  /// Graph::hash() of each search key seen, and the other way round: the
+  /// key must tell apart the graphs the hash tells apart, and no more.
+  std::map<uint64_t, uint64_t> hash_of_key, key_of_hash;
 };
 
 /// Checks every proposal on `host`; returns the graphs made, in order.
@@ -52,7 +56,13 @@ std::vector<Graph> check_all(const Graph &host,
       } else {
         ASSERT_EQ(p.outcome, Preview::Outcome::Made) << what;
         ++tally.made;
-        EXPECT_EQ(p.hash, g->hash()) << what;
+        EXPECT_EQ(p.hash, search_key(*g)) << what;
+        EXPECT_EQ(tally.hash_of_key.emplace(p.hash, g->hash()).first->second,
+                  g->hash())
+            << what << ": its search key is another graph's";
+        EXPECT_EQ(tally.key_of_hash.emplace(g->hash(), p.hash).first->second,
+                  p.hash)
+            << what << ": the same graph has another search key";
         const double want = cost.graph_cost(*g);
         if (p.cost) {
           EXPECT_EQ(*p.cost, want) << what;
@@ -140,7 +150,7 @@ TEST(Preview, OtherConcatBoundariesAreToldUnlessASplitCutsAtThem) {
     } else {
       ASSERT_TRUE(made.has_value());
       ASSERT_EQ(p.outcome, Preview::Outcome::Made);
-      EXPECT_EQ(p.hash, made->hash());
+      EXPECT_EQ(p.hash, search_key(*made));
       cost.graph_cost(*made);
       const Preview again = preview(index, s, scratch);
       ASSERT_TRUE(again.cost.has_value());
@@ -174,7 +184,7 @@ TEST(Preview, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
   PreviewScratch scratch;
   const Preview p = preview(index, s, scratch);
   ASSERT_EQ(p.outcome, Preview::Outcome::Made);
-  EXPECT_EQ(p.hash, made->hash());
+  EXPECT_EQ(p.hash, search_key(*made));
   ASSERT_TRUE(p.cost.has_value());
   EXPECT_EQ(*p.cost, want);
 }

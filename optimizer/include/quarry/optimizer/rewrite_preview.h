@@ -7,8 +7,12 @@
 //
 //   - whether splice() would refuse the rewrite (a shape the target's
 //     operators reject, a replaced value of another shape, a cycle);
-//   - the rewritten graph's Graph::hash(), from the hashes of the pattern's
-//     nodes and of the nodes downstream of the replaced values;
+//   - the rewritten graph's search_key(), from the keys of the pattern's
+//     nodes and how much the graph's key depends on each reader of a
+//     replaced value (the key is linear in its nodes' keys); where more
+//     than keys changes downstream (a static flag, a concat boundary a
+//     split cuts at, a path through a node that dies), by rekeying every
+//     node downstream of the replaced values;
 //   - its cost as CostModel::graph_cost() gives it, from the costs of the
 //     nodes whose running changes: those that die, the pattern's, those
 //     whose operands or readers change, and every node of the fusion chains
@@ -54,7 +58,20 @@ public:
     int32_t reader;
     int32_t slot;
     int32_t output;
+    uint64_t coef; ///< the operand's coefficient in the reader's key
   };
+
+  /// Graphs up to this many nodes keep each node's ancestors as a bitset
+  /// (n^2/8 bytes: 8 MiB at most), which tells whether a rewrite changes
+  /// anything downstream but keys; larger ones rekey downstream always.
+  static constexpr int32_t kMaxAncestryNodes = 8192;
+  bool has_ancestry() const { return words_ > 0; }
+  /// Whether `node` is `ancestor` or computed from it (has_ancestry()).
+  bool descends_from(int32_t node, int32_t ancestor) const {
+    return ancestry_[static_cast<size_t>(node) * words_ + ancestor / 64] >>
+               (ancestor % 64) &
+           1;
+  }
 
 private:
   friend class Previewer;
@@ -62,7 +79,15 @@ private:
   const Graph *g_;
   const CostModel *cost_;
   const runtime::FusionPolicy *policy_;
-  std::vector<uint64_t> seed_, hash_;
+  /// Each node's node_hash_seed() and key (search_key()).
+  std::vector<uint64_t> seed_, key_;
+  /// How the graph's key moves with each node's key, and the graph's key
+  /// before its variables are XORed in.
+  std::vector<uint64_t> sensitivity_;
+  uint64_t linear_ = 0;
+  /// Node i's ancestors (itself included): words_ words from i * words_.
+  int32_t words_ = 0;
+  std::vector<uint64_t> ancestry_;
   std::vector<uint8_t> live_, fixed_, step_;
   /// Each live operator's configuration (runtime::config_hash), else 0.
   std::vector<uint64_t> config_;
@@ -79,11 +104,20 @@ private:
   int64_t ticks_ = 0;
 };
 
+/// A hash of a graph for the search to tell graphs apart by. Like
+/// Graph::hash() it depends only on the computation (operators, their
+/// attributes and operands, outputs in order, variables), not on node
+/// order or names of values; unlike it, a node's key is linear in its
+/// operands' keys (modulo the prime 2^61 - 1, each operand slot with its
+/// own coefficient), so that a preview can tell the key of a rewritten
+/// graph from the values the rewrite replaces and their readers.
+uint64_t search_key(const Graph &g);
+
 /// What splice() would make of a rewrite, told without making it.
 struct Preview {
   enum class Outcome {
     Refused, ///< splice() returns nullopt
-    Made,    ///< `hash` and `cost` are the rewritten graph's
+    Made,    ///< `hash` (search_key()) and `cost` are the rewritten graph's
     Unknown, ///< the preview cannot tell: make the graph
   } outcome = Outcome::Unknown;
   uint64_t hash = 0;
