@@ -33,13 +33,11 @@ uint64_t hash_splits(const SplitRef &t) {
       hash_splits(t->rhs));
 }
 
-uint64_t hash_type(uint64_t h, const TensorType *t) {
-  if (!t)
-    return hash_combine(h, ~uint64_t{0});
-  h = hash_combine(h, static_cast<uint64_t>(t->rank()));
-  for (int a = 0; a < t->rank(); ++a)
-    h = hash_combine(hash_combine(h, static_cast<uint64_t>(t->shape[a])),
-                     hash_splits(t->split(a)));
+uint64_t hash_type(const TensorType &t) {
+  uint64_t h = static_cast<uint64_t>(t.rank());
+  for (int a = 0; a < t.rank(); ++a)
+    h = hash_combine(hash_combine(h, static_cast<uint64_t>(t.shape[a])),
+                     hash_splits(t.split(a)));
   return h;
 }
 
@@ -78,30 +76,47 @@ uint64_t value_key(uint64_t node_key, int32_t output) {
   return add61(node_key, reduce61(mix64(0x76616c7565ULL +
                                         static_cast<uint64_t>(output))));
 }
-/// A node's key before its operands': its seed, reduced.
-uint64_t seed_key(uint64_t seed) { return reduce61(seed); }
+/// A node's key from its node_hash_seed() and its operands, whose nodes'
+/// keys `key_of` gives.
+template <class KeyOf>
+uint64_t node_key(uint64_t seed, const std::vector<ValueRef> &inputs,
+                  KeyOf key_of) {
+  uint64_t key = reduce61(seed);
+  for (size_t k = 0; k < inputs.size(); ++k)
+    key =
+        add61(key, mul61(operand_coef(seed, k),
+                         value_key(key_of(inputs[k].node), inputs[k].output)));
+  return key;
+}
+
+/// A graph's key before its variables are XORed in, from its outputs,
+/// whose value keys `value_key_of(j)` gives.
+template <class ValueKeyOf>
+uint64_t outputs_key(size_t outputs, ValueKeyOf value_key_of) {
+  uint64_t key = reduce61(graph_hash_seed(outputs));
+  for (size_t j = 0; j < outputs; ++j)
+    key = add61(key, mul61(output_coef(j), value_key_of(j)));
+  return key;
+}
 
 } // namespace
 
 uint64_t search_key(const Graph &g) {
   std::vector<uint64_t> key(g.num_nodes());
+  const auto key_of = [&](int32_t id) { return key[id]; };
   uint64_t variables = 0;
   for (int32_t i = 0; i < g.num_nodes(); ++i) {
     const Node &n = g.node(i);
-    const uint64_t seed = node_hash_seed(n);
-    key[i] = seed_key(seed);
-    for (size_t k = 0; k < n.inputs.size(); ++k)
-      key[i] = add61(
-          key[i], mul61(operand_coef(seed, k),
-                        value_key(key[n.inputs[k].node], n.inputs[k].output)));
+    key[i] = node_key(node_hash_seed(n), n.inputs, key_of);
     if (n.is_variable())
       variables ^= variable_hash(key[i]);
   }
-  uint64_t x = seed_key(graph_hash_seed(g.outputs().size()));
-  for (size_t j = 0; j < g.outputs().size(); ++j)
-    x = add61(x, mul61(output_coef(j), value_key(key[g.outputs()[j].node],
-                                                 g.outputs()[j].output)));
-  return x ^ variables;
+  return outputs_key(g.outputs().size(),
+                     [&](size_t j) {
+                       return value_key(key[g.outputs()[j].node],
+                                        g.outputs()[j].output);
+                     }) ^
+         variables;
 }
 
 HostIndex::HostIndex(const Graph &g, const CostModel &cost)
@@ -110,13 +125,9 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
   seed_.resize(n);
   key_.resize(n);
   for (int32_t i = 0; i < n; ++i) {
-    const Node &node = g.node(i);
-    seed_[i] = node_hash_seed(node);
-    key_[i] = seed_key(seed_[i]);
-    for (size_t k = 0; k < node.inputs.size(); ++k)
-      key_[i] = add61(key_[i], mul61(operand_coef(seed_[i], k),
-                                     value_key(key_[node.inputs[k].node],
-                                               node.inputs[k].output)));
+    seed_[i] = node_hash_seed(g.node(i));
+    key_[i] = node_key(seed_[i], g.node(i).inputs,
+                       [&](int32_t id) { return key_[id]; });
   }
   if (n <= kMaxAncestryNodes) {
     words_ = (n + 63) / 64;
@@ -140,7 +151,7 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
   type_hash_.reserve(type_begin_[n]);
   for (int32_t i = 0; i < n; ++i)
     for (const TensorType &t : g.node(i).types)
-      type_hash_.push_back(hash_type(0, &t));
+      type_hash_.push_back(hash_type(t));
   const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> fixed = runtime::static_nodes(g);
   live_.assign(live.begin(), live.end());
@@ -186,11 +197,9 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
   for (size_t j = 0; j < g.outputs().size(); ++j)
     sensitivity_[g.outputs()[j].node] =
         add61(sensitivity_[g.outputs()[j].node], output_coef(j));
-  linear_ = seed_key(graph_hash_seed(g.outputs().size()));
-  for (size_t j = 0; j < g.outputs().size(); ++j)
-    linear_ = add61(linear_,
-                    mul61(output_coef(j), value_key(key_[g.outputs()[j].node],
-                                                    g.outputs()[j].output)));
+  linear_ = outputs_key(g.outputs().size(), [&](size_t j) {
+    return value_key(key_[g.outputs()[j].node], g.outputs()[j].output);
+  });
   for (int32_t i = n - 1; i >= 0; --i)
     for (int32_t k = reader_begin_[i]; k < reader_begin_[i + 1]; ++k)
       sensitivity_[i] =
@@ -535,18 +544,17 @@ private:
     const Node &n = pat_.node(i);
     // Operands other than shapeless constants first (splice's order), then
     // each such constant from its reader's other operands.
+    const auto deferred = [&](size_t k) {
+      const Node &op = pat_.node(n.inputs[k].node);
+      return op_info(op.kind).traits.constant && op.types.empty() &&
+             !done[n.inputs[k].node];
+    };
     std::vector<const TensorType *> types(n.inputs.size(), nullptr);
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (!deferred(k))
+        types[k] = type(pattern_value(n.inputs[k]));
     for (size_t k = 0; k < n.inputs.size(); ++k) {
-      const Node &op = pat_.node(n.inputs[k].node);
-      if (op_info(op.kind).traits.constant && op.types.empty() &&
-          !done[n.inputs[k].node])
-        continue; // deferred, below
-      types[k] = type(pattern_value(n.inputs[k]));
-    }
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      const Node &op = pat_.node(n.inputs[k].node);
-      if (types[k] || !op_info(op.kind).traits.constant || !op.types.empty() ||
-          done[n.inputs[k].node])
+      if (types[k] || !deferred(k))
         continue;
       const int32_t c = n.inputs[k].node;
       int readers = 0;
@@ -578,13 +586,9 @@ private:
     size_t count = 0;
     bool known = true;
     bool all_static = !op_info(n.kind).traits.uninterpreted;
-    const uint64_t seed = node_hash_seed(m);
-    uint64_t h = seed_key(seed);
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const ValueRef v = pattern_value(n.inputs[k]);
       m.inputs.push_back(v);
-      h = add61(h, mul61(operand_coef(seed, k),
-                         value_key(hash_of(v.node), v.output)));
       all_static = all_static && is_static(v.node);
       if (const TensorType *t = type(v)) {
         if (count == in.size())
@@ -598,7 +602,8 @@ private:
       if (auto t = infer_types(m.kind, m.attrs,
                                std::span<const TensorType>(in.data(), count)))
         m.types = std::move(*t);
-    made_hash_[i] = h;
+    made_hash_[i] = node_key(node_hash_seed(m), m.inputs,
+                             [&](int32_t id) { return hash_of(id); });
     made_static_[i] = all_static;
     done[i] = true;
     return Verdict::Go;
@@ -744,15 +749,11 @@ private:
       if (boundaries_moved_ && n.kind == OpKind::Split &&
           !n.attrs.has(ops::Split::kSizes))
         return Verdict::CannotTell;
-      uint64_t h = seed_key(h_.seed_[id]);
       bool all_static = !op_info(n.kind).traits.uninterpreted;
-      for (size_t k = 0; k < n.inputs.size(); ++k) {
-        const ValueRef v = n.inputs[k];
-        h = add61(h, mul61(operand_coef(h_.seed_[id], k),
-                           value_key(hash_of(v.node), v.output)));
+      for (ValueRef v : n.inputs)
         all_static = all_static && is_static(v.node);
-      }
-      d_.down_hash[id] = h;
+      d_.down_hash[id] = node_key(h_.seed_[id], n.inputs,
+                                  [&](int32_t in) { return hash_of(in); });
       d_.down_static[id] = all_static;
       if (static_cast<bool>(all_static) != static_cast<bool>(h_.fixed_[id]))
         static_changed_.push_back(id);
@@ -816,12 +817,10 @@ private:
 
   /// The graph's key, from its outputs' keys after walk_downstream().
   uint64_t walked_key() const {
-    uint64_t x = seed_key(graph_hash_seed(g_.outputs().size()));
-    for (size_t j = 0; j < g_.outputs().size(); ++j) {
+    return outputs_key(g_.outputs().size(), [&](size_t j) {
       const ValueRef v = redirect(g_.outputs()[j]);
-      x = add61(x, mul61(output_coef(j), value_key(hash_of(v.node), v.output)));
-    }
-    return x;
+      return value_key(hash_of(v.node), v.output);
+    });
   }
 
   /// What the rewritten graph's variables add to its key.
