@@ -194,6 +194,11 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
     }));
   });
   match_edges.joined();
+  // Counted before the previews move the pending ones into candidates.
+  size_t transient = 0;
+  for (const auto &ps : proposed)
+    for (const Proposal &pr : ps)
+      transient += sizeof(Proposal) + pr.splice.splice.bindings.size() * 64;
 
   std::vector<std::pair<int32_t, int32_t>> all; // (transformation, proposal)
   for (size_t i = 0; i < proposed.size(); ++i)
@@ -232,10 +237,6 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   preview_edges.joined();
 
   std::vector<std::vector<Candidate>> out(ts_.size());
-  size_t transient = 0;
-  for (const auto &ps : proposed)
-    for (const Proposal &pr : ps)
-      transient += sizeof(Proposal) + pr.splice.splice.bindings.size() * 64;
   for (size_t n = 0; n < all.size(); ++n)
     if (previewed[n])
       out[all[n].first].push_back(std::move(*previewed[n]));
