@@ -95,6 +95,7 @@ uint64_t batch_bytes(const std::string &dir) {
 /// from an earlier attempt and skipped. Returns how many were kept.
 uint64_t enumerate_batches(const GenerateOptions &o, const GenConfig &cfg,
                            const Comm &comm, Progress &progress) {
+  progress.begin("enumerate");
   const std::string dir = batch_dir(o, comm);
   fs::create_directories(dir);
   Enumerator e(cfg, o.max_ops, o.seed);
@@ -171,6 +172,11 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
   std::ifstream in;
   std::vector<GraphRecord> mine;
   uint64_t sent = 0;
+  const std::string stage = passes > 1
+                                ? "exchange " + std::to_string(pass + 1) + "/" +
+                                      std::to_string(passes)
+                                : std::string("exchange");
+  progress.begin(stage);
   for (;;) {
     std::vector<std::vector<char>> send(comm.size());
     uint64_t batch = 0;
@@ -210,12 +216,12 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
     const size_t old = mine.size();
     mine.resize(old + n);
     std::memcpy(mine.data() + old, got.data(), n * sizeof(GraphRecord));
-    progress.update("exchange", sent, "records sent");
+    progress.update(stage, sent, "records sent");
     const bool more = file_index < files.size();
     if (comm.max(more ? 1 : 0) == 0)
       break;
   }
-  progress.done("exchange", sent, "records sent");
+  progress.done(stage, sent, "records sent");
   return mine;
 }
 

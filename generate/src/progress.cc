@@ -7,7 +7,7 @@ namespace quarry {
 
 Progress::Progress(bool enabled) : line_(enabled) {}
 
-void Progress::start(const std::string &stage) {
+void Progress::begin(const std::string &stage) {
   if (stage != stage_) {
     stage_ = stage;
     stage_start_ = Clock::now();
@@ -16,14 +16,14 @@ void Progress::start(const std::string &stage) {
 
 void Progress::update(const std::string &stage, uint64_t count,
                       const char *what) {
-  start(stage);
+  begin(stage);
   if (line_.due())
     line_.show(text(count, what));
 }
 
 void Progress::done(const std::string &stage, uint64_t count,
                     const char *what) {
-  start(stage);
+  begin(stage);
   line_.show(text(count, what), /*final=*/true);
   stage_.clear();
 }

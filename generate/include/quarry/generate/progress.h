@@ -19,6 +19,9 @@ namespace quarry {
 class Progress {
 public:
   explicit Progress(bool enabled);
+  /// Starts a stage's clock; update() starts it at its first call
+  /// otherwise, which makes a rate of whatever the stage did before.
+  void begin(const std::string &stage);
   void update(const std::string &stage, uint64_t count, const char *what);
   void done(const std::string &stage, uint64_t count, const char *what);
   /// The closing line: the count and the whole run's time (a rate would
@@ -27,7 +30,6 @@ public:
 
 private:
   using Clock = std::chrono::steady_clock;
-  void start(const std::string &stage);
   std::string text(uint64_t count, const char *what) const;
   ProgressLine line_;
   std::string stage_;
