@@ -170,7 +170,12 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
   const uint64_t mask = fingerprint_mask(o);
   size_t file_index = 0;
   std::ifstream in;
-  std::vector<GraphRecord> mine;
+  // Each round's records stay in the buffer they arrived in until the pass
+  // is over, and are then copied once into a vector of the right size.
+  // Appending them to one growing vector held them twice whenever it grew
+  // (the old buffer and its copy): that was the generator's peak.
+  std::vector<std::vector<char>> arrived;
+  size_t received = 0;
   uint64_t sent = 0;
   const std::string stage = passes > 1
                                 ? "exchange " + std::to_string(pass + 1) + "/" +
@@ -211,17 +216,23 @@ exchange_records(const GenerateOptions &o, const Comm &comm, int pass,
       }
     }
     sent += batch;
-    const std::vector<char> got = comm.all_to_all(send);
-    const size_t n = got.size() / sizeof(GraphRecord);
-    const size_t old = mine.size();
-    mine.resize(old + n);
-    std::memcpy(mine.data() + old, got.data(), n * sizeof(GraphRecord));
+    arrived.push_back(comm.all_to_all(send));
+    received += arrived.back().size() / sizeof(GraphRecord);
     progress.update(stage, sent, "records sent");
     const bool more = file_index < files.size();
     if (comm.max(more ? 1 : 0) == 0)
       break;
   }
   progress.done(stage, sent, "records sent");
+  // Reserved pages are touched only as each buffer is copied and freed.
+  std::vector<GraphRecord> mine;
+  mine.reserve(received);
+  for (std::vector<char> &got : arrived) {
+    const size_t at = mine.size();
+    mine.resize(at + got.size() / sizeof(GraphRecord));
+    std::memcpy(mine.data() + at, got.data(), got.size());
+    std::vector<char>().swap(got);
+  }
   return mine;
 }
 

@@ -44,6 +44,11 @@ ls "$W/r3"/candidates-r0000{0,1,2}-of-00003.h5 >/dev/null
 rules=$(total "$W/r1" after_subgraph_pruning)
 [ "$rules" -gt 10 ] || fail "only $rules candidates"
 
+echo "== small exchange rounds and several passes give the same pack"
+gen 2 "$W/passes" --exchange-batch 500 --memory-per-rank 200000 >/dev/null
+pack "$W/passes"
+cmp "$W/r1.pb" "$W/passes.pb" || fail "rounds and passes change the pack"
+
 echo "== the candidates go straight into the verifier"
 "$Q" verify --axioms "$AXIOMS" --candidates "$W/r1" --out "$W/proved.pb" \
   --report "$W/report.json" --timeout 2 --threads 2 >"$W/verify.txt"
