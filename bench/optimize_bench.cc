@@ -8,9 +8,12 @@
 // next to the measured one, search time and memory, and the steps applied,
 // with the rule pack named by --rules (quarry's verified pack by default;
 // TASO's collection needs --allow-unverified). --size picks the input size
-// (0: each network's own) and --budget the search budget.
+// (0: each network's own) and --budget the search budget. --forward-only
+// applies each rule from source to target only, as quarry optimize
+// --forward-only does.
 //
 //   build/bin/optimize_bench [--rules FILE] [--allow-unverified]
+//       [--forward-only]
 //       [--budget N] [--alpha A] [--size S] [--runs N] [--warmup N]
 //       [--cost-runs N] [--measure-top K]
 //       [--models a,b,...] [--backends cpu,cuda] [--cost-cache FILE]
@@ -46,6 +49,7 @@ struct Args {
   std::string rules = QUARRY_SOURCE_DIR "/rules/quarry-k3.verified.pb";
   std::string cache = "optimize_bench_costs.tsv";
   bool allow_unverified = false;
+  bool forward_only = false;
   bool check = false; ///< also compare outputs on the reference backend
   opt::SearchOptions search;
   int64_t size = 0;
@@ -74,6 +78,8 @@ Args parse(int argc, char **argv) {
       a.rules = next();
     else if (k == "--allow-unverified")
       a.allow_unverified = true;
+    else if (k == "--forward-only")
+      a.forward_only = true;
     else if (k == "--check")
       a.check = true;
     else if (k == "--budget")
@@ -188,7 +194,8 @@ int main(int argc, char **argv) {
     const Args a = parse(argc, argv);
     const RulePack pack = read_rule_pack(a.rules);
     opt::require_proved(pack, a.rules, a.allow_unverified);
-    const auto ts = opt::make_transformations(pack);
+    const auto ts =
+        opt::make_transformations(pack, {.reversed = !a.forward_only});
     std::vector<std::string> backends = a.backends;
     if (backends.empty()) {
       backends.push_back("cpu");
@@ -208,6 +215,8 @@ int main(int argc, char **argv) {
     out["rules"] =
         a.rules.rfind(source, 0) == 0 ? a.rules.substr(source.size()) : a.rules;
     out["rule_count"] = pack.rules.size();
+    out["rules_applied"] = a.forward_only ? "forward" : "both ways";
+    out["transformations"] = ts.size();
     out["budget"] = a.search.budget;
     out["alpha"] = a.search.alpha;
     out["size"] = a.size;

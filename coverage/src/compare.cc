@@ -33,14 +33,10 @@ Comparison compare_packs(const RulePack &a, const RulePack &b,
     forward.emplace(rule_key(r), r.name);
     backward.emplace(rule_key(reversed_rule(r)), r.name);
   }
-  // Derivations may use B's rules either way: a rule states an equality.
-  RulePack both;
-  for (const Rule &r : b.rules) {
-    both.rules.push_back(r);
-    both.rules.push_back(reversed_rule(r));
-  }
+  // Derivations may use B's rules either way, as the optimizer does: a
+  // rule states an equality.
   const std::vector<opt::Transformation> by =
-      opt::make_transformations(both, /*with_fusions=*/false);
+      opt::make_transformations(b, {.fusions = false});
 
   Comparison c;
   c.rules.resize(a.rules.size());

@@ -21,10 +21,10 @@ constexpr size_t kBlock = 64;
 RulePack
 minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
               const std::function<void(const MinimizeProgress &)> &progress) {
-  // Forward only, derivations are the optimizer's rewrites, and a rule
-  // with a weight variable does not rewrite an activation there.
+  // Derivations are the optimizer's rewrites, and a rule with a weight
+  // variable does not rewrite an activation there.
   DeriveOptions derive_options = opts.derive_options;
-  derive_options.kinds_as_declared = !opts.both_directions;
+  derive_options.kinds_as_declared = true;
   const size_t n = pack.rules.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -75,7 +75,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
           grew = true;
           steps.push_back(r);
           by.push_back({r.name, &steps.back(), {}});
-          if (opts.both_directions) {
+          if (!opts.forward_only && reversible(r)) {
             steps.push_back(reversed_rule(r));
             by.push_back({steps.back().name, &steps.back(), {}});
           }
@@ -122,7 +122,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
            " rules (derivations of at most " +
            std::to_string(opts.derive_options.max_steps) + " steps over " +
            std::to_string(opts.derive_options.max_graphs) + " graphs, " +
-           (opts.both_directions ? "both directions" : "forward only") + ")"});
+           (opts.forward_only ? "forward only" : "both directions") + ")"});
   return out;
 }
 

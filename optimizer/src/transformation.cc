@@ -101,12 +101,17 @@ std::optional<Graph> Transformation::apply_at(const HostInfo &host,
   return apply_rule(host, *rule, matches[ordinal]);
 }
 
-std::vector<Transformation> make_transformations(const RulePack &pack,
-                                                 bool with_fusions) {
+std::vector<Transformation>
+make_transformations(const RulePack &pack, const TransformationOptions &opts) {
   std::vector<Transformation> t;
-  for (const Rule &r : pack.rules)
+  for (const Rule &r : pack.rules) {
     t.push_back({r.name, &r, {}});
-  if (with_fusions)
+    if (opts.reversed && reversible(r)) {
+      auto back = std::make_shared<const Rule>(reversed_rule(r));
+      t.push_back({back->name, back.get(), {}, back});
+    }
+  }
+  if (opts.fusions)
     for (const Fusion &f : fusions())
       t.push_back({std::string(f.name), nullptr, f.propose});
   return t;

@@ -159,5 +159,38 @@ TEST(Rewrite, TargetConstantsTakeTheirShapeFromTheirUse) {
   EXPECT_LT(error_between(g, out[0]), kTolerance);
 }
 
+TEST(Rewrite, RulesApplyBothWaysUnlessForwardOnly) {
+  // The pack keeps one orientation of an equation; a network holding its
+  // right-hand side is rewritten by the rule read backwards.
+  RulePack pack;
+  pack.rules = {make_rule("relu_grows", "input x\ny = relu(x)\noutput y\n",
+                          "input x\ny = relu(relu(x))\noutput y\n")};
+  const auto both = make_transformations(pack, {.fusions = false});
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].name, "relu_grows");
+  EXPECT_EQ(both[1].name, "relu_grows reversed");
+  const Graph g = parse_graph("input x: [2,3]\ny = relu(relu(x))\noutput y\n");
+  const auto shrunk = both[1].apply(HostInfo(g), 10);
+  ASSERT_EQ(shrunk.size(), 1u);
+  EXPECT_EQ(shrunk[0].num_operators(), 1);
+  EXPECT_LT(error_between(g, shrunk[0]), kTolerance);
+
+  const auto forward =
+      make_transformations(pack, {.fusions = false, .reversed = false});
+  ASSERT_EQ(forward.size(), 1u);
+  EXPECT_EQ(forward[0].name, "relu_grows");
+}
+
+TEST(Rewrite, ARuleWhoseTargetDropsAVariableIsNotReversed) {
+  // Backwards it would have to make up a value for a.
+  RulePack pack;
+  pack.rules = {make_rule("drops_a",
+                          "input a\ninput b\ny = ewadd(relu(a), b)\noutput "
+                          "y\n",
+                          "input b\ny = relu(b)\noutput y\n")};
+  EXPECT_FALSE(reversible(pack.rules[0]));
+  EXPECT_EQ(make_transformations(pack, {.fusions = false}).size(), 1u);
+}
+
 } // namespace
 } // namespace quarry::opt::test

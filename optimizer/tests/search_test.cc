@@ -22,7 +22,7 @@ const char *kBranches = "input x: [1,8,8,8]\nweight a: [8,8,3,3]\n"
 TEST(Search, NeverWorseAndOutputsEqualOnMeasuredCosts) {
   CpuCosts costs;
   const Graph g = parse_graph(kBranches);
-  const auto ts = make_transformations(RulePack{}, true);
+  const auto ts = make_transformations(RulePack{});
   SearchOptions o;
   o.budget = 20;
   const SearchResult r = search(g, ts, costs.model, o);
@@ -36,8 +36,7 @@ TEST(Search, FusionsPayWhereLaunchesCost) {
   const Graph g = parse_graph(kBranches);
   SearchOptions o;
   o.budget = 20;
-  const SearchResult r =
-      search(g, make_transformations(RulePack{}, true), cost, o);
+  const SearchResult r = search(g, make_transformations(RulePack{}), cost, o);
   EXPECT_LT(r.best_cost, r.initial_cost);
   ASSERT_FALSE(r.steps.empty());
   // Three convolutions with relu became one merged convolution with relu.
@@ -48,7 +47,7 @@ TEST(Search, FusionsPayWhereLaunchesCost) {
 TEST(Search, SameResultWhateverTheThreadCount) {
   CostModel cost(launch_cost);
   const Graph g = parse_graph(kBranches);
-  const auto ts = make_transformations(RulePack{}, true);
+  const auto ts = make_transformations(RulePack{});
   SearchOptions o;
   o.budget = 15;
   o.threads = 1;
@@ -91,7 +90,7 @@ TEST(Search, StateMemoryStaysWithinTheBudget) {
   // finds.
   CostModel cost(launch_cost);
   const Graph g = parse_graph(many_branches());
-  const auto ts = make_transformations(RulePack{}, true);
+  const auto ts = make_transformations(RulePack{});
   SearchOptions o;
   o.budget = 150;
   o.memory_budget = size_t{1} << 30;

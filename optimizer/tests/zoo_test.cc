@@ -50,7 +50,7 @@ void check(const std::string &name, const RulePack &pack, bool fusions,
       *std::find_if(model_list().begin(), model_list().end(),
                     [&](const ModelInfo &i) { return i.name == name; });
   const Model m = small(info);
-  const auto ts = make_transformations(pack, fusions);
+  const auto ts = make_transformations(pack, {.fusions = fusions});
   SearchOptions o;
   o.budget = kBudget;
   const OptimizeResult r = optimize(m, ts, cost, o, 3);

@@ -80,6 +80,19 @@ Rule reversed_rule(const Rule &rule) {
   return r;
 }
 
+bool reversible(const Rule &rule) {
+  for (const Node &n : rule.source.nodes()) {
+    if (!n.is_variable())
+      continue;
+    const int32_t t = rule.target.find_variable(n.name);
+    if (t < 0 || rule.target.node(t).kind != n.kind)
+      return false;
+  }
+  // Preconditions name source variables (check_rule), so the target binds
+  // those too.
+  return true;
+}
+
 std::string_view step_rule(std::string_view step) {
   if (step.ends_with(kReversedSuffix))
     step.remove_suffix(kReversedSuffix.size());

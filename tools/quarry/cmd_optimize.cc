@@ -23,7 +23,8 @@ namespace {
 struct OptimizeOptions : RunFlags {
   std::string onnx, rules, out, text, report, cache;
   int64_t size = 0;
-  bool allow_unverified = false, no_fusions = false, check = false;
+  bool allow_unverified = false, no_fusions = false, forward_only = false,
+       check = false;
   double tolerance = 1e-4;
   opt::SearchOptions search;
   size_t memory_mb = 512;
@@ -63,7 +64,8 @@ void optimize(OptimizeOptions &o) {
   for (const std::string &w : cache.warnings())
     std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
   opt::CostModel cost(*backend, cache, o.measure);
-  const auto ts = opt::make_transformations(pack, !o.no_fusions);
+  const auto ts = opt::make_transformations(
+      pack, {.fusions = !o.no_fusions, .reversed = !o.forward_only});
 
   ProgressLine line;
   auto progress = [&](const opt::SearchProgress &p) {
@@ -193,6 +195,10 @@ void register_optimize_command(CLI::App &app) {
                 "then has no per-rule gains)");
   cmd->add_flag("--no-fusions", o->no_fusions,
                 "Only the pack's rules, no hand-written fusions");
+  cmd->add_flag("--forward-only", o->forward_only,
+                "Apply each rule from source to target only (by default a "
+                "rule is an equation, also applied from target to source "
+                "where the target binds every source variable)");
   cmd->add_option("--cost-cache", o->cache,
                   "Operator cost file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");

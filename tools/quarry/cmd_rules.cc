@@ -8,7 +8,7 @@
 //                            [--json FILE]
 //                                              which rules of A B has,
 //                                              derives or lacks
-//   quarry rules minimize PACK --out OUT [--both-directions]
+//   quarry rules minimize PACK --out OUT [--forward-only]
 //                                              leave out the rules the
 //                                              others derive
 //
@@ -103,7 +103,7 @@ void register_compare(CLI::App &rules) {
 void register_minimize(CLI::App &rules) {
   struct Options {
     std::string in, out;
-    bool both_directions = false, quiet = false;
+    bool forward_only = false, quiet = false;
     int threads = 0;
     coverage::DeriveOptions derive;
   };
@@ -114,10 +114,10 @@ void register_minimize(CLI::App &rules) {
   minimize->add_option("pack", opts->in, "Rule pack or TASO collection")
       ->required();
   minimize->add_option("--out", opts->out, "Rule pack to write")->required();
-  minimize->add_flag("--both-directions", opts->both_directions,
-                     "Derive with rules read both ways (for a consumer that "
-                     "takes rules as equations; the optimizer applies them "
-                     "forward only)");
+  minimize->add_flag("--forward-only", opts->forward_only,
+                     "Derive with rules read from source to target only (for "
+                     "quarry optimize --forward-only; by default rules apply "
+                     "both ways, as the optimizer applies them)");
   minimize->add_option("--max-graphs", opts->derive.max_graphs,
                        "Graphs a derivation search explores per rule");
   minimize->add_option("--max-steps", opts->derive.max_steps,
@@ -131,7 +131,7 @@ void register_minimize(CLI::App &rules) {
     const RulePack pack = read_rule_pack(opts->in);
     coverage::MinimizeOptions o;
     o.derive_options = opts->derive;
-    o.both_directions = opts->both_directions;
+    o.forward_only = opts->forward_only;
     o.threads = opts->threads;
     RulePack out;
     {

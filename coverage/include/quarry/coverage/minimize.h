@@ -11,13 +11,13 @@
 // kept before it, when there are any and the first search found nothing.
 // The pack is the same at any thread count.
 //
-// A derivation applies rules as the optimizer will: forward only, and a
-// rule's weight variable only to weights (a rule about weights does not
-// rewrite an activation), unless `both_directions` (for a consumer that
-// reads rules as equations: then every step applies either way). Rules
-// with shape preconditions are kept but never used as steps, since a
-// derivation is found at one choice of shapes and their conditions may
-// fail at others.
+// A derivation applies rules as the optimizer will (transformation.h):
+// each kept rule forward and, where reversible(), backwards, unless
+// `forward_only` (for `quarry optimize --forward-only`); and a rule's
+// weight variable only to weights (a rule about weights does not rewrite
+// an activation). Rules with shape preconditions are kept but never used
+// as steps, since a derivation is found at one choice of shapes and their
+// conditions may fail at others.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -31,8 +31,8 @@ namespace quarry::coverage {
 
 struct MinimizeOptions {
   DeriveOptions derive_options;
-  bool both_directions = false;
-  int threads = 0; ///< 0: every core
+  bool forward_only = false; ///< kept rules derive only from source to target
+  int threads = 0;           ///< 0: every core
 };
 
 struct MinimizeProgress {

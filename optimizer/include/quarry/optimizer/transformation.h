@@ -1,8 +1,17 @@
 //===- transformation.h - What the search may do to a graph ----*- C++ -*-===//
 //
-// A Transformation is one rule of a rule pack or one hand-written fusion
-// (fusions.h). Given a graph it yields every rewritten graph it can make,
-// in a fixed order, so the search is the same whatever the thread count.
+// A Transformation is one rule of a rule pack, read one way, or one
+// hand-written fusion (fusions.h). Given a graph it yields every rewritten
+// graph it can make, in a fixed order, so the search is the same whatever
+// the thread count.
+//
+// A proved rule states an equation, and the generator keeps one
+// orientation of each (the smallest graph of a class on the left, every
+// other member on the right), so by default a rule is applied both ways:
+// from source to target, and as "NAME reversed" from target to source
+// where the target binds all the source's variables (reversible()). Read
+// forward only, a network holding a class's larger member could never be
+// rewritten into its smallest.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,6 +21,7 @@
 #include "quarry/rules/rule_pack.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +35,9 @@ struct Transformation {
   /// Exactly one of the two is set.
   const Rule *rule = nullptr;
   FusionFn fusion;
+  /// What `rule` points at when the transformation made it (a pack's rule
+  /// read backwards); empty when it points into a pack.
+  std::shared_ptr<const Rule> own_rule = {};
 
   /// Every graph one application makes from the host (at most `limit`).
   std::vector<Graph> apply(const HostInfo &host, size_t limit) const;
@@ -54,8 +67,15 @@ struct Transformation {
 std::optional<Graph> apply_rule(const HostInfo &host, const Rule &rule,
                                 const Match &m);
 
-/// One transformation per rule of `pack`, then the fusions.
-std::vector<Transformation> make_transformations(const RulePack &pack,
-                                                 bool with_fusions = true);
+struct TransformationOptions {
+  bool fusions = true;  ///< the hand-written fusions, after the rules
+  bool reversed = true; ///< each reversible rule also from target to source
+};
+
+/// Each rule of `pack` forward, followed by the same rule reversed when
+/// asked and reversible(); then the fusions. `pack` must outlive them.
+std::vector<Transformation>
+make_transformations(const RulePack &pack,
+                     const TransformationOptions &opts = {});
 
 } // namespace quarry::opt

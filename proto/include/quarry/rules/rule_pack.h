@@ -103,6 +103,10 @@ inline constexpr std::string_view kReversedSuffix = " reversed";
 /// The rule read from target to source, named "NAME reversed" (its
 /// preconditions kept).
 Rule reversed_rule(const Rule &rule);
+/// Whether the rule may also be applied from target to source: its target
+/// binds every source variable, with the same kind. x * 0 = 0 holds both
+/// ways, but read backwards it would have to make up an x.
+bool reversible(const Rule &rule);
 /// The rule a derivation step applies: "NAME" or "NAME reversed" -> NAME.
 std::string_view step_rule(std::string_view step);
 /// The step that undoes `step`: NAME <-> "NAME reversed".
