@@ -6,7 +6,7 @@
 // the original timed in turn, --runs rounds after --warmup; the original
 // is kept when nothing beats it), the speed-up predicted by the cost model
 // next to the measured one, search time and memory, and the steps applied,
-// with the rule pack named by --rules (quarry's verified pack by default;
+// with the rule pack named by --rules (quarry's minimized pack by default;
 // TASO's collection needs --allow-unverified). --size picks the input size
 // (0: each network's own) and --budget the search budget. --forward-only
 // applies each rule from source to target only, as quarry optimize
@@ -46,7 +46,7 @@ namespace {
 using namespace quarry;
 
 struct Args {
-  std::string rules = QUARRY_SOURCE_DIR "/rules/quarry-k3.verified.pb";
+  std::string rules = QUARRY_SOURCE_DIR "/rules/quarry-k3.min.pb";
   std::string cache = "optimize_bench_costs.tsv";
   bool allow_unverified = false;
   bool forward_only = false;
