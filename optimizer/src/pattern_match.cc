@@ -11,6 +11,7 @@
 #include "quarry/runtime/plan.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 namespace quarry::opt {
@@ -216,9 +217,30 @@ Match MatchSite::to_match() const {
   return m;
 }
 
+namespace {
+
+/// Whether the host has at least as many operators of each kind as the
+/// pattern: pattern operators bind distinct host nodes. Most patterns fail
+/// this on the small graphs a derivation search explores (rules minimize),
+/// and it costs no allocation, where a Matcher makes several.
+bool host_has_the_kinds(const HostInfo &host, const Graph &pattern) {
+  std::array<uint32_t, kNumOps> need{};
+  for (const Node &n : pattern.nodes()) {
+    if (n.is_variable())
+      continue;
+    const auto k = static_cast<size_t>(n.kind);
+    if (++need[k] > host.by_kind[k].size())
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 void for_each_match(const HostInfo &host, const Graph &pattern, size_t limit,
                     const std::function<void(const MatchSite &)> &f) {
-  Matcher(host, pattern, limit, f).run();
+  if (host_has_the_kinds(host, pattern))
+    Matcher(host, pattern, limit, f).run();
 }
 
 std::vector<Match> find_matches(const HostInfo &host, const Graph &pattern,
