@@ -37,9 +37,9 @@ verify::ProveFirst derivation_prover(const RulePack &known,
     ++n;
     k->axioms[r.name] = r.provenance.axioms;
     k->steps.push_back(r);
-    k->by.push_back({r.name, &k->steps.back(), {}});
+    k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
     k->steps.push_back(reversed_rule(r));
-    k->by.push_back({k->steps.back().name, &k->steps.back(), {}});
+    k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
   }
   if (usable)
     *usable = n;

@@ -74,10 +74,10 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
         if (r.preconditions.empty()) {
           grew = true;
           steps.push_back(r);
-          by.push_back({r.name, &steps.back(), {}});
+          by.push_back(opt::Transformation::of_rule(steps.back()));
           if (!opts.forward_only && reversible(r)) {
             steps.push_back(reversed_rule(r));
-            by.push_back({steps.back().name, &steps.back(), {}});
+            by.push_back(opt::Transformation::of_rule(steps.back()));
           }
         }
       }

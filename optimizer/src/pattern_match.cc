@@ -19,8 +19,18 @@ namespace quarry::opt {
 HostInfo::HostInfo(const Graph &g)
     : graph(&g), is_static(runtime::static_nodes(g)), by_kind(kNumOps) {
   for (int32_t id = 0; id < g.num_nodes(); ++id)
-    if (!g.node(id).is_variable())
+    if (!g.node(id).is_variable()) {
       by_kind[static_cast<size_t>(g.node(id).kind)].push_back(id);
+      kinds.set(static_cast<size_t>(g.node(id).kind));
+    }
+}
+
+std::bitset<kNumOps> operator_kinds(const Graph &pattern) {
+  std::bitset<kNumOps> k;
+  for (const Node &n : pattern.nodes())
+    if (!n.is_variable())
+      k.set(static_cast<size_t>(n.kind));
+  return k;
 }
 
 namespace {

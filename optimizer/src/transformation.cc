@@ -63,6 +63,8 @@ void Transformation::for_each_splice(
       f(static_cast<int>(i), std::move(out[i]));
     return;
   }
+  if ((needs & ~host.kinds).any())
+    return;
   int ordinal = 0;
   for_each_match(host, rule->source, limit, [&](const MatchSite &site) {
     const int i = ordinal++;
@@ -101,14 +103,19 @@ std::optional<Graph> Transformation::apply_at(const HostInfo &host,
   return apply_rule(host, *rule, matches[ordinal]);
 }
 
+Transformation Transformation::of_rule(const Rule &rule,
+                                       std::shared_ptr<const Rule> own) {
+  return {rule.name, &rule, {}, std::move(own), operator_kinds(rule.source)};
+}
+
 std::vector<Transformation>
 make_transformations(const RulePack &pack, const TransformationOptions &opts) {
   std::vector<Transformation> t;
   for (const Rule &r : pack.rules) {
-    t.push_back({r.name, &r, {}});
+    t.push_back(Transformation::of_rule(r));
     if (opts.reversed && reversible(r)) {
       auto back = std::make_shared<const Rule>(reversed_rule(r));
-      t.push_back({back->name, back.get(), {}, back});
+      t.push_back(Transformation::of_rule(*back, back));
     }
   }
   if (opts.fusions)

@@ -8,7 +8,7 @@ namespace quarry::opt::test {
 namespace {
 
 std::vector<Graph> apply_all(const Rule &r, const Graph &g) {
-  Transformation t{r.name, &r, {}};
+  const Transformation t = Transformation::of_rule(r);
   return t.apply(HostInfo(g), 100);
 }
 
@@ -169,6 +169,14 @@ TEST(Rewrite, RulesApplyBothWaysUnlessForwardOnly) {
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0].name, "relu_grows");
   EXPECT_EQ(both[1].name, "relu_grows reversed");
+  // Each needs a relu in the host before it matches at all.
+  std::bitset<kNumOps> relu;
+  relu.set(static_cast<size_t>(OpKind::Relu));
+  EXPECT_EQ(both[0].needs, relu);
+  EXPECT_EQ(both[1].needs, relu);
+  const Graph no_relu =
+      parse_graph("input x: [2,3]\ny = ewadd(x, x)\noutput y\n");
+  EXPECT_TRUE(both[1].apply(HostInfo(no_relu), 10).empty());
   const Graph g = parse_graph("input x: [2,3]\ny = relu(relu(x))\noutput y\n");
   const auto shrunk = both[1].apply(HostInfo(g), 10);
   ASSERT_EQ(shrunk.size(), 1u);

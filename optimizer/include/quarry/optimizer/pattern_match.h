@@ -18,6 +18,7 @@
 
 #include "quarry/core/graph.h"
 
+#include <bitset>
 #include <functional>
 #include <map>
 #include <span>
@@ -42,9 +43,15 @@ struct HostInfo {
   std::vector<bool> is_static;
   /// Operator nodes of each kind, in id order.
   std::vector<std::vector<int32_t>> by_kind;
+  /// The kinds of its operators.
+  std::bitset<kNumOps> kinds;
 
   explicit HostInfo(const Graph &g);
 };
+
+/// The kinds of `pattern`'s operators: a host lacking one of them holds no
+/// match (HostInfo::kinds).
+std::bitset<kNumOps> operator_kinds(const Graph &pattern);
 
 /// Every match of `pattern` in the host, at most `limit`, in a fixed order
 /// (by the host ids given to the pattern's outputs).

@@ -38,6 +38,15 @@ struct Transformation {
   /// What `rule` points at when the transformation made it (a pack's rule
   /// read backwards); empty when it points into a pack.
   std::shared_ptr<const Rule> own_rule = {};
+  /// The operator kinds the rule's source needs: a host lacking one is not
+  /// matched at all, which spares a derivation search, whose small graphs
+  /// lack most, a pass over every pattern (empty: always matched).
+  std::bitset<kNumOps> needs = {};
+
+  /// The transformation applying `rule` forward (`own`: its owner, when the
+  /// caller does not keep it).
+  static Transformation of_rule(const Rule &rule,
+                                std::shared_ptr<const Rule> own = {});
 
   /// Every graph one application makes from the host (at most `limit`).
   std::vector<Graph> apply(const HostInfo &host, size_t limit) const;
