@@ -230,9 +230,9 @@ Match MatchSite::to_match() const {
 namespace {
 
 /// Whether the host has at least as many operators of each kind as the
-/// pattern: pattern operators bind distinct host nodes. Most patterns fail
-/// this on the small graphs a derivation search explores (rules minimize),
-/// and it costs no allocation, where a Matcher makes several.
+/// pattern (pattern operators bind distinct host nodes), asked before a
+/// Matcher, which allocates, is made. A Transformation has already asked
+/// whether the host has each kind at all (Transformation::needs).
 bool host_has_the_kinds(const HostInfo &host, const Graph &pattern) {
   std::array<uint32_t, kNumOps> need{};
   for (const Node &n : pattern.nodes()) {
