@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <deque>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace quarry::coverage {
 
@@ -48,60 +48,89 @@ struct Reached {
   int32_t step = -1; ///< index into the transformations
 };
 
-} // namespace
+/// One end of the search: the graphs reached from it, breadth first.
+struct Side {
+  std::deque<Reached> reached; ///< a deque: a host stays put while matched
+  std::unordered_map<uint64_t, int32_t> seen; ///< equation_hash -> index
+  size_t level_begin = 0;
+  int depth = 0;
 
-namespace {
+  explicit Side(Graph start) {
+    seen.emplace(equation_hash(start), 0);
+    reached.push_back({std::move(start), -1, -1});
+  }
+  size_t level_size() const { return reached.size() - level_begin; }
+};
 
-/// Breadth first from the rule's source at `shapes` (its sides given), so
-/// the derivation found is a shortest one.
+/// From both ends at `shapes` (the rule's sides given): each round grows
+/// the end with the smaller last level by one level, until a graph one end
+/// reached is one the other reached. The target's end applies only the
+/// transformations whose inverse is among `by`: a graph it reaches by one
+/// rewrites into the graph it came from by the inverse. Two ends of depth
+/// d reach what one end reaches at depth 2d with far fewer graphs, and the
+/// rules a minimized pack keeps are those whose derivations are long.
 std::optional<Derivation> search_at(std::pair<Graph, Graph> sides,
                                     const std::map<std::string, Shape> &shapes,
                                     const std::vector<opt::Transformation> &by,
+                                    const std::vector<int32_t> &inverse,
                                     const DeriveOptions &opts) {
-  const uint64_t goal = equation_hash(sides.second);
-  // A deque: the host being matched must stay where it is while new graphs
-  // are added.
-  std::deque<Reached> reached;
-  reached.push_back({std::move(sides.first), -1, -1});
-  const uint64_t start = equation_hash(reached[0].graph);
-  std::unordered_set<uint64_t> seen{start};
-  auto path_to = [&](int32_t at) {
+  Side from(std::move(sides.first));
+  Side to(std::move(sides.second));
+  // The derivation through reached graphs `a` of `from` and `b` of `to`.
+  auto path_through = [&](int32_t a, int32_t b) {
     Derivation d;
     d.shapes = verify::describe_shapes(shapes);
-    for (; reached[at].parent >= 0; at = reached[at].parent)
-      d.steps.insert(d.steps.begin(), by[reached[at].step].name);
+    for (; from.reached[a].parent >= 0; a = from.reached[a].parent)
+      d.steps.insert(d.steps.begin(), by[from.reached[a].step].name);
+    for (; to.reached[b].parent >= 0; b = to.reached[b].parent)
+      d.steps.push_back(by[inverse[to.reached[b].step]].name);
     return d;
   };
-  if (start == goal)
-    return path_to(0);
-  size_t level_begin = 0;
-  for (int depth = 0; depth < opts.max_steps; ++depth) {
-    const size_t level_end = reached.size();
-    for (size_t i = level_begin; i < level_end; ++i) {
-      const opt::HostInfo host(reached[i].graph);
+  if (auto met = to.seen.find(equation_hash(from.reached[0].graph));
+      met != to.seen.end())
+    return path_through(0, met->second);
+  const bool backwards = std::any_of(inverse.begin(), inverse.end(),
+                                     [](int32_t i) { return i >= 0; });
+  auto budget_spent = [&] {
+    return from.seen.size() + to.seen.size() >= opts.max_graphs;
+  };
+  while (from.depth + to.depth < opts.max_steps) {
+    const bool forward = !backwards || from.level_size() <= to.level_size();
+    Side &side = forward ? from : to;
+    const Side &other = forward ? to : from;
+    const size_t level_end = side.reached.size();
+    for (size_t i = side.level_begin; i < level_end; ++i) {
+      const opt::HostInfo host(side.reached[i].graph);
       for (size_t t = 0; t < by.size(); ++t) {
-        int32_t found = -1;
+        if (!forward && inverse[t] < 0)
+          continue;
+        std::optional<std::pair<int32_t, int32_t>> met;
         by[t].for_each(host, 64, [&](int, Graph &&g) {
-          if (found >= 0 || seen.size() >= opts.max_graphs)
+          if (met || budget_spent())
             return;
           // Only what the outputs compute counts (a rewrite may leave a
           // variable unused, as the target may not use it), up to the
           // order of commutative operands, which matching ignores too.
           const uint64_t h = equation_hash(g);
-          if (!seen.insert(h).second)
+          const auto here = static_cast<int32_t>(side.reached.size());
+          if (!side.seen.emplace(h, here).second)
             return;
-          reached.push_back(
+          side.reached.push_back(
               {std::move(g), static_cast<int32_t>(i), static_cast<int32_t>(t)});
-          if (h == goal)
-            found = static_cast<int32_t>(reached.size() - 1);
+          if (auto there = other.seen.find(h); there != other.seen.end())
+            met = forward ? std::pair{here, there->second}
+                          : std::pair{there->second, here};
         });
-        if (found >= 0)
-          return path_to(found);
+        if (met)
+          return path_through(met->first, met->second);
       }
-      if (seen.size() >= opts.max_graphs)
+      if (budget_spent())
         return std::nullopt;
     }
-    level_begin = level_end;
+    if (side.reached.size() == level_end)
+      return std::nullopt; // everything this end can reach, and no meeting
+    side.level_begin = level_end;
+    ++side.depth;
   }
   return std::nullopt;
 }
@@ -127,6 +156,15 @@ std::optional<Derivation> derive(const Rule &rule,
                    [](const auto &a, const auto &b) {
                      return squareness(a) < squareness(b);
                    });
+  // Each transformation's inverse among `by`, or -1: the rule is not read
+  // both ways there.
+  std::unordered_map<std::string_view, int32_t> index;
+  for (size_t t = 0; t < by.size(); ++t)
+    index.emplace(by[t].name, static_cast<int32_t>(t));
+  std::vector<int32_t> inverse(by.size(), -1);
+  for (size_t t = 0; t < by.size(); ++t)
+    if (auto it = index.find(reversed_step(by[t].name)); it != index.end())
+      inverse[t] = it->second;
   std::optional<Derivation> first;
   int tried = 0;
   for (const auto &shapes : choices) {
@@ -136,7 +174,7 @@ std::optional<Derivation> derive(const Rule &rule,
     if (!sides)
       continue;
     ++tried;
-    auto d = search_at(std::move(*sides), shapes, by, opts);
+    auto d = search_at(std::move(*sides), shapes, by, inverse, opts);
     if (!d)
       return std::nullopt; // it must hold at every choice tried
     if (!first)

@@ -38,8 +38,10 @@ verify::ProveFirst derivation_prover(const RulePack &known,
     k->axioms[r.name] = r.provenance.axioms;
     k->steps.push_back(r);
     k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
-    k->steps.push_back(reversed_rule(r));
-    k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
+    if (reversible(r)) { // x * 0 = 0 does not make up an x read backwards
+      k->steps.push_back(reversed_rule(r));
+      k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
+    }
   }
   if (usable)
     *usable = n;

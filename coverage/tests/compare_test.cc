@@ -98,8 +98,10 @@ TEST(ComparePacks, HasReversedDerivesAndLacks) {
   EXPECT_EQ(c.rules[1].standing, Standing::HasReversed);
   EXPECT_EQ(c.rules[1].same_as, "relu_grows");
   ASSERT_EQ(c.rules[2].standing, Standing::Derives);
-  EXPECT_EQ(c.rules[2].derivation.steps,
-            (std::vector<std::string>{"add_regroups", "add_regroups"}));
+  // Twice, one of them perhaps read backwards from the target's end.
+  ASSERT_EQ(c.rules[2].derivation.steps.size(), 2u);
+  for (const std::string &step : c.rules[2].derivation.steps)
+    EXPECT_EQ(step_rule(step), "add_regroups");
   EXPECT_FALSE(c.rules[2].derivation.shapes.empty());
   EXPECT_EQ(c.rules[3].standing, Standing::Lacks);
   ASSERT_EQ(c.rules[4].standing, Standing::Derives);
@@ -108,7 +110,7 @@ TEST(ComparePacks, HasReversedDerivesAndLacks) {
   EXPECT_EQ(c.derives, 2);
   EXPECT_EQ(c.lacks, 1);
   const std::string text = format_comparison(c);
-  EXPECT_NE(text.find("derives  two_steps by add_regroups, add_regroups (at "),
+  EXPECT_NE(text.find("derives  two_steps by add_regroups, add_regroups"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("derives  commutes by commutativity (at "),

@@ -3,7 +3,9 @@
 
 #include "quarry/core/hash.h"
 #include "quarry/verify/numeric_check.h"
+#include "quarry/verify/shape_search.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -19,6 +21,20 @@ const std::vector<Shape> &candidate_shapes() {
       Shape{3, 2},       Shape{2, 2, 3, 3}, Shape{1, 2, 3, 3},
       Shape{2, 1, 3, 3}, Shape{4, 2, 3, 3}, Shape{2, 4, 3, 3},
       Shape{2, 2, 1, 1}, Shape{2, 2, 2},    Shape{2, 2, 4, 4}};
+  return shapes;
+}
+
+/// The candidates and a few matrices more for search_shapes(): a rule such
+/// as matmul(x, concat(x, y)) needs x of shape [n, 2n], beside other
+/// variables that must match it.
+const std::vector<Shape> &search_pool() {
+  static const std::vector<Shape> shapes = [] {
+    std::vector<Shape> s = candidate_shapes();
+    for (Shape m :
+         {Shape{1, 2}, Shape{2, 1}, Shape{2, 4}, Shape{4, 2}, Shape{4, 4}})
+      s.push_back(std::move(m));
+    return s;
+  }();
   return shapes;
 }
 
@@ -53,18 +69,25 @@ shape_choices(const Rule &rule, uint64_t seed, int random_tries) {
       vars.push_back(n.name);
   const std::set<std::string> scalars = scalar_vars(rule);
   const auto &cands = candidate_shapes();
-  const int uniform = static_cast<int>(cands.size());
-  for (int attempt = 0; attempt < uniform + random_tries; ++attempt) {
+  auto choice = [&](auto pick_for) {
     std::map<std::string, Shape> shapes;
-    for (size_t i = 0; i < vars.size(); ++i) {
-      size_t pick = static_cast<size_t>(attempt);
-      if (attempt >= uniform)
-        pick =
-            mix64(hash_combine(hash_combine(seed, attempt), i)) % cands.size();
-      shapes[vars[i]] = scalars.count(vars[i]) ? Shape{} : cands[pick];
-    }
+    for (size_t i = 0; i < vars.size(); ++i)
+      shapes[vars[i]] = scalars.count(vars[i]) ? Shape{} : cands[pick_for(i)];
     out.push_back(std::move(shapes));
-  }
+  };
+  for (size_t pick = 0; pick < cands.size(); ++pick)
+    choice([&](size_t) { return pick; });
+  // Shapes that type-check, searched for: rules whose variables need
+  // different shapes (beside each other, or beside a constant's) are
+  // seldom met by the choices around these.
+  for (auto &shapes : search_shapes(rule, search_pool(), scalars))
+    if (std::find(out.begin(), out.end(), shapes) == out.end())
+      out.push_back(std::move(shapes));
+  for (int attempt = 0; attempt < random_tries; ++attempt)
+    choice([&](size_t i) {
+      const int salt = static_cast<int>(cands.size()) + attempt;
+      return mix64(hash_combine(hash_combine(seed, salt), i)) % cands.size();
+    });
   return out;
 }
 

@@ -312,7 +312,9 @@ private:
 /// Revision 3: `dims` statements, candidate preconditions before the
 /// counterexample search, explicit patterns for axioms with a `where`.
 /// Revision 4: every check bounded by Z3's resource count, not the clock.
-constexpr int kProverRevision = 4;
+/// Revision 5: counterexamples also at shapes searched for to type-check
+/// (shape_search.h), so a rule no uniform or random choice fits is tried.
+constexpr int kProverRevision = 5;
 
 std::string prover_identity() {
   return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +

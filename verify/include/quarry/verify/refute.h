@@ -2,9 +2,10 @@
 //
 // Rule patterns carry no shapes, so a counterexample needs shapes that make
 // both sides type-check. A few small shape choices are tried (the same shape
-// for every variable, then seeded random mixes, scalars where scalar_mul
-// needs them); the rule is refuted only on a definite difference: output
-// shapes differ, or both the exact field and float evaluations differ.
+// for every variable, a few found by a search that type-checks as it goes,
+// then seeded random mixes, scalars where scalar_mul needs them); the rule
+// is refuted only on a definite difference: output shapes differ, or both
+// the exact field and float evaluations differ.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -21,9 +22,11 @@
 namespace quarry::verify {
 
 /// The shape choices tried for `rule`'s variables, in order: every
-/// variable the same small shape, then `random_tries` seeded mixes (rank 0
-/// where scalar_mul needs a scalar). Empty when a side holds a constant
-/// whose shape its user cannot fix. A choice may not type-check.
+/// variable the same small shape; then up to two found by search_shapes()
+/// that type-check (shape_search.h); then `random_tries` seeded mixes (rank
+/// 0 where scalar_mul needs a scalar). Empty
+/// when a side holds a constant whose shape its user cannot fix. A choice may
+/// not type-check.
 std::vector<std::map<std::string, Shape>>
 shape_choices(const Rule &rule, uint64_t seed, int random_tries);
 
