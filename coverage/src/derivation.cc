@@ -89,13 +89,16 @@ std::optional<Derivation> search_at(std::pair<Graph, Graph> sides,
   if (auto met = to.seen.find(equation_hash(from.reached[0].graph));
       met != to.seen.end())
     return path_through(0, met->second);
-  const bool backwards = std::any_of(inverse.begin(), inverse.end(),
-                                     [](int32_t i) { return i >= 0; });
+  // The target's end stops when it has no inverses to apply, or nothing
+  // new to reach; the source's end may still get there by a rule read
+  // forwards only.
+  bool target_done = std::none_of(inverse.begin(), inverse.end(),
+                                  [](int32_t i) { return i >= 0; });
   auto budget_spent = [&] {
     return from.seen.size() + to.seen.size() >= opts.max_graphs;
   };
   while (from.depth + to.depth < opts.max_steps) {
-    const bool forward = !backwards || from.level_size() <= to.level_size();
+    const bool forward = target_done || from.level_size() <= to.level_size();
     Side &side = forward ? from : to;
     const Side &other = forward ? to : from;
     const size_t level_end = side.reached.size();
@@ -127,8 +130,12 @@ std::optional<Derivation> search_at(std::pair<Graph, Graph> sides,
       if (budget_spent())
         return std::nullopt;
     }
-    if (side.reached.size() == level_end)
-      return std::nullopt; // everything this end can reach, and no meeting
+    if (side.reached.size() == level_end) {
+      if (forward)
+        return std::nullopt; // all the source reaches, and no meeting
+      target_done = true;
+      continue;
+    }
     side.level_begin = level_end;
     ++side.depth;
   }

@@ -110,6 +110,23 @@ TEST(Derive, TheTargetsEndTakesOnlyRulesReadBothWays) {
   EXPECT_TRUE(replays(shrinks, d->steps, both.by));
 }
 
+TEST(Derive, TheSourcesEndGoesOnWhenTheTargetsHasNothingToApply) {
+  // Only relu_grows applies, read forwards only; the regrouping read both
+  // ways gives the target's end something to try, which finds nothing.
+  Steps s;
+  s.add(relu_grows());
+  s.add(add_regroups());
+  s.add(reversed_rule(add_regroups()));
+  const Rule grow = parse_rule(
+      "grow", "input x\ninput y\na = relu(x)\nb = relu(y)\noutput a, b\n",
+      "input x\ninput y\na = relu(relu(relu(x)))\nb = relu(y)\n"
+      "output a, b\n");
+  const auto d = derive(grow, s.by);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->steps, (std::vector<std::string>{"relu_grows", "relu_grows"}));
+  EXPECT_TRUE(replays(grow, d->steps, s.by));
+}
+
 TEST(Derive, TheBudgetCountsBothEnds) {
   Steps s;
   s.add(add_regroups());
