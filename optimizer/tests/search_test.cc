@@ -157,6 +157,34 @@ TEST(Select, TheOriginalStaysWhenEveryCandidateMeasuresSlower) {
   }
 }
 
+TEST(Select, TwoGraphsArePreparedAtATime) {
+  // A prepared graph lives as long as its timer. However many candidates
+  // are timed, selection and attribution hold two at once.
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(kBranches), {}};
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions sel;
+  sel.candidates = 3;
+  auto live = std::make_shared<int>(0);
+  int most = 0, prepared = 0;
+  sel.timer = [&](const Model &g) -> std::function<double()> {
+    ++prepared;
+    most = std::max(most, ++*live);
+    // Released with the last copy of the timer.
+    std::shared_ptr<void> held(nullptr, [live](void *) { --*live; });
+    const double t = static_cast<double>(g.graph.num_operators());
+    return [held, t] { return t; };
+  };
+  const OptimizeResult r =
+      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  ASSERT_EQ(r.timed.size(), 4u);
+  EXPECT_FALSE(r.kept_original);
+  EXPECT_GT(prepared, 4); // calibration, selection and attribution
+  EXPECT_EQ(most, 2);
+  EXPECT_EQ(*live, 0);
+}
+
 TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
   // An imported node quarry keeps as it is (an If, say) cannot run: the
   // search rewrites around it, and nothing is timed.

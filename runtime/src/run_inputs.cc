@@ -8,8 +8,12 @@
 
 namespace quarry::runtime {
 
-Bindings<float> random_run_bindings(const Graph &g, uint64_t seed) {
-  Bindings<float> b = random_float_bindings(g, seed);
+namespace {
+
+/// random_run_bindings' values for the variables `wanted` picks.
+template <class Wanted>
+Bindings<float> run_values(const Graph &g, uint64_t seed, Wanted wanted) {
+  Bindings<float> b = random_bindings<float>(g, seed, random_float, wanted);
   for (const Node &n : g.nodes()) {
     if (n.kind != OpKind::BatchNorm)
       continue;
@@ -21,6 +25,17 @@ Bindings<float> random_run_bindings(const Graph &g, uint64_t seed) {
       v = std::fabs(v) + 0.5f;
   }
   return b;
+}
+
+} // namespace
+
+Bindings<float> random_run_bindings(const Graph &g, uint64_t seed) {
+  return run_values(g, seed, [](const Node &) { return true; });
+}
+
+Bindings<float> random_run_inputs(const Graph &g, uint64_t seed) {
+  return run_values(g, seed,
+                    [](const Node &n) { return n.kind == OpKind::Input; });
 }
 
 Graph with_batch(const Graph &g, int64_t batch) {

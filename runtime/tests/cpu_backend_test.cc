@@ -46,6 +46,40 @@ TEST(CpuBackend, RunsAgainWithNewInputs) {
   }
 }
 
+TEST(CpuBackend, RunsOnceItsWeightsAreGone) {
+  // A prepared graph keeps what it reads: the convolution's and matmul's
+  // own laid-out weights (the plan's copies are let go), the static
+  // operand of a sum as it is, and a static output.
+  const Graph g = parse_graph(
+      "input x: [1,4,6,6]\nweight w: [8,4,3,3]\nweight b: [1,8,6,6]\n"
+      "weight m: [36,5]\nweight s: [2,2]\n"
+      "y = ewadd(conv2d[pad=same act=relu](x, w), b)\n"
+      "z = matmul(reshape[shape=8,36](y), m)\nt = relu(s)\n"
+      "output z\noutput t\n");
+  auto cpu = make_cpu_backend();
+  auto ref = make_reference_backend();
+  const Bindings<float> values = random_run_bindings(g, 1);
+  std::unique_ptr<Executable> e;
+  {
+    const Bindings<float> weights = values; // gone before the runs
+    e = cpu->prepare(g, weights);
+  }
+  const Bindings<float> inputs = random_run_inputs(g, 2);
+  ASSERT_EQ(inputs.size(), 1u);
+  const auto want = run_once(*ref->prepare(g, values), inputs);
+  for (int run = 0; run < 2; ++run)
+    EXPECT_LE(max_relative_error(run_once(*e, inputs), want), kTolerance);
+}
+
+TEST(RunInputs, TheInputsAloneWithTheValuesOfAllBindings) {
+  const Graph g = parse_graph(
+      "input x: [2,3]\nweight w: [3,4]\ny = matmul(x, w)\noutput y\n");
+  const Bindings<float> all = random_run_bindings(g, 5);
+  const Bindings<float> inputs = random_run_inputs(g, 5);
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs.at("x").data, all.at("x").data);
+}
+
 TEST(CpuBackend, DeviceNameNamesTheThreads) {
   EXPECT_NE(make_cpu_backend()->device_name().find("threads"),
             std::string::npos);

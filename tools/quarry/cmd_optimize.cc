@@ -101,9 +101,11 @@ void optimize(OptimizeOptions &o) {
     c.tolerance = o.tolerance;
     c.max_relative_error = opt::output_error(original, r.model, o.measure.seed);
     if (!r.timed.empty()) {
-      // Selection timed both already, in turn.
-      c.latency_before_ms = r.timed[0].measured_ms;
-      c.latency_after_ms = r.timed[r.chosen].measured_ms;
+      // Selection timed both already, in turn: the original's median in
+      // the chosen graph's pair.
+      const opt::TimedGraph &chosen = r.timed[r.chosen];
+      c.latency_before_ms = chosen.measured_ms * chosen.measured_speedup;
+      c.latency_after_ms = chosen.measured_ms;
     } else {
       c.latency_before_ms = opt::measure_latency(original, *backend, o.measure);
       c.latency_after_ms = opt::measure_latency(r.model, *backend, o.measure);
@@ -143,7 +145,7 @@ void optimize(OptimizeOptions &o) {
       std::printf("\nkept the original: no candidate measured faster\n");
     else
       std::printf("\nchose candidate %d: measured %.3fx, predicted %.3fx\n",
-                  r.chosen, a.measured_ms / b.measured_ms,
+                  r.chosen, b.measured_speedup,
                   a.predicted_ms / b.predicted_ms);
   }
   if (!r.not_timed.empty())

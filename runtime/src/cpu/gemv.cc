@@ -97,6 +97,7 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
   l.in = plain_mds(in);
   l.out = plain_mds(out);
   l.impl = "gemv";
+  l.copied_static = {1};
   // Threads split the rows (each streams a contiguous part of W), then
   // sum their partial rows column slab by column slab and apply the
   // epilogue there. Splitting columns instead reads W with gaps, which

@@ -81,6 +81,10 @@ struct Lowered {
   /// >= 0: result 0 is computed into operand `accumulate`'s buffer, which
   /// holds that operand when the step starts (an in-place residual sum).
   int accumulate = -1;
+  /// Static operands make() copied into memory of its own (weights laid
+  /// out for a primitive): never read at run time, so the plan's copy can
+  /// be let go once the program is built.
+  std::vector<int> copied_static;
 };
 
 template <class Def> struct CpuKernel {

@@ -163,9 +163,11 @@ AnchorParts anchor_parts(Context &c, const Pd &pd, const Epilogue &epi,
   auto resolved = std::make_shared<Epilogue>(epi);
   resolved->resolve(pd, c, in);
   dnnl::memory weights;
-  if (in[1].is_static())
+  if (in[1].is_static()) {
     weights =
         laid_out_copy(c.engine, c.stream, pd.weights_desc(), in[1].static_data);
+    l.copied_static.push_back(1);
+  }
   l.in = plain_mds(in);
   resolved->wanted_layouts(in, pd.dst_desc(), l.in);
   l.accumulate = resolved->accumulated();

@@ -170,8 +170,13 @@ void Program::lower(const FusedStep &s) {
   ins.bind = std::move(l.bind);
   for (size_t i = 0; i < operands.size(); ++i) {
     if (in[i].is_static()) {
+      const bool copied =
+          std::find(l.copied_static.begin(), l.copied_static.end(),
+                    static_cast<int>(i)) != l.copied_static.end();
       ins.in.push_back(-1);
-      ins.static_in.push_back(in[i].static_data);
+      ins.static_in.push_back(copied ? nullptr : in[i].static_data);
+      if (!copied)
+        static_reads_.insert(operands[i]);
       continue;
     }
     ins.in.push_back(slot_in(operands[i], l.in[i]));

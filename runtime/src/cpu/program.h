@@ -26,6 +26,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ public:
   const float *output_data(ValueRef v) const;
   /// Bytes in all buffers.
   int64_t buffer_bytes() const;
+  /// Whether an instruction reads the plan's static value `v` when it runs;
+  /// false where every kernel took its own copy (Lowered::copied_static).
+  bool reads_static(ValueRef v) const { return static_reads_.count(v) > 0; }
 
 private:
   void lower(const FusedStep &s);
@@ -97,6 +101,7 @@ private:
   std::map<ValueRef, int> last_read_; ///< the last step reading a value
   std::map<int32_t, int> input_slot_;
   std::map<ValueRef, int> output_slot_;
+  std::set<ValueRef> static_reads_;
 
   struct AlignedFree {
     void operator()(float *p) const;

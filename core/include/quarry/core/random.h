@@ -19,13 +19,15 @@ inline uint64_t random_bits(uint64_t seed, std::string_view name,
                             static_cast<uint64_t>(index)));
 }
 
-/// Binds every variable of `g` (which must have shapes) to a tensor whose
-/// element i is make(random_bits(seed, name, i)).
-template <class S, class Make>
-Bindings<S> random_bindings(const Graph &g, uint64_t seed, Make make) {
+/// Binds every variable of `g` (which must have shapes) for which
+/// `wanted(node)` holds to a tensor whose element i is
+/// make(random_bits(seed, name, i)).
+template <class S, class Make, class Wanted>
+Bindings<S> random_bindings(const Graph &g, uint64_t seed, Make make,
+                            Wanted wanted) {
   Bindings<S> b;
   for (const Node &n : g.nodes()) {
-    if (!n.is_variable())
+    if (!n.is_variable() || !wanted(n))
       continue;
     if (n.types.empty())
       throw Error("random inputs: variable '" + n.name + "' has no shape");
@@ -35,6 +37,12 @@ Bindings<S> random_bindings(const Graph &g, uint64_t seed, Make make) {
     b.emplace(n.name, std::move(t));
   }
   return b;
+}
+
+/// Binds every variable of `g`.
+template <class S, class Make>
+Bindings<S> random_bindings(const Graph &g, uint64_t seed, Make make) {
+  return random_bindings<S>(g, seed, make, [](const Node &) { return true; });
 }
 
 /// Uniform floats in [-1, 1) with 24 bits of precision.

@@ -33,8 +33,9 @@ struct SelectOptions {
   /// A candidate replaces the original only when its median is at least
   /// this fraction below the original's (noise is not a speed-up).
   double min_gain = 0.02;
-  /// Rounds of timing; each round times every graph once, in turn, so a
-  /// busy spell of the machine falls on all of them alike.
+  /// Rounds of timing. Each candidate is timed against the original, the
+  /// two in turn, so a busy spell of the machine falls on both alike; one
+  /// pair after another, so that two graphs are prepared at a time.
   int rounds = 15;
   /// Required when candidates > 0.
   PrepareTimer timer;
@@ -56,7 +57,11 @@ struct SelectOptions {
 /// A graph timed whole during selection.
 struct TimedGraph {
   double predicted_ms = 0; ///< the cost model's estimate
-  double measured_ms = 0;
+  double measured_ms = 0;  ///< median of its runs
+  /// The original's median over this graph's, both from the same pairs of
+  /// runs (1 for the original itself): what the machine's drift between
+  /// pairs cannot move.
+  double measured_speedup = 1;
   std::vector<int> steps;    ///< transformations from the original
   std::vector<int> ordinals; ///< Transformation::apply_at's, per step
 };

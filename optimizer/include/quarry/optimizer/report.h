@@ -14,7 +14,8 @@
 //                "axioms", "measured_ms_before", "measured_ms_after",
 //                "measured_gain"}...],  // in order; gains when attributed
 //   "families": [{"family", "steps", "measured_gain"}...],
-//   "selection": {"timed": [{"predicted_ms", "measured_ms", "steps"}...],
+//   "selection": {"timed": [{"predicted_ms", "measured_ms",
+//                           "measured_speedup", "steps"}...],
 //                 "chosen", "kept_original", "predicted_speedup",
 //                 "measured_speedup"},  // timed[0]: the original
 //   "check": {"latency_ms_before", "latency_ms_after", "speedup",

@@ -13,6 +13,10 @@ namespace quarry::runtime {
 
 Bindings<float> random_run_bindings(const Graph &g, uint64_t seed);
 
+/// random_run_bindings' values of the graph's inputs alone, for a graph
+/// whose weights are at hand (a network's weights are most of its memory).
+Bindings<float> random_run_inputs(const Graph &g, uint64_t seed);
+
 /// Replaces dimension 0 of every `input` variable with `batch` and infers
 /// the graph again (weights keep their shapes). Throws quarry::Error when an
 /// operator does not accept the new shapes.
