@@ -9,26 +9,29 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 namespace quarry::opt {
 
 namespace {
 
-/// The graph with the weights it uses, static subgraphs folded.
-Model folded(const Graph &g, const Model &full) {
-  Model m{g, {}, full.kept_onnx};
-  for (const Node &n : m.graph.nodes())
-    if (n.kind == OpKind::Weight)
-      m.weights.emplace(n.name, full.weights.at(n.name));
-  return fold_constants(std::move(m));
+/// Whether `m` has a value for each of its graph's weights.
+bool has_all_weights(const Model &m) {
+  return std::all_of(
+      m.graph.nodes().begin(), m.graph.nodes().end(), [&](const Node &n) {
+        return n.kind != OpKind::Weight || m.weights.count(n.name);
+      });
 }
 
-/// folded() for the last use of `full`: its weights are moved, not copied.
-Model folded_last(const Graph &g, Model &&full) {
-  Model m{g, {}, std::move(full.kept_onnx)};
+/// The graph with the weights it uses from `full`, static subgraphs
+/// folded. `owned` is `full` when this is its last use and it may be
+/// taken apart: the weights are then moved, not copied.
+Model folded(const Graph &g, const Model &full, Model *owned) {
+  Model m{g, {}, owned ? std::move(owned->kept_onnx) : full.kept_onnx};
   for (const Node &n : m.graph.nodes())
     if (n.kind == OpKind::Weight)
-      m.weights.emplace(n.name, std::move(full.weights.at(n.name)));
+      m.weights.emplace(n.name, owned ? std::move(owned->weights.at(n.name))
+                                      : full.weights.at(n.name));
   return fold_constants(std::move(m));
 }
 
@@ -68,7 +71,7 @@ time_each_step(const Model &full,
       throw Error("optimize: step " + std::to_string(i) +
                   " could not be replayed");
     g = std::move(*next);
-    std::function<double()> after = select.timer(folded(g, full));
+    std::function<double()> after = select.timer(g, full.weights);
     const auto samples = time_in_turn({before, after}, select.attribute_rounds);
     const double a = quantile(samples[0], 0.5), b = quantile(samples[1], 0.5);
     if (ms.empty())
@@ -89,7 +92,14 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
          const SelectOptions &select_in, uint64_t seed,
          const std::function<void(const SearchProgress &)> &progress) {
-  Model full = complete_weights(m, seed);
+  // The model's own weights when it has them all: a copy would hold a
+  // network's weights twice while graphs are prepared. A completed copy
+  // only when some are missing.
+  std::optional<Model> completed;
+  if (!has_all_weights(m))
+    completed = complete_weights(m, seed);
+  const Model &full = completed ? *completed : m;
+  Model *owned = completed ? &*completed : nullptr;
   OptimizeResult r;
   SelectOptions select = select_in;
   if (select.candidates > 0) {
@@ -106,15 +116,15 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   if (select.candidates > 0 && select.calibrate && select.timer) {
     phase("calibrating: timing the original, " +
           std::to_string(std::max(select.rounds, 1)) + " runs");
-    const auto samples =
-        time_in_turn({select.timer(full)}, std::max(select.rounds, 1));
+    const auto samples = time_in_turn({select.timer(full.graph, full.weights)},
+                                      std::max(select.rounds, 1));
     r.calibrated_on_ms = quantile(samples[0], 0.5);
     cost.calibrate(full.graph, r.calibrated_on_ms);
     r.launch_ms = cost.launch_ms();
   }
   r.search = search(full.graph, transformations, cost, search_opts, progress);
   if (select.candidates <= 0) {
-    r.model = folded_last(r.search.best, std::move(full));
+    r.model = folded(r.search.best, full, owned);
     r.final_cost = cost.graph_cost(r.model.graph);
     r.steps = r.search.steps;
     return r;
@@ -126,7 +136,8 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   // candidate is timed against the original, the two in turn, and let go
   // before the next is prepared: two graphs are prepared at a time however
   // many are timed (a prepared NASNet-A holds hundreds of MB of reordered
-  // weights and activations). Only the winner is folded again.
+  // weights and activations). Candidates are prepared unfolded, with the
+  // original's weights (PrepareTimer); only the winner is folded.
   std::vector<const RankedGraph *> candidates{nullptr};
   r.timed.push_back({r.search.initial_cost, 0, 1, {}, {}});
   for (const RankedGraph &g : r.search.ranked) {
@@ -138,7 +149,8 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   phase("selecting: timing " + std::to_string(candidates.size() - 1) +
         " candidates, each in turn with the original, " +
         std::to_string(select.rounds) + " rounds");
-  std::function<double()> original_timer = select.timer(full);
+  std::function<double()> original_timer =
+      select.timer(full.graph, full.weights);
   std::vector<double> original_ms;
   // A candidate wins when its median is min_gain below the original's in
   // the same pair, and three quarters of its runs beat that median: a gain
@@ -147,13 +159,11 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   r.chosen = 0;
   double best_ratio = 1.0;
   for (size_t i = 1; i < candidates.size(); ++i) {
-    std::vector<std::vector<double>> ms;
-    {
-      const Model model = folded(candidates[i]->graph, full);
-      r.timed.push_back({cost.graph_cost(model.graph), 0, 1,
-                         candidates[i]->steps, candidates[i]->ordinals});
-      ms = time_in_turn({original_timer, select.timer(model)}, select.rounds);
-    }
+    const Graph &g = candidates[i]->graph;
+    r.timed.push_back({cost.graph_cost(g), 0, 1, candidates[i]->steps,
+                       candidates[i]->ordinals});
+    const std::vector<std::vector<double>> ms = time_in_turn(
+        {original_timer, select.timer(g, full.weights)}, select.rounds);
     const double pair_original = quantile(ms[0], 0.5);
     original_ms.insert(original_ms.end(), ms[0].begin(), ms[0].end());
     r.timed[i].measured_ms = quantile(ms[1], 0.5);
@@ -179,9 +189,8 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
                                std::move(original_timer));
   }
   original_timer = nullptr; // the prepared original
-  r.model = r.kept_original
-                ? std::move(full)
-                : folded_last(candidates[r.chosen]->graph, std::move(full));
+  r.model = r.kept_original ? (owned ? std::move(*owned) : full)
+                            : folded(candidates[r.chosen]->graph, full, owned);
   return r;
 }
 
@@ -196,31 +205,36 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
 
 namespace {
 
-/// The model's weights with seeded values for its inputs.
-Bindings<float> values_for(const Model &m, uint64_t seed) {
-  Bindings<float> v = runtime::random_run_bindings(m.graph, seed);
-  for (const auto &[name, t] : m.weights)
-    v[name] = t;
+/// Seeded values for the graph's variables, the table's where it has them.
+Bindings<float> values_for(const Graph &g, const WeightTable &weights,
+                           uint64_t seed) {
+  Bindings<float> v = runtime::random_run_bindings(g, seed);
+  for (auto &[name, t] : v)
+    if (auto it = weights.find(name); it != weights.end())
+      t = it->second;
   return v;
 }
 
-/// `m` prepared on `backend` with seeded inputs set. A model with all its
-/// weights is prepared from them, not from a copy: selection holds two
-/// prepared graphs, and a copy of a network's weights is as large as the
-/// rest of a prepared graph. Weights the model lacks get seeded values.
-std::unique_ptr<runtime::Executable>
-prepared(const Model &m, runtime::Backend &backend, uint64_t seed) {
-  const bool complete = std::all_of(
-      m.graph.nodes().begin(), m.graph.nodes().end(), [&](const Node &n) {
-        return n.kind != OpKind::Weight || m.weights.count(n.name);
+/// `g` prepared on `backend` with seeded inputs set. A graph whose weights
+/// are all in the table is prepared from it, not from a copy: selection
+/// holds two prepared graphs, and a copy of a network's weights is as
+/// large as the rest of a prepared graph. Weights the table lacks get
+/// seeded values.
+std::unique_ptr<runtime::Executable> prepared(const Graph &g,
+                                              const WeightTable &weights,
+                                              runtime::Backend &backend,
+                                              uint64_t seed) {
+  const bool complete =
+      std::all_of(g.nodes().begin(), g.nodes().end(), [&](const Node &n) {
+        return n.kind != OpKind::Weight || weights.count(n.name);
       });
   std::unique_ptr<runtime::Executable> exe;
   if (complete) {
-    exe = backend.prepare(m.graph, m.weights);
-    exe->set_inputs(runtime::random_run_inputs(m.graph, seed));
+    exe = backend.prepare(g, weights);
+    exe->set_inputs(runtime::random_run_inputs(g, seed));
   } else {
-    const Bindings<float> v = values_for(m, seed);
-    exe = backend.prepare(m.graph, v);
+    const Bindings<float> v = values_for(g, weights, seed);
+    exe = backend.prepare(g, v);
     exe->set_inputs(v);
   }
   return exe;
@@ -230,8 +244,9 @@ prepared(const Model &m, runtime::Backend &backend, uint64_t seed) {
 
 double output_error(const Model &before, const Model &after, uint64_t seed) {
   auto reference = runtime::make_backend("reference");
-  const Bindings<float> in_before = values_for(before, seed);
-  Bindings<float> in_after = values_for(after, seed);
+  const Bindings<float> in_before =
+      values_for(before.graph, before.weights, seed);
+  Bindings<float> in_after = values_for(after.graph, after.weights, seed);
   // The inputs must be the very same tensors on both sides.
   for (const Node &n : before.graph.nodes())
     if (n.kind == OpKind::Input)
@@ -245,8 +260,11 @@ double output_error(const Model &before, const Model &after, uint64_t seed) {
 
 PrepareTimer backend_timer(runtime::Backend &backend, int warmup,
                            uint64_t seed) {
-  return [&backend, warmup, seed](const Model &m) -> std::function<double()> {
-    std::shared_ptr<runtime::Executable> exe = prepared(m, backend, seed);
+  return [&backend, warmup,
+          seed](const Graph &g,
+                const WeightTable &weights) -> std::function<double()> {
+    std::shared_ptr<runtime::Executable> exe =
+        prepared(g, weights, backend, seed);
     for (int i = 0; i < warmup; ++i)
       exe->execute();
     return [exe] {
@@ -261,7 +279,8 @@ PrepareTimer backend_timer(runtime::Backend &backend, int warmup,
 
 double measure_latency(const Model &m, runtime::Backend &backend,
                        const runtime::MeasureOptions &opts) {
-  return runtime::median_ms(*prepared(m, backend, opts.seed), opts);
+  return runtime::median_ms(*prepared(m.graph, m.weights, backend, opts.seed),
+                            opts);
 }
 
 } // namespace quarry::opt

@@ -8,7 +8,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <set>
 
 namespace quarry::runtime {
 
@@ -72,9 +71,7 @@ public:
   CpuExecutable(const Graph &g, const Bindings<float> &weights,
                 const FusionPolicy &policy, const Layouts &layouts)
       : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
-        ctx_(make_context(layouts)), program_(graph_, plan_, ctx_, policy) {
-    release_copied_statics();
-  }
+        ctx_(make_context(layouts)), program_(graph_, plan_, ctx_, policy) {}
 
   void set_inputs(const Bindings<float> &inputs) override {
     check_inputs(graph_, plan_, inputs, "cpu");
@@ -126,20 +123,6 @@ public:
   }
 
 private:
-  /// Static values no instruction reads when it runs (weights a primitive
-  /// copied in its own layout) are let go: a network's weights would
-  /// otherwise be held twice for as long as the graph stays prepared.
-  void release_copied_statics() {
-    std::set<ValueRef> outputs(graph_.outputs().begin(),
-                               graph_.outputs().end());
-    for (int32_t id = 0; id < graph_.num_nodes(); ++id)
-      for (size_t o = 0; o < plan_.static_values[id].size(); ++o) {
-        const ValueRef v{id, static_cast<int32_t>(o)};
-        if (!outputs.count(v) && !program_.reads_static(v))
-          plan_.static_values[id][o] = Tensor<float>();
-      }
-  }
-
   Graph graph_;
   Plan plan_;
   Context ctx_;

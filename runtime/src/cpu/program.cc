@@ -36,7 +36,7 @@ struct Unfuse {};
 
 void Program::AlignedFree::operator()(float *p) const { std::free(p); }
 
-Program::Program(const Graph &g, const Plan &p, Context &c,
+Program::Program(const Graph &g, Plan &p, Context &c,
                  const FusionPolicy &policy)
     : g_(g), p_(p), c_(c) {
   for (int32_t id : p.inputs) {
@@ -75,6 +75,9 @@ Program::Program(const Graph &g, const Plan &p, Context &c,
       for (int32_t id : s.nodes)
         lower_alone(id);
     }
+    for (ValueRef v : schedule[k].reads)
+      if (last_read_[v] == static_cast<int>(k))
+        let_go_if_copied(p, v);
   }
   for (ValueRef v : g.outputs()) {
     if (p.value(v).is_static)
@@ -86,6 +89,18 @@ Program::Program(const Graph &g, const Plan &p, Context &c,
   }
   assign_buffers();
   bind();
+  // What no step reads: weights of static operators, folded already.
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    for (size_t o = 0; o < p.static_values[id].size(); ++o)
+      let_go_if_copied(p, {id, static_cast<int32_t>(o)});
+}
+
+void Program::let_go_if_copied(Plan &p, ValueRef v) const {
+  if (!p.value(v).is_static || reads_static(v) ||
+      std::find(g_.outputs().begin(), g_.outputs().end(), v) !=
+          g_.outputs().end())
+    return;
+  p.static_values[v.node][v.output] = Tensor<float>();
 }
 
 FusedStep Program::with_accumulation(FusedStep s, int step) const {

@@ -16,7 +16,8 @@
 //     that operand afterwards (oneDNN's sum post-op).
 //
 // Then each instruction is bound to its buffers, so a run only executes
-// the primitives in order.
+// the primitives in order. Static values a kernel copied are let go from
+// the plan as soon as their last reader is lowered.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -57,8 +58,11 @@ struct Instruction {
 
 class Program {
 public:
-  Program(const Graph &g, const Plan &p, Context &c,
-          const FusionPolicy &policy);
+  /// Lets go of the plan's static values that no instruction reads when it
+  /// runs (weights a kernel copied in its own layout, Lowered::
+  /// copied_static), each once its last reader is lowered, so that a
+  /// network's weights are not held twice, even while it is prepared.
+  Program(const Graph &g, Plan &p, Context &c, const FusionPolicy &policy);
 
   /// Runs every instruction once, in order.
   void run();
@@ -79,6 +83,7 @@ public:
 
 private:
   void lower(const FusedStep &s);
+  void let_go_if_copied(Plan &p, ValueRef v) const;
   void lower_alone(int32_t node);
   FusedStep with_accumulation(FusedStep s, int step) const;
   bool can_overwrite(int slot) const;

@@ -21,10 +21,14 @@
 
 namespace quarry::opt {
 
-/// Prepares a model to be timed and returns a function that times one
+/// Prepares a graph to be timed and returns a function that times one
 /// inference of it (ms): measured on a backend, or in tests a fixed
-/// function of the graph.
-using PrepareTimer = std::function<std::function<double()>(const Model &)>;
+/// function of the graph. `weights` holds the graph's weights and may hold
+/// more: candidates are timed with the original's table, unfolded (a
+/// backend folds static subgraphs when it prepares), so no candidate
+/// copies a network's weights.
+using PrepareTimer =
+    std::function<std::function<double()>(const Graph &, const WeightTable &)>;
 
 struct SelectOptions {
   /// How many of the search's cheapest graphs are timed against the
@@ -118,7 +122,7 @@ double output_error(const Model &before, const Model &after, uint64_t seed);
 double measure_latency(const Model &m, runtime::Backend &backend,
                        const runtime::MeasureOptions &opts);
 
-/// A PrepareTimer on `backend`: each model prepared once with seeded
+/// A PrepareTimer on `backend`: each graph prepared once with seeded
 /// inputs, warmed up `warmup` times, then timed run by run.
 PrepareTimer backend_timer(runtime::Backend &backend, int warmup,
                            uint64_t seed);
