@@ -15,12 +15,11 @@ namespace quarry::opt {
 
 namespace {
 
-/// Whether `m` has a value for each of its graph's weights.
-bool has_all_weights(const Model &m) {
-  return std::all_of(
-      m.graph.nodes().begin(), m.graph.nodes().end(), [&](const Node &n) {
-        return n.kind != OpKind::Weight || m.weights.count(n.name);
-      });
+/// Whether `weights` has a value for each of the graph's weights.
+bool has_all_weights(const Graph &g, const WeightTable &weights) {
+  return std::all_of(g.nodes().begin(), g.nodes().end(), [&](const Node &n) {
+    return n.kind != OpKind::Weight || weights.count(n.name);
+  });
 }
 
 /// The graph with the weights it uses from `full`, static subgraphs
@@ -96,7 +95,7 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   // network's weights twice while graphs are prepared. A completed copy
   // only when some are missing.
   std::optional<Model> completed;
-  if (!has_all_weights(m))
+  if (!has_all_weights(m.graph, m.weights))
     completed = complete_weights(m, seed);
   const Model &full = completed ? *completed : m;
   Model *owned = completed ? &*completed : nullptr;
@@ -224,12 +223,8 @@ std::unique_ptr<runtime::Executable> prepared(const Graph &g,
                                               const WeightTable &weights,
                                               runtime::Backend &backend,
                                               uint64_t seed) {
-  const bool complete =
-      std::all_of(g.nodes().begin(), g.nodes().end(), [&](const Node &n) {
-        return n.kind != OpKind::Weight || weights.count(n.name);
-      });
   std::unique_ptr<runtime::Executable> exe;
-  if (complete) {
+  if (has_all_weights(g, weights)) {
     exe = backend.prepare(g, weights);
     exe->set_inputs(runtime::random_run_inputs(g, seed));
   } else {

@@ -7,7 +7,6 @@
 #include "quarry/optimizer/rule_policy.h"
 
 #include "quarry/optimizer/transformation.h"
-#include "quarry/runtime/plan.h"
 #include <nlohmann/json.hpp>
 
 namespace quarry::opt::test {
@@ -124,17 +123,6 @@ TEST(Search, OptimizeFoldsWeightsAfterwards) {
   EXPECT_LT(output_error(m, r.model, 7), kTolerance);
 }
 
-/// The operators of `g` that run per inference: candidates are timed
-/// unfolded, and a backend computes their static operators once.
-double running_operators(const Graph &g) {
-  const std::vector<bool> fixed = runtime::static_nodes(g);
-  const std::vector<bool> live = g.live_nodes();
-  int n = 0;
-  for (int32_t id = 0; id < g.num_nodes(); ++id)
-    n += live[id] && !fixed[id] && !g.node(id).is_variable();
-  return n;
-}
-
 /// A timer whose graphs take `ms(graph)` milliseconds, every run.
 PrepareTimer fixed_timer(std::function<double(const Graph &)> ms) {
   return [ms](const Graph &g, const WeightTable &) -> std::function<double()> {
@@ -186,7 +174,7 @@ TEST(Select, TwoGraphsArePreparedAtATime) {
     most = std::max(most, ++*live);
     // Released with the last copy of the timer.
     std::shared_ptr<void> held(nullptr, [live](void *) { --*live; });
-    const double t = running_operators(g);
+    const double t = static_cast<double>(cost.running_nodes(g).nodes.size());
     return [held, t] { return t; };
   };
   const OptimizeResult r =
@@ -238,7 +226,10 @@ TEST(Select, TheFastestMeasuredCandidateWins) {
   SearchOptions o;
   o.budget = 20;
   SelectOptions sel;
-  sel.timer = fixed_timer([](const Graph &g) { return running_operators(g); });
+  // Candidates are timed unfolded: count the operators that run.
+  sel.timer = fixed_timer([&](const Graph &g) {
+    return static_cast<double>(cost.running_nodes(g).nodes.size());
+  });
   const OptimizeResult r =
       optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
   ASSERT_FALSE(r.kept_original);

@@ -82,8 +82,8 @@ struct Lowered {
   /// holds that operand when the step starts (an in-place residual sum).
   int accumulate = -1;
   /// Static operands make() copied into memory of its own (weights laid
-  /// out for a primitive): never read at run time, so the plan's copy can
-  /// be let go once the program is built.
+  /// out for a primitive): never read at run time, so the plan's copy is
+  /// let go once its last reader is lowered (Program).
   std::vector<int> copied_static;
 };
 

@@ -77,7 +77,7 @@ Program::Program(const Graph &g, Plan &p, Context &c,
     }
     for (ValueRef v : schedule[k].reads)
       if (last_read_[v] == static_cast<int>(k))
-        let_go_if_copied(p, v);
+        let_go_if_copied(v);
   }
   for (ValueRef v : g.outputs()) {
     if (p.value(v).is_static)
@@ -92,15 +92,15 @@ Program::Program(const Graph &g, Plan &p, Context &c,
   // What no step reads: weights of static operators, folded already.
   for (int32_t id = 0; id < g.num_nodes(); ++id)
     for (size_t o = 0; o < p.static_values[id].size(); ++o)
-      let_go_if_copied(p, {id, static_cast<int32_t>(o)});
+      let_go_if_copied({id, static_cast<int32_t>(o)});
 }
 
-void Program::let_go_if_copied(Plan &p, ValueRef v) const {
-  if (!p.value(v).is_static || reads_static(v) ||
+void Program::let_go_if_copied(ValueRef v) {
+  if (!p_.value(v).is_static || static_reads_.count(v) ||
       std::find(g_.outputs().begin(), g_.outputs().end(), v) !=
           g_.outputs().end())
     return;
-  p.static_values[v.node][v.output] = Tensor<float>();
+  p_.static_values[v.node][v.output] = Tensor<float>();
 }
 
 FusedStep Program::with_accumulation(FusedStep s, int step) const {

@@ -77,13 +77,13 @@ public:
   const float *output_data(ValueRef v) const;
   /// Bytes in all buffers.
   int64_t buffer_bytes() const;
-  /// Whether an instruction reads the plan's static value `v` when it runs;
-  /// false where every kernel took its own copy (Lowered::copied_static).
-  bool reads_static(ValueRef v) const { return static_reads_.count(v) > 0; }
 
 private:
   void lower(const FusedStep &s);
-  void let_go_if_copied(Plan &p, ValueRef v) const;
+  /// Empties the plan's static value `v` unless it is a graph output or an
+  /// instruction reads it when it runs (no kernel copied it,
+  /// Lowered::copied_static).
+  void let_go_if_copied(ValueRef v);
   void lower_alone(int32_t node);
   FusedStep with_accumulation(FusedStep s, int step) const;
   bool can_overwrite(int slot) const;
@@ -98,7 +98,7 @@ private:
   std::string value_name(ValueRef v) const;
 
   const Graph &g_;
-  const Plan &p_;
+  Plan &p_;
   Context &c_;
   std::vector<Slot> slots_;
   std::vector<Instruction> instrs_;
@@ -106,7 +106,7 @@ private:
   std::map<ValueRef, int> last_read_; ///< the last step reading a value
   std::map<int32_t, int> input_slot_;
   std::map<ValueRef, int> output_slot_;
-  std::set<ValueRef> static_reads_;
+  std::set<ValueRef> static_reads_; ///< read at run time, not copied
 
   struct AlignedFree {
     void operator()(float *p) const;
