@@ -10,8 +10,9 @@
 // --pairs takes the files two at a time (an original and its optimized
 // version, say) and times each pair in alternating rounds, A then B, so a
 // busy spell of the machine falls on both alike; it adds each pair's
-// speed-up (A's median / B's) and their geometric mean. Two sessions are
-// loaded at a time.
+// speed-up (A's median / B's) and their geometric mean, and each pair's
+// outputs compared as --compare does (all_equal: every pair within
+// --tolerance). Two sessions are loaded at a time.
 //
 // --compare A.onnx B.onnx instead runs both once on the same seeded inputs
 // (bound by position: quarry's export keeps the inputs' order) and prints
@@ -397,8 +398,10 @@ double median_ms(Ort::Env &env, const std::string &file, const Args &a) {
 }
 
 /// Per output: max |a - b| / max |a|; the largest over outputs.
-double max_relative_difference(Ort::Env &env, const Args &a) {
-  Bound first(env, a.files[0], a), second(env, a.files[1], a);
+double max_relative_difference(Ort::Env &env, const std::string &file_a,
+                               const std::string &file_b, Args a) {
+  a.compare = true; // the files' own arithmetic, not ORT's fusions
+  Bound first(env, file_a, a), second(env, file_b, a);
   if (first.data.size() != second.data.size())
     throw std::runtime_error("the models take different numbers of inputs "
                              "(besides those --input-value fixes)");
@@ -454,7 +457,7 @@ int main(int argc, char **argv) {
     if (a.compare) {
       if (a.files.size() != 2)
         throw std::runtime_error("--compare takes two ONNX files");
-      const double d = max_relative_difference(env, a);
+      const double d = max_relative_difference(env, a.files[0], a.files[1], a);
       const bool equal = d <= a.tolerance;
       std::printf("%s\n", nlohmann::json{{"a", a.files[0]},
                                          {"b", a.files[1]},
@@ -473,17 +476,26 @@ int main(int argc, char **argv) {
       if (a.files.size() % 2 != 0)
         throw std::runtime_error("--pairs takes an even number of files");
       double log_sum = 0;
+      bool all_equal = true;
       for (size_t i = 0; i < a.files.size(); i += 2) {
         const auto [x, y] =
             alternating_medians(env, a.files[i], a.files[i + 1], a);
+        const double d =
+            max_relative_difference(env, a.files[i], a.files[i + 1], a);
         out["files"].push_back({{"file", a.files[i]}, {"median_ms", x}});
         out["files"].push_back({{"file", a.files[i + 1]}, {"median_ms", y}});
-        out["pairs"].push_back(
-            {{"a", a.files[i]}, {"b", a.files[i + 1]}, {"speedup", x / y}});
+        out["pairs"].push_back({{"a", a.files[i]},
+                                {"b", a.files[i + 1]},
+                                {"speedup", x / y},
+                                {"max_relative_difference", d},
+                                {"equal", d <= a.tolerance}});
         log_sum += std::log(x / y);
+        all_equal = all_equal && d <= a.tolerance;
       }
       out["geomean_speedup"] =
           std::exp(log_sum / static_cast<double>(a.files.size() / 2));
+      out["tolerance"] = a.tolerance;
+      out["all_equal"] = all_equal;
     } else {
       for (const std::string &f : a.files)
         out["files"].push_back(

@@ -7,8 +7,10 @@
 # see cmake/QuarryDependencies.cmake). Writes OUTDIR/NAME.onnx and
 # OUTDIR/NAME.opt.onnx (with OUTDIR/NAME.report.json) and prints
 # ort_bench's JSON: each network's two files timed in alternating rounds,
-# with their speed-ups and its geometric mean. TASO's imported rules need QUARRY_OPTIMIZE_FLAGS=
-# --allow-unverified.
+# with their speed-ups and its geometric mean, and whether each pair's
+# outputs agree within 1e-4 (all_equal). QUARRY_OPTIMIZE_FLAGS adds flags
+# to every optimize (TASO's imported rules need --allow-unverified; a warm
+# cost cache, --cost-cache FILE).
 set -eu
 out=$1
 rules=$2

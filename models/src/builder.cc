@@ -12,9 +12,13 @@ ValueRef NetBuilder::input(const std::string &name, Shape shape) {
 }
 
 ValueRef NetBuilder::weight(Shape shape) {
-  const std::string name = "w" + std::to_string(next_weight_++);
   const int64_t fan_in = shape.rank() >= 2 ? shape.numel() / shape[0] : 1;
-  const float scale = std::sqrt(6.0f / static_cast<float>(fan_in));
+  return weight(std::move(shape), fan_in, 2.0f);
+}
+
+ValueRef NetBuilder::weight(Shape shape, int64_t fan_in, float gain) {
+  const std::string name = "w" + std::to_string(next_weight_++);
+  const float scale = std::sqrt(3.0f * gain / static_cast<float>(fan_in));
   if (with_values_) {
     // random_bits(seed, name, i), with the name hashed once.
     const uint64_t key = hash_combine(seed_, hash_bytes(name));
@@ -54,7 +58,8 @@ ValueRef NetBuilder::global_avg_pool(ValueRef x) {
 }
 
 ValueRef NetBuilder::dense(ValueRef x, int64_t n) {
-  const ValueRef w = weight(Shape{shape(x)[shape(x).rank() - 1], n});
+  const int64_t k = shape(x)[shape(x).rank() - 1];
+  const ValueRef w = weight(Shape{k, n}, k, 1.0f);
   return g_.add1(OpKind::MatMul, {x, w});
 }
 
