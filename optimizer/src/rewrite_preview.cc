@@ -249,8 +249,11 @@ class Previewer;
 struct PreviewScratch::Data {
   /// Stamps: an entry is set for this preview when it equals `epoch`.
   uint32_t epoch = 0;
-  std::vector<uint32_t> dead, down, in_set, mod_at, uses_at;
+  std::vector<uint32_t> dead, down, in_set, mod_at, uses_at, retyped_at;
   std::vector<int32_t> uses_delta, mod_slot;
+  /// Downstream host nodes' types where a concat boundary they carry
+  /// moved (walk_downstream()); only read where retyped_at is set.
+  std::vector<std::vector<TensorType>> retyped;
   std::vector<uint64_t> down_hash;
   std::vector<uint8_t> down_static;
   std::vector<Node> modified;
@@ -267,8 +270,9 @@ struct PreviewScratch::Data {
 
   void begin(int32_t n) {
     if (static_cast<int32_t>(dead.size()) < n) {
-      for (auto *v : {&dead, &down, &in_set, &mod_at, &uses_at})
+      for (auto *v : {&dead, &down, &in_set, &mod_at, &uses_at, &retyped_at})
         v->assign(n, 0);
+      retyped.assign(n, {});
       uses_delta.assign(n, 0);
       mod_slot.assign(n, 0);
       down_hash.assign(n, 0);
@@ -276,7 +280,7 @@ struct PreviewScratch::Data {
       epoch = 0;
     }
     if (++epoch == 0) { // wrapped: clear every stamp
-      for (auto *v : {&dead, &down, &in_set, &mod_at, &uses_at})
+      for (auto *v : {&dead, &down, &in_set, &mod_at, &uses_at, &retyped_at})
         std::fill(v->begin(), v->end(), 0);
       epoch = 1;
     }
@@ -340,8 +344,10 @@ public:
     if (downstream_unchanged()) {
       p.hash = linear_key() ^ variables_key();
     } else {
-      if (walk_downstream() == Verdict::CannotTell) {
-        p.outcome = Preview::Outcome::Unknown;
+      const Verdict walked = walk_downstream();
+      if (walked != Verdict::Go) {
+        p.outcome = walked == Verdict::Refused ? Preview::Outcome::Refused
+                                               : Preview::Outcome::Unknown;
         return p;
       }
       p.hash = walked_key() ^ variables_key();
@@ -379,6 +385,8 @@ private:
     return g_.node(id);
   }
   const TensorType *type(ValueRef v) const {
+    if (!is_new(v.node) && d_.retyped_at[v.node] == d_.epoch)
+      return &d_.retyped[v.node][v.output];
     const Node &n = is_new(v.node) ? new_node(v.node) : g_.node(v.node);
     return static_cast<size_t>(v.output) < n.types.size() ? &n.types[v.output]
                                                           : nullptr;
@@ -744,11 +752,9 @@ private:
       if (d_.down[id] != d_.epoch || dead(id))
         continue;
       const Node &n = node(id);
-      // Where it cuts, and so the shapes after it, only inferring every
-      // type on the way would tell.
-      if (boundaries_moved_ && n.kind == OpKind::Split &&
-          !n.attrs.has(ops::Split::kSizes))
-        return Verdict::CannotTell;
+      if (boundaries_moved_)
+        if (const Verdict v = retype(id, n); v != Verdict::Go)
+          return v;
       bool all_static = !op_info(n.kind).traits.uninterpreted;
       for (ValueRef v : n.inputs)
         all_static = all_static && is_static(v.node);
@@ -759,6 +765,54 @@ private:
         static_changed_.push_back(id);
       for (int32_t k = h_.reader_begin_[id]; k < h_.reader_begin_[id + 1]; ++k)
         d_.down[h_.readers_[k].reader] = d_.epoch;
+    }
+    return Verdict::Go;
+  }
+
+  /// Where a replaced value carries other concat boundaries than before,
+  /// the types downstream carry them on, and a split without sizes cuts at
+  /// them: infers the types of downstream node `id` (`n`, its operands
+  /// redirected) when an operand's type is not the host's. Refused where
+  /// the types do not infer (splice() refuses there too); CannotTell where
+  /// a shape changes (every cost downstream would), which leaves the graph
+  /// to be made.
+  Verdict retype(int32_t id, const Node &n) {
+    std::vector<TensorType> &in = d_.operand_types;
+    size_t count = 0;
+    // A redirected reader reads a replacement, whose type is not the
+    // replaced value's (a host value as replacement is not new).
+    bool changed = d_.mod_at[id] == d_.epoch;
+    for (ValueRef v : n.inputs) {
+      changed = changed || is_new(v.node) || d_.retyped_at[v.node] == d_.epoch;
+      const TensorType *t = type(v);
+      if (!t)
+        return Verdict::CannotTell;
+      if (count == in.size())
+        in.emplace_back();
+      in[count++] = *t;
+    }
+    if (!changed)
+      return Verdict::Go;
+    std::optional<std::vector<TensorType>> now;
+    try {
+      now = infer_types(n.kind, n.attrs,
+                        std::span<const TensorType>(in.data(), count));
+    } catch (const Error &) {
+      return Verdict::Refused;
+    }
+    const std::vector<TensorType> &was = g_.node(id).types;
+    if (!now || now->size() != was.size())
+      return Verdict::CannotTell;
+    bool moved = false;
+    for (size_t k = 0; k < was.size(); ++k) {
+      if ((*now)[k].shape != was[k].shape)
+        return Verdict::CannotTell;
+      for (int a = 0; a < was[k].rank(); ++a)
+        moved = moved || !same_splits(was[k].split(a), (*now)[k].split(a));
+    }
+    if (moved) {
+      d_.retyped[id] = std::move(*now);
+      d_.retyped_at[id] = d_.epoch;
     }
     return Verdict::Go;
   }

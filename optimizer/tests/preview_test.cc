@@ -110,11 +110,15 @@ TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
 
 /// A host whose value `a` records a concat boundary on axis 1 (at 2 of 4
 /// channels); relu(a) is read by a split without sizes when `cut` is set.
+/// Inputs the replacements read: w [1,4,4,4], and 1-, 2- and 3-channel
+/// images u1, u2, u3.
 Graph boundary_host(bool cut) {
   Graph g;
   const ValueRef p = g.input("p", Shape{1, 2, 4, 4});
   const ValueRef q = g.input("q", Shape{1, 2, 4, 4});
   g.input("w", Shape{1, 4, 4, 4});
+  for (int c = 1; c <= 3; ++c)
+    g.input("u" + std::to_string(c), Shape{1, c, 4, 4});
   const ValueRef a =
       g.add1(OpKind::Concat, make_attrs(OpKind::Concat, {{"axis", int64_t{1}}}),
              {p, q});
@@ -130,33 +134,74 @@ Graph boundary_host(bool cut) {
   return g;
 }
 
-TEST(Preview, OtherConcatBoundariesAreToldUnlessASplitCutsAtThem) {
-  // `a` is replaced by tanh(w), which records no boundary.
-  Graph pattern;
-  pattern.mark_output(pattern.add1(OpKind::Tanh, {pattern.input("z")}));
+/// concat[axis=1] of `parts`' variables, the pattern's one output.
+Graph concat_pattern(int parts) {
+  Graph g;
+  std::vector<ValueRef> in;
+  for (int k = 0; k < parts; ++k)
+    in.push_back(g.input("z" + std::to_string(k)));
+  ValueRef out = in[0];
+  for (int k = 1; k < parts; ++k)
+    out = g.add1(OpKind::Concat,
+                 make_attrs(OpKind::Concat, {{"axis", int64_t{1}}}),
+                 {out, in[k]});
+  g.mark_output(out);
+  return g;
+}
+
+TEST(Preview, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
+  Graph no_boundary;
+  no_boundary.mark_output(
+      no_boundary.add1(OpKind::Tanh, {no_boundary.input("z0")}));
+  const Graph two = concat_pattern(2), three = concat_pattern(3);
+  // Host ids: p 0, q 1, w 2, u1 3, u2 4, u3 5, a 6.
+  const ValueRef w{2, 0}, u1{3, 0}, u2{4, 0}, u3{5, 0}, a{6, 0};
+  struct Case {
+    const char *what;
+    Splice splice;
+    /// With the split: what a preview must say (Made: as splice() makes).
+    Preview::Outcome cut;
+  };
+  const std::vector<Case> cases = {
+      // No boundary left to cut at: splice() refuses, and so does the
+      // preview.
+      {"no boundary",
+       {&no_boundary, {{"z0", w}}, {}, {a}},
+       Preview::Outcome::Refused},
+      // The cut stays at 2 channels, the first part now carries a boundary
+      // of its own: the same shapes, and the types downstream carry it.
+      {"a boundary inside a part",
+       {&three, {{"z0", u1}, {"z1", u1}, {"z2", u2}}, {}, {a}},
+       Preview::Outcome::Made},
+      // The cut moves to 1 channel: every shape after the split changes,
+      // and the graph is made to tell its cost.
+      {"the cut moved",
+       {&two, {{"z0", u1}, {"z1", u3}}, {}, {a}},
+       Preview::Outcome::Unknown},
+  };
   const auto cpu = runtime::make_backend("cpu");
   CostModel cost(launch_cost, *cpu);
-  for (const bool cut : {false, true}) {
-    const Graph host = boundary_host(cut);
-    cost.graph_cost(host);
-    const HostIndex index(host, cost);
-    PreviewScratch scratch;
-    const Splice s{&pattern, {{"z", {2, 0}}}, {}, {{3, 0}}};
-    const Preview p = preview(index, s, scratch);
-    const std::optional<Graph> made = splice(host, s);
-    if (cut) {
-      // Where the split cuts, only inferring the types after it tells.
-      EXPECT_EQ(p.outcome, Preview::Outcome::Unknown);
-    } else {
-      ASSERT_TRUE(made.has_value());
-      ASSERT_EQ(p.outcome, Preview::Outcome::Made);
-      EXPECT_EQ(p.hash, search_key(*made));
+  for (const Case &c : cases)
+    for (const bool cut : {false, true}) {
+      const std::string what =
+          std::string(c.what) + (cut ? ", cut" : ", not cut");
+      const Graph host = boundary_host(cut);
+      cost.graph_cost(host);
+      const HostIndex index(host, cost);
+      PreviewScratch scratch;
+      const Preview p = preview(index, c.splice, scratch);
+      const std::optional<Graph> made = splice(host, c.splice);
+      EXPECT_EQ(p.outcome, cut ? c.cut : Preview::Outcome::Made) << what;
+      EXPECT_EQ(made.has_value(), p.outcome != Preview::Outcome::Refused)
+          << what;
+      if (p.outcome != Preview::Outcome::Made || !made)
+        continue;
+      EXPECT_EQ(p.hash, search_key(*made)) << what;
       cost.graph_cost(*made);
-      const Preview again = preview(index, s, scratch);
-      ASSERT_TRUE(again.cost.has_value());
-      EXPECT_EQ(*again.cost, cost.graph_cost(*made));
+      const Preview again = preview(index, c.splice, scratch);
+      ASSERT_TRUE(again.cost.has_value()) << what;
+      EXPECT_EQ(*again.cost, cost.graph_cost(*made)) << what;
     }
-  }
 }
 
 TEST(Preview, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
