@@ -14,6 +14,9 @@
 // outputs compared as --compare does (all_equal: every pair within
 // --tolerance). Two sessions are loaded at a time.
 //
+// --profile PREFIX has ONNX Runtime write its trace of every session
+// (PREFIX_DATE.json: each node's run time), to see where the time goes.
+//
 // --compare A.onnx B.onnx instead runs both once on the same seeded inputs
 // (bound by position: quarry's export keeps the inputs' order) and prints
 // the largest difference of their outputs relative to A's largest
@@ -31,7 +34,7 @@
 // input K; outputs of every numeric type are compared, pairing by position.
 //
 //   build/bin/ort_bench FILE.onnx... [--pairs] [--runs N] [--warmup N]
-//       [--threads N]
+//       [--threads N] [--profile PREFIX]
 //   build/bin/ort_bench --compare A.onnx B.onnx [--input-shape NAME=DxD]...
 //       [--input-value NAME=NUMBER]... [--inputs DIR] [--tolerance T]
 //
@@ -65,6 +68,7 @@ struct Args {
   std::map<std::string, std::vector<int64_t>> shapes; ///< --input-shape
   std::map<std::string, double> values;               ///< --input-value
   std::string inputs_dir;                             ///< --inputs
+  std::string profile; ///< --profile: ONNX Runtime's trace, this prefix
 };
 
 /// The TensorProtos in DIR/input_K.pb, K = 0, 1, ... while they exist.
@@ -207,6 +211,8 @@ Args parse(int argc, char **argv) {
       a.tolerance = std::stod(argv[++i]);
     else if (k == "--inputs" && i + 1 < argc)
       a.inputs_dir = argv[++i];
+    else if (k == "--profile" && i + 1 < argc)
+      a.profile = argv[++i];
     else if (k == "--input-shape" && i + 1 < argc)
       a.shapes.insert(input_shape(argv[++i]));
     else if (k == "--input-value" && i + 1 < argc) {
@@ -342,6 +348,8 @@ struct Bound {
     opts.SetInterOpNumThreads(1);
     if (a.compare) // what the files compute, not what ORT fuses them into
       opts.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_DISABLE_ALL);
+    if (!a.profile.empty())
+      opts.EnableProfiling(a.profile.c_str());
     return opts;
   }
 
