@@ -186,6 +186,41 @@ TEST(Select, TwoGraphsArePreparedAtATime) {
   EXPECT_EQ(*live, 0);
 }
 
+TEST(Select, AShortGraphRunsOnceUntimedBeforeEachTimedRunInTurn) {
+  // Timed right after another graph, a short one would pay for refilling
+  // the caches it left warm run after run. Calibration times the original
+  // alone, run after run, with no run untimed; in turn with a candidate,
+  // each runs twice per round when it takes under 20 ms, once when more.
+  for (const double ms : {1.0, 50.0}) {
+    CostModel cost(launch_cost);
+    const Model m{parse_graph(kBranches), {}};
+    SearchOptions o;
+    o.budget = 20;
+    SelectOptions sel;
+    sel.candidates = 1;
+    sel.rounds = 5;
+    sel.attribute = false;
+    std::vector<int> runs; // per prepared graph, in order
+    sel.timer = [&](const Graph &,
+                    const WeightTable &) -> std::function<double()> {
+      runs.push_back(0);
+      const size_t k = runs.size() - 1;
+      return [&runs, k, ms] {
+        ++runs[k];
+        return ms;
+      };
+    };
+    optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+    // Calibration's original, then selection's original and candidate.
+    ASSERT_EQ(runs.size(), 3u) << ms;
+    EXPECT_EQ(runs[0], 5) << ms;
+    // The first timed run has an untimed one before it, whatever its time.
+    const int in_turn = ms < 20 ? 2 * 5 : 1 + 5;
+    EXPECT_EQ(runs[1], in_turn) << ms;
+    EXPECT_EQ(runs[2], in_turn) << ms;
+  }
+}
+
 TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
   // An imported node quarry keeps as it is (an If, say) cannot run: the
   // search rewrites around it, and nothing is timed.
