@@ -121,6 +121,21 @@ TEST(FloatEval, BatchNormAndReshape) {
                 {4}, {1, 2, 3, 4});
 }
 
+TEST(FloatEval, OutputsThatAreVariablesOrRepeated) {
+  // A variable is read where it is bound and copied out; a computed value
+  // named twice as an output is given twice, whole.
+  const Bindings<float> x{{"x", T({2}, {-1, 2})}};
+  const Graph g = parse_graph(
+      "input x\ny = relu(x)\noutput x\noutput y\noutput y\noutput x");
+  const auto out = evaluate(FloatDomain{}, g, x);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].data, (std::vector<float>{-1, 2}));
+  EXPECT_EQ(out[1].data, (std::vector<float>{0, 2}));
+  EXPECT_EQ(out[2].data, (std::vector<float>{0, 2}));
+  EXPECT_EQ(out[3].data, (std::vector<float>{-1, 2}));
+  EXPECT_EQ(x.at("x").data, (std::vector<float>{-1, 2}));
+}
+
 TEST(FloatEval, MissingBindingAndShapeMismatch) {
   EXPECT_THROW(run("input a\ny = relu(a)\noutput y", {}), Error);
   EXPECT_THROW(

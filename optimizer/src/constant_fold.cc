@@ -117,8 +117,7 @@ Model fold_constants(Model m) {
   const std::vector<ValueRef> values = frontier(g);
   if (values.empty())
     return Model{g, std::move(m.weights), std::move(m.kept_onnx)};
-  const auto results =
-      evaluate(FloatDomain{}, static_part(g, values), m.weights);
+  auto results = evaluate(FloatDomain{}, static_part(g, values), m.weights);
 
   Graph pattern;
   Splice s;
@@ -131,7 +130,7 @@ Model fold_constants(Model m) {
     pattern.mark_output(pattern.weight(name));
     s.new_variables.emplace(name, results[i].shape);
     s.replaced.push_back(values[i]);
-    out.weights.emplace(name, results[i]);
+    out.weights.emplace(name, std::move(results[i]));
   }
   auto folded = splice(g, s);
   if (!folded)

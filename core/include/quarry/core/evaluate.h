@@ -8,6 +8,7 @@
 
 #include "quarry/core/graph.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -44,6 +45,12 @@ std::vector<TensorOf<D>> evaluate(const D &d, const Graph &g,
   const std::vector<bool> live = g.live_nodes();
   std::vector<std::vector<TensorOf<D>>> values(g.num_nodes());
   std::vector<std::vector<TensorType>> types(g.num_nodes());
+  // Variables are read where they are bound, not copied: a network's
+  // weights can be most of the memory.
+  std::vector<const TensorOf<D> *> bound(g.num_nodes(), nullptr);
+  const auto value = [&](ValueRef v) -> const TensorOf<D> & {
+    return bound[v.node] ? *bound[v.node] : values[v.node][v.output];
+  };
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
     if (!live[id])
       continue;
@@ -57,7 +64,7 @@ std::vector<TensorOf<D>> evaluate(const D &d, const Graph &g,
         throw Error("evaluate: '" + n.name + "' declared " +
                     n.types[0].shape.str() + " but bound to " +
                     it->second.shape.str());
-      values[id] = {it->second};
+      bound[id] = &it->second;
       types[id] = {TensorType(it->second.shape)};
       continue;
     }
@@ -65,7 +72,7 @@ std::vector<TensorOf<D>> evaluate(const D &d, const Graph &g,
     std::vector<const TensorOf<D> *> in;
     for (ValueRef v : n.inputs) {
       in_types.push_back(types[v.node][v.output]);
-      in.push_back(&values[v.node][v.output]);
+      in.push_back(&value(v));
     }
     auto out_types = infer_types(n.kind, n.attrs, in_types);
     if (!out_types)
@@ -74,9 +81,19 @@ std::vector<TensorOf<D>> evaluate(const D &d, const Graph &g,
     values[id] = detail::run_node<D>(d, n, in, *out_types);
     types[id] = std::move(*out_types);
   }
+  // Each computed value is moved out at its last mention as an output.
   std::vector<TensorOf<D>> result;
-  for (ValueRef v : g.outputs())
-    result.push_back(values[v.node][v.output]);
+  const std::vector<ValueRef> &outs = g.outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const ValueRef v = outs[i];
+    const bool again =
+        std::find(outs.begin() + static_cast<std::ptrdiff_t>(i) + 1, outs.end(),
+                  v) != outs.end();
+    if (bound[v.node] || again)
+      result.push_back(value(v));
+    else
+      result.push_back(std::move(values[v.node][v.output]));
+  }
   return result;
 }
 
