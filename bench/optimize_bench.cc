@@ -4,7 +4,8 @@
 // a GPU is present), the latency of the original and of the optimized
 // graph as selection measured them (each of the --measure-top cheapest
 // graphs timed in turn with the original, --runs rounds after --warmup;
-// the original is kept when nothing beats it), the speed-up predicted by
+// the original is kept when nothing beats it, or when the winner does not
+// win again prepared afresh), the speed-up predicted by
 // the cost model next to the measured one, search time and memory, and the
 // steps applied, with the rule pack named by --rules (quarry's minimized
 // pack by default; TASO's collection needs --allow-unverified). --size
@@ -142,6 +143,10 @@ nlohmann::json run_one(const Args &a, const std::string &name,
     j["speedup"] = c.measured_speedup; // against the original of its pair
     j["predicted_speedup"] = o.predicted_ms / c.predicted_ms;
     j["kept_original"] = r.kept_original;
+    // The winner timed again, both prepared afresh (0: none won); a win
+    // that did not hold leaves the original, `unconfirmed` naming it.
+    j["confirmed_speedup"] = r.confirmed_speedup;
+    j["unconfirmed"] = r.unconfirmed;
     nlohmann::json timed = nlohmann::json::array();
     for (const opt::TimedGraph &t : r.timed)
       timed.push_back({{"predicted_ms", t.predicted_ms},

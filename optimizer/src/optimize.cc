@@ -166,6 +166,12 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   // the same pair, and three quarters of its runs beat that median: a gain
   // the machine's noise could have made is no gain. The fastest relative
   // to its pair's original wins.
+  const auto wins = [&](const std::vector<double> &original,
+                        const std::vector<double> &candidate) {
+    const double pair_original = quantile(original, 0.5);
+    return quantile(candidate, 0.5) < (1.0 - select.min_gain) * pair_original &&
+           quantile(candidate, 0.75) < pair_original;
+  };
   r.chosen = 0;
   double best_ratio = 1.0;
   for (size_t i = 1; i < candidates.size(); ++i) {
@@ -179,10 +185,27 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     r.timed[i].measured_ms = quantile(ms[1], 0.5);
     r.timed[i].measured_speedup = pair_original / r.timed[i].measured_ms;
     const double ratio = 1.0 / r.timed[i].measured_speedup;
-    if (ratio < 1.0 - select.min_gain &&
-        quantile(ms[1], 0.75) < pair_original && ratio < best_ratio) {
+    if (wins(ms[0], ms[1]) && ratio < best_ratio) {
       r.chosen = static_cast<int>(i);
       best_ratio = ratio;
+    }
+  }
+  if (r.chosen != 0 && select.confirm) {
+    phase("confirming: timing candidate " + std::to_string(r.chosen) +
+          " again with the original, both prepared afresh, " +
+          std::to_string(select.rounds) + " rounds");
+    // Let go first, so the fresh ones take other memory.
+    original_timer = nullptr;
+    std::function<double()> candidate_timer =
+        select.timer(candidates[r.chosen]->graph, full.weights);
+    original_timer = select.timer(full.graph, full.weights);
+    const std::vector<std::vector<double>> ms =
+        time_in_turn({candidate_timer, original_timer}, select.rounds);
+    candidate_timer = nullptr;
+    r.confirmed_speedup = quantile(ms[1], 0.5) / quantile(ms[0], 0.5);
+    if (!wins(ms[1], ms[0])) {
+      r.unconfirmed = r.chosen;
+      r.chosen = 0;
     }
   }
   if (original_ms.empty()) // no candidate differs from the original

@@ -118,6 +118,11 @@ std::string report_json(const ReportInput &in) {
                       {"kept_original", r.kept_original},
                       {"predicted_speedup", o.predicted_ms / c.predicted_ms},
                       {"measured_speedup", c.measured_speedup}};
+    if (r.confirmed_speedup > 0) {
+      // The winner timed again, prepared afresh; unconfirmed: it lost.
+      j["selection"]["confirmed_speedup"] = r.confirmed_speedup;
+      j["selection"]["unconfirmed"] = r.unconfirmed;
+    }
   }
   if (in.check) {
     const CheckResult &c = *in.check;

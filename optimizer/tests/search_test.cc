@@ -221,6 +221,37 @@ TEST(Select, AShortGraphRunsOnceUntimedBeforeEachTimedRunInTurn) {
   }
 }
 
+TEST(Select, AWinMustHoldWhenBothArePreparedAgain) {
+  // The candidate runs in 1 ms where it was first prepared, and in
+  // `again` ms once prepared afresh; the original always in 2 ms.
+  for (const double again : {1.0, 2.0}) {
+    CostModel cost(launch_cost);
+    const Model m{parse_graph(kBranches), {}};
+    SearchOptions o;
+    o.budget = 20;
+    SelectOptions sel;
+    sel.candidates = 1;
+    sel.attribute = false;
+    int candidate_preparations = 0;
+    sel.timer = [&](const Graph &g,
+                    const WeightTable &) -> std::function<double()> {
+      if (g.hash() == m.graph.hash())
+        return [] { return 2.0; };
+      const double ms = candidate_preparations++ == 0 ? 1.0 : again;
+      return [ms] { return ms; };
+    };
+    const OptimizeResult r =
+        optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+    ASSERT_EQ(r.timed.size(), 2u);
+    EXPECT_EQ(candidate_preparations, 2);
+    EXPECT_EQ(r.timed[1].measured_speedup, 2.0);
+    EXPECT_EQ(r.confirmed_speedup, 2.0 / again);
+    EXPECT_EQ(r.kept_original, again == 2.0) << again;
+    EXPECT_EQ(r.unconfirmed, again == 2.0 ? 1 : 0) << again;
+    EXPECT_EQ(r.steps.empty(), again == 2.0) << again;
+  }
+}
+
 TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
   // An imported node quarry keeps as it is (an If, say) cannot run: the
   // search rewrites around it, and nothing is timed.

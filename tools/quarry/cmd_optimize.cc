@@ -53,6 +53,12 @@ void write_model(const Model &m, const std::string &path, uint64_t seed) {
     save_model(m, path);
 }
 
+std::string fixed3(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", x);
+  return text;
+}
+
 void optimize(OptimizeOptions &o) {
   const RulePack pack = read_rule_pack(o.rules);
   opt::require_proved(pack, o.rules, o.allow_unverified);
@@ -141,12 +147,21 @@ void optimize(OptimizeOptions &o) {
                   i == 0 ? "" : std::to_string(i).c_str(),
                   r.timed[i].measured_ms, r.timed[i].predicted_ms);
     const opt::TimedGraph &a = r.timed[0], &b = r.timed[r.chosen];
-    if (r.kept_original)
+    if (r.unconfirmed > 0)
+      std::printf("\nkept the original: candidate %d measured %.3fx, but "
+                  "%.3fx when both were prepared and timed again\n",
+                  r.unconfirmed, r.timed[r.unconfirmed].measured_speedup,
+                  r.confirmed_speedup);
+    else if (r.kept_original)
       std::printf("\nkept the original: no candidate measured faster\n");
     else
-      std::printf("\nchose candidate %d: measured %.3fx, predicted %.3fx\n",
-                  r.chosen, b.measured_speedup,
-                  a.predicted_ms / b.predicted_ms);
+      std::printf(
+          "\nchose candidate %d: measured %.3fx%s, predicted %.3fx\n", r.chosen,
+          b.measured_speedup,
+          r.confirmed_speedup > 0
+              ? (" (" + fixed3(r.confirmed_speedup) + "x timed again)").c_str()
+              : "",
+          a.predicted_ms / b.predicted_ms);
   }
   if (!r.not_timed.empty())
     std::printf("not timed (%s): the cost model alone chose\n",

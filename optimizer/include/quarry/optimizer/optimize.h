@@ -43,6 +43,12 @@ struct SelectOptions {
   int rounds = 15;
   /// Required when candidates > 0.
   PrepareTimer timer;
+  /// When a candidate wins: prepare it and the original afresh and time
+  /// them again in turn, the candidate first, `rounds` rounds; it is kept
+  /// only if it wins again. A win by a placement of memory that happened
+  /// to favour one graph (two equivalent graphs the backend runs as the
+  /// same kernels came out 3% apart) does not survive a second placement.
+  bool confirm = true;
   /// When a candidate wins: time the graph after each of its steps against
   /// the graph before it (OptimizeResult::step_ms), `attribute_rounds`
   /// rounds, so that every applied rule shows the gain it contributed; two
@@ -84,6 +90,11 @@ struct OptimizeResult {
   int chosen = -1;
   /// Selection ran and found no candidate faster than the original.
   bool kept_original = false;
+  /// With confirmation: the winner's speed-up when timed again, prepared
+  /// afresh (0 when not timed again). Below the winning threshold, the
+  /// original was kept and `unconfirmed` is the candidate's index.
+  double confirmed_speedup = 0;
+  int unconfirmed = 0;
   /// With attribution: the measured ms of the original and of the graph
   /// after each step (steps.size() + 1 values; step i gained
   /// step_ms[i] / step_ms[i + 1], as timed against the graph before it,
