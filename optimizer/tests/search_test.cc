@@ -186,31 +186,38 @@ TEST(Select, TwoGraphsArePreparedAtATime) {
   EXPECT_EQ(*live, 0);
 }
 
+/// Selects among kBranches' rewrites (budget 20) with `timer`: one
+/// candidate, no attribution, `rounds` rounds.
+OptimizeResult select_one(const PrepareTimer &timer, int rounds = 15) {
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(kBranches), {}};
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions sel;
+  sel.candidates = 1;
+  sel.rounds = rounds;
+  sel.attribute = false;
+  sel.timer = timer;
+  return optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+}
+
 TEST(Select, AShortGraphRunsOnceUntimedBeforeEachTimedRunInTurn) {
   // Timed right after another graph, a short one would pay for refilling
   // the caches it left warm run after run. Calibration times the original
   // alone, run after run, with no run untimed; in turn with a candidate,
   // each runs twice per round when it takes under 20 ms, once when more.
   for (const double ms : {1.0, 50.0}) {
-    CostModel cost(launch_cost);
-    const Model m{parse_graph(kBranches), {}};
-    SearchOptions o;
-    o.budget = 20;
-    SelectOptions sel;
-    sel.candidates = 1;
-    sel.rounds = 5;
-    sel.attribute = false;
     std::vector<int> runs; // per prepared graph, in order
-    sel.timer = [&](const Graph &,
-                    const WeightTable &) -> std::function<double()> {
-      runs.push_back(0);
-      const size_t k = runs.size() - 1;
-      return [&runs, k, ms] {
-        ++runs[k];
-        return ms;
-      };
-    };
-    optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+    select_one(
+        [&](const Graph &, const WeightTable &) -> std::function<double()> {
+          runs.push_back(0);
+          const size_t k = runs.size() - 1;
+          return [&runs, k, ms] {
+            ++runs[k];
+            return ms;
+          };
+        },
+        5);
     // Calibration's original, then selection's original and candidate.
     ASSERT_EQ(runs.size(), 3u) << ms;
     EXPECT_EQ(runs[0], 5) << ms;
@@ -224,24 +231,16 @@ TEST(Select, AShortGraphRunsOnceUntimedBeforeEachTimedRunInTurn) {
 TEST(Select, AWinMustHoldWhenBothArePreparedAgain) {
   // The candidate runs in 1 ms where it was first prepared, and in
   // `again` ms once prepared afresh; the original always in 2 ms.
+  const uint64_t original = parse_graph(kBranches).hash();
   for (const double again : {1.0, 2.0}) {
-    CostModel cost(launch_cost);
-    const Model m{parse_graph(kBranches), {}};
-    SearchOptions o;
-    o.budget = 20;
-    SelectOptions sel;
-    sel.candidates = 1;
-    sel.attribute = false;
     int candidate_preparations = 0;
-    sel.timer = [&](const Graph &g,
-                    const WeightTable &) -> std::function<double()> {
-      if (g.hash() == m.graph.hash())
-        return [] { return 2.0; };
-      const double ms = candidate_preparations++ == 0 ? 1.0 : again;
-      return [ms] { return ms; };
-    };
-    const OptimizeResult r =
-        optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+    const OptimizeResult r = select_one(
+        [&](const Graph &g, const WeightTable &) -> std::function<double()> {
+          if (g.hash() == original)
+            return [] { return 2.0; };
+          const double ms = candidate_preparations++ == 0 ? 1.0 : again;
+          return [ms] { return ms; };
+        });
     ASSERT_EQ(r.timed.size(), 2u);
     EXPECT_EQ(candidate_preparations, 2);
     EXPECT_EQ(r.timed[1].measured_speedup, 2.0);
