@@ -398,7 +398,7 @@ PairTimes alternating_medians(Ort::Env &env, const std::string &x,
   }
   // A file that runs in under 20 ms runs once untimed before each timed
   // run: run after run, what it reads stays in the caches, and timed right
-  // after the other file it would pay for refilling them (NASRNN: 4.4 ms
+  // after the other file it would pay for refilling them (NasRNN: 4.4 ms
   // so, 3.8 ms alone).
   const auto timed = [](Bound &b, std::vector<double> &ms) {
     if (ms.empty() || ms.back() < 20)
@@ -408,7 +408,7 @@ PairTimes alternating_medians(Ort::Env &env, const std::string &x,
   std::vector<double> ms_x, ms_y;
   // At least --runs rounds, and enough for --min-seconds of runs per file:
   // a few milliseconds of a small network are one busy spell of the
-  // machine (NASRNN's pair of one file twice came out 0.93 to 1.15 at 30
+  // machine (NasRNN's pair of one file twice came out 0.93 to 1.15 at 30
   // runs).
   int rounds = a.runs;
   for (int i = 0; i < rounds; ++i) {

@@ -37,7 +37,7 @@ Model folded(const Graph &g, const Model &full, Model *owned) {
 /// A graph whose run takes less than this leaves much of what it read in
 /// the caches for its next run, as a graph served run after run does.
 /// Timed right after another graph, it would pay for refilling them
-/// instead: NASRNN measured 3.1 ms so, 2.1 ms run after run.
+/// instead: NasRNN measured 3.1 ms so, 2.1 ms run after run.
 constexpr double kWarmBelowMs = 20;
 
 /// The samples of each timer, timed in turn, round after round. Where

@@ -777,13 +777,16 @@ private:
   /// a shape changes (every cost downstream would), which leaves the graph
   /// to be made.
   Verdict retype(int32_t id, const Node &n) {
-    std::vector<TensorType> &in = d_.operand_types;
-    size_t count = 0;
     // A redirected reader reads a replacement, whose type is not the
     // replaced value's (a host value as replacement is not new).
     bool changed = d_.mod_at[id] == d_.epoch;
-    for (ValueRef v : n.inputs) {
+    for (ValueRef v : n.inputs)
       changed = changed || is_new(v.node) || d_.retyped_at[v.node] == d_.epoch;
+    if (!changed)
+      return Verdict::Go;
+    std::vector<TensorType> &in = d_.operand_types;
+    size_t count = 0;
+    for (ValueRef v : n.inputs) {
       const TensorType *t = type(v);
       if (!t)
         return Verdict::CannotTell;
@@ -791,8 +794,6 @@ private:
         in.emplace_back();
       in[count++] = *t;
     }
-    if (!changed)
-      return Verdict::Go;
     std::optional<std::vector<TensorType>> now;
     try {
       now = infer_types(n.kind, n.attrs,
