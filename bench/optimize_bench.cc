@@ -159,6 +159,10 @@ nlohmann::json run_one(const Args &a, const std::string &name,
                        {"measured_speedup", t.measured_speedup},
                        {"steps", t.steps.size()}});
     j["timed"] = timed;
+    // The calibration the predictions were made with.
+    j["calibration"] = {{"measured_ms", r.calibrated_on_ms},
+                        {"launch_ms", r.launch_ms},
+                        {"scale", r.calibration_scale}};
     // What the search's best would have given, shipped unmeasured.
     j["search_best_predicted_speedup"] =
         r.search.initial_cost / r.search.best_cost;

@@ -5,6 +5,7 @@
 #include "quarry/runtime/plan.h"
 
 #include <cmath>
+#include <utility>
 
 namespace quarry::opt {
 
@@ -71,7 +72,8 @@ int64_t CostModel::ticks(double ms) {
 
 int64_t CostModel::known_ticks(uint64_t config_hash) const {
   auto it = by_hash_.find(config_hash);
-  return it == by_hash_.end() ? -1 : ticks(it->second) + ticks(launch_ms_);
+  return it == by_hash_.end() ? -1
+                              : ticks(scale_ * it->second) + ticks(launch_ms_);
 }
 
 double CostModel::cost_of_known(const std::vector<uint64_t> &hashes) const {
@@ -81,13 +83,36 @@ double CostModel::cost_of_known(const std::vector<uint64_t> &hashes) const {
   return ms_of(total);
 }
 
-void CostModel::calibrate(const Graph &g, double measured_ms) {
-  launch_ms_ = 0;
+std::pair<double, int> CostModel::unscaled_cost(const Graph &g) {
   const RunningNodes running = running_nodes(g);
-  const double alone = cost_of(g, running);
-  if (!running.nodes.empty() && measured_ms > alone)
-    launch_ms_ =
-        (measured_ms - alone) / static_cast<double>(running.nodes.size());
+  cost_of(g, running);
+  int64_t alone = 0;
+  for (uint64_t h : running.hashes)
+    alone += ticks(by_hash_.at(h));
+  return {ms_of(alone), static_cast<int>(running.nodes.size())};
+}
+
+void CostModel::calibrate(const Graph &g, double measured_ms,
+                          const Graph *probe, double probe_ms) {
+  launch_ms_ = 0;
+  scale_ = 1;
+  const auto [alone, kernels] = unscaled_cost(g);
+  if (kernels == 0 || !(alone > 0) || !(measured_ms > 0))
+    return;
+  scale_ = measured_ms / alone;
+  if (!probe)
+    return;
+  // scale * alone + launch * kernels = measured, for `g` and the probe.
+  const auto [probe_alone, probe_kernels] = unscaled_cost(*probe);
+  const double det = probe_alone * kernels - probe_kernels * alone;
+  if (det == 0)
+    return;
+  const double scale = (probe_ms * kernels - probe_kernels * measured_ms) / det;
+  const double launch = (probe_alone * measured_ms - alone * probe_ms) / det;
+  if (scale > 0 && launch > 0) {
+    scale_ = scale;
+    launch_ms_ = launch;
+  }
 }
 
 double CostModel::cost_of(const Graph &g, const RunningNodes &running) {

@@ -1,6 +1,7 @@
 //===- optimize.cc - A model through search and folding -------------------===//
 #include "quarry/optimizer/optimize.h"
 
+#include "quarry/core/text.h"
 #include "quarry/optimizer/constant_fold.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/plan.h"
@@ -33,6 +34,9 @@ Model folded(const Graph &g, const Model &full, Model *owned) {
                                       : full.weights.at(n.name));
   return fold_constants(std::move(m));
 }
+
+/// Rounds the launch probe is timed: one run takes microseconds.
+constexpr int kProbeRounds = 50;
 
 /// A graph whose run takes less than this leaves much of what it read in
 /// the caches for its next run, as a graph served run after run does.
@@ -97,6 +101,18 @@ time_each_step(const Model &full,
 
 } // namespace
 
+Graph launch_probe() {
+  constexpr int kKernels = 64;
+  std::string text = "input x: [1,256]\ninput c: [1,256]\n";
+  std::string previous = "x";
+  for (int i = 0; i < kKernels; ++i) {
+    const std::string next = "p" + std::to_string(i);
+    text += next + (i % 2 ? " = ewmul(" : " = ewadd(") + previous + ", c)\n";
+    previous = next;
+  }
+  return parse_graph(text + "output " + previous + "\n", "<launch probe>");
+}
+
 OptimizeResult
 optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
@@ -129,8 +145,12 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     const auto samples = time_in_turn({select.timer(full.graph, full.weights)},
                                       std::max(select.rounds, 1));
     r.calibrated_on_ms = quantile(samples[0], 0.5);
-    cost.calibrate(full.graph, r.calibrated_on_ms);
+    const Graph probe = launch_probe();
+    const double probe_ms =
+        quantile(time_in_turn({select.timer(probe, {})}, kProbeRounds)[0], 0.5);
+    cost.calibrate(full.graph, r.calibrated_on_ms, &probe, probe_ms);
     r.launch_ms = cost.launch_ms();
+    r.calibration_scale = cost.scale();
   }
   r.search = search(full.graph, transformations, cost, search_opts, progress);
   if (select.candidates <= 0) {

@@ -58,7 +58,8 @@ std::string report_json(const ReportInput &in) {
     j["not_timed"] = r.not_timed;
   if (r.calibrated_on_ms > 0)
     j["calibration"] = {{"measured_ms", r.calibrated_on_ms},
-                        {"launch_ms", r.launch_ms}};
+                        {"launch_ms", r.launch_ms},
+                        {"scale", r.calibration_scale}};
   j["search"] = {{"expanded", r.search.expanded},
                  {"candidates", r.search.candidates},
                  {"distinct", r.search.distinct},

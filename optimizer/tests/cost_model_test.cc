@@ -23,21 +23,38 @@ TEST(CostModel, NodesTheBackendFusesCostNothingOfTheirOwn) {
   EXPECT_EQ(plain.running_nodes(unfused).nodes.size(), 4u);
 }
 
-TEST(CostModel, CalibrationAddsTheFittedCostPerKernel) {
+TEST(CostModel, CalibrationFitsAFactorOnOperatorsAndACostPerKernel) {
   CostModel cost(launch_cost);
   const Graph g = parse_graph("input x: [1,8,6,6]\nweight w: [8,8,3,3]\n"
                               "y = relu(conv2d(x, w))\noutput y\n");
   const Graph one = parse_graph("input x: [1,8,6,6]\nweight w: [8,8,3,3]\n"
                                 "y = conv2d[act=relu](x, w)\noutput y\n");
-  const double alone = cost.graph_cost(g), one_alone = cost.graph_cost(one);
-  // Measured whole, the two kernels took 0.2 ms more than alone.
-  cost.calibrate(g, alone + 0.2);
-  EXPECT_NEAR(cost.launch_ms(), 0.1, 1e-12);
-  EXPECT_NEAR(cost.graph_cost(g), alone + 0.2, 1e-12);
-  EXPECT_NEAR(cost.graph_cost(one), one_alone + 0.1, 1e-12);
-  // A graph measured faster than its operators alone fits no launch cost.
+  const Graph probe = parse_graph("input x: [1,16]\ninput c: [1,16]\n"
+                                  "a = ewadd(x, c)\nb = ewmul(a, c)\n"
+                                  "d = ewadd(b, c)\noutput d\n");
+  const double alone = cost.graph_cost(g), one_alone = cost.graph_cost(one),
+               probe_alone = cost.graph_cost(probe);
+  // Whole, every graph takes twice its operators alone and 0.05 ms a
+  // kernel (two kernels in g, three in the probe).
+  cost.calibrate(g, 2 * alone + 0.1, &probe, 2 * probe_alone + 0.15);
+  EXPECT_NEAR(cost.launch_ms(), 0.05, 1e-9);
+  EXPECT_NEAR(cost.scale(), 2.0, 1e-9);
+  EXPECT_NEAR(cost.graph_cost(g), 2 * alone + 0.1, 1e-9);
+  EXPECT_NEAR(cost.graph_cost(one), 2 * one_alone + 0.05, 1e-9);
+  EXPECT_NEAR(cost.graph_cost(probe), 2 * probe_alone + 0.15, 1e-9);
+  // A probe no slower than its operators alone shows no cost per kernel:
+  // the factor alone is fitted, and the ratio of two graphs' costs is the
+  // ratio of their operators' costs alone.
+  cost.calibrate(g, 3 * alone, &probe, probe_alone);
+  EXPECT_EQ(cost.launch_ms(), 0.0);
+  EXPECT_NEAR(cost.scale(), 3.0, 1e-9);
+  EXPECT_NEAR(cost.graph_cost(g) / cost.graph_cost(one), alone / one_alone,
+              1e-9);
+  // Without a probe, likewise; a graph measured faster than its operators
+  // alone scales them down.
   cost.calibrate(g, alone / 2);
   EXPECT_EQ(cost.launch_ms(), 0.0);
+  EXPECT_NEAR(cost.graph_cost(g), alone / 2, 1e-9);
 }
 
 } // namespace

@@ -218,13 +218,15 @@ TEST(Select, AShortGraphRunsOnceUntimedBeforeEachTimedRunInTurn) {
           };
         },
         5);
-    // Calibration's original, then selection's original and candidate.
-    ASSERT_EQ(runs.size(), 3u) << ms;
+    // Calibration's original and launch probe, then selection's original
+    // and candidate.
+    ASSERT_EQ(runs.size(), 4u) << ms;
     EXPECT_EQ(runs[0], 5) << ms;
+    EXPECT_EQ(runs[1], 50) << ms;
     // The first timed run has an untimed one before it, whatever its time.
     const int in_turn = ms < 20 ? 2 * 5 : 1 + 5;
-    EXPECT_EQ(runs[1], in_turn) << ms;
     EXPECT_EQ(runs[2], in_turn) << ms;
+    EXPECT_EQ(runs[3], in_turn) << ms;
   }
 }
 
@@ -232,12 +234,15 @@ TEST(Select, AWinMustHoldWhenBothArePreparedAgain) {
   // The candidate runs in 1 ms where it was first prepared, and in
   // `again` ms once prepared afresh; the original always in 2 ms.
   const uint64_t original = parse_graph(kBranches).hash();
+  const uint64_t probe = launch_probe().hash();
   for (const double again : {1.0, 2.0}) {
     int candidate_preparations = 0;
     const OptimizeResult r = select_one(
         [&](const Graph &g, const WeightTable &) -> std::function<double()> {
           if (g.hash() == original)
             return [] { return 2.0; };
+          if (g.hash() == probe)
+            return [] { return 0.1; };
           const double ms = candidate_preparations++ == 0 ? 1.0 : again;
           return [ms] { return ms; };
         });
@@ -249,6 +254,32 @@ TEST(Select, AWinMustHoldWhenBothArePreparedAgain) {
     EXPECT_EQ(r.unconfirmed, again == 2.0 ? 1 : 0) << again;
     EXPECT_EQ(r.steps.empty(), again == 2.0) << again;
   }
+}
+
+TEST(Select, CalibratedCostsPredictWhatIsMeasured) {
+  // Whole, each graph takes twice its operators alone and 0.05 ms per
+  // kernel: calibration on the original and the launch probe recovers
+  // both, and every candidate's prediction is then its measurement.
+  CostModel alone(launch_cost);
+  const auto whole_ms = [&](const Graph &g) {
+    const CostModel::RunningNodes running = alone.running_nodes(g);
+    return 2 * alone.cost_of(g, running) +
+           0.05 * static_cast<double>(running.nodes.size());
+  };
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(kBranches), {}};
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions sel;
+  sel.attribute = false;
+  sel.timer = fixed_timer(whole_ms);
+  const OptimizeResult r =
+      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  EXPECT_NEAR(r.launch_ms, 0.05, 1e-9);
+  EXPECT_NEAR(r.calibration_scale, 2.0, 1e-9);
+  ASSERT_EQ(r.timed.size(), 4u);
+  for (const TimedGraph &t : r.timed)
+    EXPECT_NEAR(t.predicted_ms, t.measured_ms, 1e-9);
 }
 
 TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {

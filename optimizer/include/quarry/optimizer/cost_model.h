@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace quarry::opt {
@@ -55,13 +56,23 @@ public:
   };
   RunningNodes running_nodes(const Graph &g) const;
 
-  /// Fits the fixed cost of one kernel launch so that `g`'s cost equals
-  /// `measured_ms`, its whole-graph latency: what operators measured one at
-  /// a time leave out (threads started and stopped, data no longer in
-  /// cache). Every graph's cost then adds it once per kernel.
-  void calibrate(const Graph &g, double measured_ms);
+  /// Fits the model to whole-graph latencies. What operators measured one
+  /// at a time leave out is of two kinds: a fixed cost per kernel (the
+  /// executor's dispatch, threads woken), and what grows with the work
+  /// each operator does (weights and activations no longer in cache when
+  /// the operator before was another), a factor on every operator's cost.
+  /// A graph's cost is then scale * (its operators alone) + launch * (its
+  /// kernels). `g` measured `measured_ms` whole; `probe`, a chain of
+  /// kernels that do almost nothing (optimize.h's launch_probe), measured
+  /// `probe_ms`: the two fix both terms. Without a probe, or when the two
+  /// measurements admit no positive cost per kernel, the factor alone is
+  /// fitted, and `g`'s cost equals `measured_ms` either way.
+  void calibrate(const Graph &g, double measured_ms,
+                 const Graph *probe = nullptr, double probe_ms = 0);
   /// The fitted cost per kernel (0 until calibrated).
   double launch_ms() const { return launch_ms_; }
+  /// The fitted factor on operators' costs (1 until calibrated).
+  double scale() const { return scale_; }
 
   /// Whether every configuration hash has a cost already, so that
   /// cost_of_known() needs neither graph nor measurement. Only reads: safe
@@ -79,8 +90,8 @@ public:
   static double ms_of(int64_t ticks) {
     return static_cast<double>(ticks) / kTicksPerMs;
   }
-  /// A running node's ticks (its configuration's cost and one launch), or
-  /// -1 when the configuration has no cost yet. Only reads.
+  /// A running node's ticks (its configuration's cost, scaled, and one
+  /// launch), or -1 when the configuration has no cost yet. Only reads.
   int64_t known_ticks(uint64_t config_hash) const;
   /// What the backend fuses, as rewrite_preview.h asks it of graphs not
   /// built; nullptr when it fuses nothing.
@@ -103,6 +114,9 @@ public:
 
 private:
   double measure(const runtime::OpConfig &c);
+  /// `g`'s operators alone, unscaled and without launches, and how many
+  /// kernels run.
+  std::pair<double, int> unscaled_cost(const Graph &g);
 
   runtime::Backend *backend_ = nullptr;
   /// Whose fusions decide which nodes run (backend_ when it measures).
@@ -113,6 +127,7 @@ private:
   std::map<std::string, double, std::less<>> memo_;
   std::unordered_map<uint64_t, double> by_hash_;
   double launch_ms_ = 0;
+  double scale_ = 1;
   std::unique_ptr<runtime::Backend> reference_;
   int measured_ = 0;
   int fallbacks_ = 0;

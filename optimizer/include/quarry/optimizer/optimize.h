@@ -55,8 +55,9 @@ struct SelectOptions {
   /// graphs are prepared at a time.
   bool attribute = true;
   int attribute_rounds = 5;
-  /// Before the search: time the original whole and fit the cost model's
-  /// cost per kernel to it (CostModel::calibrate).
+  /// Before the search: time a chain of tiny kernels for the cost per
+  /// kernel, and the original whole to fit the operators' costs to
+  /// (CostModel::calibrate).
   bool calibrate = true;
   /// Told, in a few words, what is being timed before each phase that
   /// measures (calibration, selection, attribution): they take minutes on
@@ -100,9 +101,10 @@ struct OptimizeResult {
   /// step_ms[i] / step_ms[i + 1], as timed against the graph before it,
   /// the two in turn).
   std::vector<double> step_ms;
-  /// With calibration: the original's measured ms it was fitted on, and
-  /// the fitted cost per kernel.
-  double calibrated_on_ms = 0, launch_ms = 0;
+  /// With calibration: the original's measured ms it was fitted on, the
+  /// cost per kernel measured on the launch probe, and the factor fitted
+  /// on operators' costs (CostModel::calibrate).
+  double calibrated_on_ms = 0, launch_ms = 0, calibration_scale = 1;
   /// Why no graph was timed though selection was asked for ("" when they
   /// were): the graph keeps a node quarry cannot run (ops/opaque.h), so the
   /// cost model alone chose.
@@ -128,6 +130,12 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
 /// against `before`, both run on the reference backend with the same seeded
 /// inputs.
 double output_error(const Model &before, const Model &after, uint64_t seed);
+
+/// What calibration times beside the original: a chain of 64 kernels that
+/// each do almost nothing (a sum or a product of 256 floats), whose whole
+/// run is nearly all the executor's own cost per kernel
+/// (CostModel::calibrate).
+Graph launch_probe();
 
 /// Median milliseconds of one inference of `m` on `backend`.
 double measure_latency(const Model &m, runtime::Backend &backend,

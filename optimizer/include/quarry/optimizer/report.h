@@ -3,7 +3,7 @@
 // {
 //   "model", "rules", "backend", "alpha", "budget",
 //   "cost_ms": {"before", "after"},            // the cost model's estimate
-//   "calibration": {"measured_ms", "launch_ms"}, // when calibrated
+//   "calibration": {"measured_ms", "launch_ms", "scale"}, // if calibrated
 //   "search": {"expanded", "candidates", "distinct", "seconds",
 //              "measured_configs", "unsteady_configs",
 //              "memory_budget_bytes", "peak_bytes",
