@@ -151,6 +151,39 @@ TEST(CostCache, MeasuresOnceThenReads) {
   EXPECT_FALSE(measured);
 }
 
+TEST(CostCache, AMeasurementIsStoredOnlyWhenTheCanaryRanAtItsBest) {
+  const ScratchDir scratch;
+  const std::string path = scratch.file("canary");
+  auto cpu = make_cpu_backend();
+  const OpConfig relu{OpKind::Relu, Attrs{}, {Shape{4, 16}}, {false}};
+  const std::string canary =
+      CostCache::key(cpu->name(), cpu->device_name(), canary_config());
+  {
+    // The canary's fastest time is kept beside the measurement.
+    CostCache c(path);
+    bool measured = false;
+    cached_measure(c, *cpu, relu, {1, 3, 1}, &measured);
+    EXPECT_TRUE(measured);
+    ASSERT_TRUE(c.find(canary).has_value());
+    EXPECT_GT(*c.find(canary), 0.0);
+  }
+  // A machine that once ran the canary a thousand times faster than it
+  // can now is always busy: what it measures is returned, never stored.
+  const OpConfig other{OpKind::Relu, Attrs{}, {Shape{8, 16}}, {false}};
+  CostCache c(path);
+  c.insert(canary, 1e-6);
+  bool measured = false;
+  EXPECT_GE(cached_measure(c, *cpu, other, {1, 3, 1, 2}, &measured), 0.0);
+  EXPECT_TRUE(measured);
+  EXPECT_EQ(c.unsteady(), 1);
+  CostCache again(path);
+  EXPECT_FALSE(
+      again.find(CostCache::key(cpu->name(), cpu->device_name(), other))
+          .has_value());
+  EXPECT_TRUE(again.find(CostCache::key(cpu->name(), cpu->device_name(), relu))
+                  .has_value());
+}
+
 TEST(CostCache, UnwritablePathIsAClearError) {
   EXPECT_THROW(CostCache("/proc/quarry/costs"), Error);
 }

@@ -40,7 +40,7 @@ public:
 
   /// "FILE:LINE: ..." for every record skipped while reading.
   const std::vector<std::string> &warnings() const { return warnings_; }
-  /// Measurements not stored because the machine was busy (OpCost::steady).
+  /// Measurements not stored because the machine was busy (cached_measure).
   int unsteady() const { return unsteady_; }
   void count_unsteady() { ++unsteady_; }
   const std::string &path() const { return path_; }
@@ -54,10 +54,22 @@ private:
 };
 
 /// The cost of `c` on `b`: from the cache when known, else measured and
-/// stored, unless the measurement found the machine busy on every attempt
-/// (then it is returned but not stored). `measured`, when given, says
-/// whether it was measured.
+/// stored. A measurement is stored only when the machine was steady: its
+/// runs agreed (OpCost::steady), and the canary, timed just before and
+/// just after it, ran within 1.25 times the fastest the cache has seen for
+/// it. A spell that slows every run alike (on a 2-core machine, one core
+/// taken for seconds makes a 2-thread kernel take twice as long, run after
+/// run) shows only in the canary. A disturbed measurement is taken again
+/// after a pause, up to opts.attempts times; after that the fastest is
+/// returned but not stored (CostCache::unsteady). `measured`, when given,
+/// says whether it was measured.
 double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
                       const MeasureOptions &opts, bool *measured = nullptr);
+
+/// The fixed work cached_measure times around each measurement: a product
+/// of two 256 x 256 matrices (0.15 ms on the cpu backend at two threads).
+/// Its fastest time is kept in the cache as the record of this
+/// configuration.
+const OpConfig &canary_config();
 
 } // namespace quarry::runtime
