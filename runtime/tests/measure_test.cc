@@ -66,17 +66,22 @@ void canary(std::deque<double> &script, double ms) {
   script.insert(script.end(), {ms, ms, ms});
 }
 
+/// One attempt of cached_measure: the canary, the operator's runs, the
+/// canary again.
+void attempt(std::deque<double> &script, double before,
+             std::initializer_list<double> runs, double after) {
+  canary(script, before);
+  script.insert(script.end(), runs);
+  canary(script, after);
+}
+
 std::string relu_key() { return CostCache::key("scripted", "script", kRelu); }
 
 TEST(Measure, ABusySpellIsRetakenAndTheCalmTimingCached) {
   // The known failure: 8 ms recorded for a 3 us operator.
   std::deque<double> script;
-  canary(script, 0.1);
-  script.insert(script.end(), {0.003, 8.0, 8.0, 8.0, 8.0});
-  canary(script, 0.1);
-  canary(script, 0.1);
-  script.insert(script.end(), {0.003, 0.003, 0.004, 0.003, 0.003});
-  canary(script, 0.1);
+  attempt(script, 0.1, {0.003, 8.0, 8.0, 8.0, 8.0}, 0.1);
+  attempt(script, 0.1, {0.003, 0.003, 0.004, 0.003, 0.003}, 0.1);
   ScriptedBackend b(script);
   quarry::testing::ScratchDir dir;
   CostCache cache(dir.file("costs.tsv"));
@@ -93,12 +98,8 @@ TEST(Measure, ASpellThatSlowsEveryRunAlikeShowsInTheCanary) {
   // Every run twice as slow agrees with itself; only the canary, slower
   // after than before, tells. The measurement is taken again.
   std::deque<double> script;
-  canary(script, 0.1);
-  script.insert(script.end(), {2.0, 2.0, 2.0, 2.0, 2.0});
-  canary(script, 0.2);
-  canary(script, 0.1);
-  script.insert(script.end(), {1.0, 1.0, 1.0, 1.0, 1.0});
-  canary(script, 0.1);
+  attempt(script, 0.1, {2.0, 2.0, 2.0, 2.0, 2.0}, 0.2);
+  attempt(script, 0.1, {1.0, 1.0, 1.0, 1.0, 1.0}, 0.1);
   ScriptedBackend b(script);
   quarry::testing::ScratchDir dir;
   CostCache cache(dir.file("costs.tsv"));
