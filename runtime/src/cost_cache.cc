@@ -229,7 +229,7 @@ constexpr auto kDisturbedPause = std::chrono::milliseconds(100);
 bool machine_steady(CostCache &cache, Backend &b, const MeasureOptions &opts) {
   const OpConfig &c = canary_config();
   const std::string key = CostCache::key(b.name(), b.device_name(), c);
-  const OpCost now = measure_op(b, c, {1, 3, opts.seed, 1});
+  const OpCost now = measure_op(b, c, {1, 3, opts.seed, 1, false});
   const std::optional<double> best = cache.find(key);
   if (now.steady && (!best || now.ms < *best))
     cache.insert(key, as_stored(now.ms));
@@ -267,9 +267,9 @@ double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
   for (int attempt = 0; attempt < std::max(opts.attempts, 1); ++attempt) {
     if (attempt > 0)
       std::this_thread::sleep_for(kDisturbedPause);
-    const bool before = machine_steady(cache, b, opts);
+    const bool before = !opts.canary || machine_steady(cache, b, opts);
     const OpCost cost = measure_op(b, c, once);
-    const bool after = machine_steady(cache, b, opts);
+    const bool after = !opts.canary || machine_steady(cache, b, opts);
     if (attempt == 0 || cost.ms < best.ms)
       best = cost;
     if (cost.steady && before && after) {

@@ -21,6 +21,10 @@ struct MeasureOptions {
   uint64_t seed = 1; ///< for the random operand values
   /// Attempts at an operator's cost before it is given up as disturbed.
   int attempts = 3;
+  /// Whether cached_measure times its canary around each measurement
+  /// (cost_cache.h). Off, the runs' own spread alone tells a busy machine:
+  /// for tests of the cache itself on a machine other tests keep busy.
+  bool canary = true;
 };
 
 /// Repeated timings of one thing, summarized robustly.
