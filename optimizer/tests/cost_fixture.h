@@ -19,7 +19,9 @@ struct CpuCosts {
   std::unique_ptr<runtime::Backend> backend = runtime::make_backend("cpu");
   quarry::testing::ScratchDir scratch;
   runtime::CostCache cache{scratch.file("costs.tsv")};
-  CostModel model{*backend, cache, runtime::MeasureOptions{1, 3, 1}};
+  // No canary: these tests are about what the model counts, and other
+  // tests keep the machine busy (runtime/cost_cache.h).
+  CostModel model{*backend, cache, runtime::MeasureOptions{1, 3, 1, 3, false}};
 };
 
 /// A cost that does not vary from run to run, shaped like the cpu

@@ -69,7 +69,8 @@ double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
 /// The fixed work cached_measure times around each measurement: a product
 /// of two 256 x 256 matrices (0.15 ms on the cpu backend at two threads).
 /// Its fastest time is kept in the cache as the record of this
-/// configuration.
+/// configuration; a cache with none takes the fastest of ten, 200 ms
+/// apart, so that a slow spell does not become the baseline.
 const OpConfig &canary_config();
 
 } // namespace quarry::runtime
