@@ -157,13 +157,18 @@ TEST(Select, TheOriginalStaysWhenEveryCandidateMeasuresSlower) {
   }
 }
 
+/// Optimizes kBranches (budget 20, seed 7) with `sel`, costed by `cost`.
+OptimizeResult select_branches(CostModel &cost, const SelectOptions &sel) {
+  SearchOptions o;
+  o.budget = 20;
+  return optimize(Model{parse_graph(kBranches), {}},
+                  make_transformations(RulePack{}), cost, o, sel, 7);
+}
+
 TEST(Select, TwoGraphsArePreparedAtATime) {
   // A prepared graph lives as long as its timer. However many candidates
   // are timed, selection and attribution hold two at once.
   CostModel cost(launch_cost);
-  const Model m{parse_graph(kBranches), {}};
-  SearchOptions o;
-  o.budget = 20;
   SelectOptions sel;
   sel.candidates = 3;
   auto live = std::make_shared<int>(0);
@@ -177,8 +182,7 @@ TEST(Select, TwoGraphsArePreparedAtATime) {
     const double t = static_cast<double>(cost.running_nodes(g).nodes.size());
     return [held, t] { return t; };
   };
-  const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  const OptimizeResult r = select_branches(cost, sel);
   ASSERT_EQ(r.timed.size(), 4u);
   EXPECT_FALSE(r.kept_original);
   EXPECT_GT(prepared, 4); // calibration, selection and attribution
@@ -190,15 +194,12 @@ TEST(Select, TwoGraphsArePreparedAtATime) {
 /// candidate, no attribution, `rounds` rounds.
 OptimizeResult select_one(const PrepareTimer &timer, int rounds = 15) {
   CostModel cost(launch_cost);
-  const Model m{parse_graph(kBranches), {}};
-  SearchOptions o;
-  o.budget = 20;
   SelectOptions sel;
   sel.candidates = 1;
   sel.rounds = rounds;
   sel.attribute = false;
   sel.timer = timer;
-  return optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  return select_branches(cost, sel);
 }
 
 TEST(Select, AShortGraphRunsOnceUntimedBeforeEachTimedRunInTurn) {
@@ -267,14 +268,10 @@ TEST(Select, CalibratedCostsPredictWhatIsMeasured) {
            0.05 * static_cast<double>(running.nodes.size());
   };
   CostModel cost(launch_cost);
-  const Model m{parse_graph(kBranches), {}};
-  SearchOptions o;
-  o.budget = 20;
   SelectOptions sel;
   sel.attribute = false;
   sel.timer = fixed_timer(whole_ms);
-  const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+  const OptimizeResult r = select_branches(cost, sel);
   EXPECT_NEAR(r.launch_ms, 0.05, 1e-9);
   EXPECT_NEAR(r.calibration_scale, 2.0, 1e-9);
   ASSERT_EQ(r.timed.size(), 4u);
