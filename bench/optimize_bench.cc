@@ -33,6 +33,7 @@
 #include "quarry/optimizer/rule_policy.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/runtime/backends.h"
+#include "quarry/runtime/measure.h"
 
 #include <nlohmann/json.hpp>
 
@@ -116,7 +117,9 @@ nlohmann::json run_one(const Args &a, const std::string &name,
   mo.batch = 1;
   mo.size = a.size;
   const Model m = build_model(name, mo);
-  opt::CostModel cost(backend, cache, a.cost_measure);
+  runtime::MeasureOptions cost_measure = a.cost_measure;
+  cost_measure.cold_weights = runtime::weights_outgrow_cache(backend, m.graph);
+  opt::CostModel cost(backend, cache, cost_measure);
   opt::SelectOptions select;
   select.candidates = a.measure_top;
   select.rounds = a.measure.runs;
@@ -174,6 +177,7 @@ nlohmann::json run_one(const Args &a, const std::string &name,
   // a search that measures is not timed on its own.
   j["cost_measured_configs"] = cost.measured();
   j["cost_unsteady_configs"] = cache.unsteady();
+  j["cost_cold_weights"] = cost_measure.cold_weights;
   j["cost_ms_original"] = r.search.initial_cost;
   j["cost_ms_optimized"] = r.final_cost;
   j["search_seconds"] = r.search.seconds;

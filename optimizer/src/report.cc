@@ -66,6 +66,7 @@ std::string report_json(const ReportInput &in) {
                  {"seconds", r.search.seconds},
                  {"measured_configs", in.measured_configs},
                  {"unsteady_configs", in.unsteady_configs},
+                 {"cold_weights", in.cold_weights},
                  {"memory_budget_bytes", in.options.memory_budget},
                  {"peak_bytes", r.search.peak_bytes},
                  {"graphs_rebuilt", r.search.rebuilt},

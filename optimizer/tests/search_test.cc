@@ -309,6 +309,12 @@ TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
   const auto ts = make_transformations(RulePack{});
   ReportInput in{"kept", "none", "cpu", o, &m, &r, &ts, 0, std::nullopt};
   EXPECT_EQ(nlohmann::json::parse(report_json(in))["not_timed"], r.not_timed);
+  // The report says how operators were measured.
+  EXPECT_EQ(nlohmann::json::parse(report_json(in))["search"]["cold_weights"],
+            false);
+  in.cold_weights = true;
+  EXPECT_EQ(nlohmann::json::parse(report_json(in))["search"]["cold_weights"],
+            true);
 }
 
 TEST(Select, TheFastestMeasuredCandidateWins) {

@@ -177,7 +177,7 @@ CostCache::CostCache(std::string path) : path_(std::move(path)) {
 }
 
 std::string CostCache::key(std::string_view backend, std::string_view device,
-                           const OpConfig &c) {
+                           const OpConfig &c, bool cold_weights) {
   // Tabs and newlines separate fields and records; no field may hold one.
   auto field = [](std::string_view text) {
     std::string f(text);
@@ -186,7 +186,8 @@ std::string CostCache::key(std::string_view backend, std::string_view device,
         ch = ' ';
     return f;
   };
-  return field(backend) + "\t" + field(device) + "\t" + field(c.key());
+  return field(backend) + "\t" + field(device) + "\t" + field(c.key()) +
+         (cold_weights ? " cold-weights" : "");
 }
 
 std::optional<double> CostCache::find(const std::string &key) const {
@@ -272,7 +273,8 @@ const OpConfig &canary_config() {
 
 double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
                       const MeasureOptions &opts, bool *measured) {
-  const std::string key = CostCache::key(b.name(), b.device_name(), c);
+  const std::string key =
+      CostCache::key(b.name(), b.device_name(), c, opts.cold_weights);
   if (auto ms = cache.find(key)) {
     if (measured)
       *measured = false;

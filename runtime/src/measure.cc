@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 namespace quarry::runtime {
 
@@ -56,30 +57,50 @@ Timing summarize(std::vector<double> samples) {
 }
 
 OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
-  if (opts.runs < 1 || opts.warmup < 0)
-    throw Error("measure: need at least one run and no negative warm-up");
+  if (opts.runs < 1 || opts.warmup < 0 || opts.cold_placements < 1)
+    throw Error("measure: need at least one run and placement and no "
+                "negative warm-up");
   const Graph g = single_op_graph(c);
   const Bindings<float> values = random_run_bindings(g, opts.seed);
-  auto e = b.prepare_operator(g, values);
-  e->set_inputs(values);
+  // Read from memory, a kernel's time depends on where its weights landed
+  // (a 1 MB matrix-vector product takes 23 to 43 us from one preparation
+  // to the next, each steady): a cold measurement pools the runs of
+  // several preparations. Warm, one preparation serves every attempt.
+  const int placements = opts.cold_weights ? opts.cold_placements : 1;
+  std::unique_ptr<Executable> e;
+  auto prepare = [&] {
+    e = b.prepare_operator(g, values);
+    e->set_inputs(values);
+    for (int i = 0; i < opts.warmup; ++i)
+      e->execute();
+  };
   OpCost best;
   double best_median = 0;
   for (int attempt = 0; attempt < std::max(opts.attempts, 1); ++attempt) {
     // Each run's steps timed alone; the kernel's time per run summarized.
     std::vector<double> kernel;
     OpCost cost;
-    for (int run = 0; run < opts.runs; ++run) {
-      double k = 0, r = 0;
-      for (const StepInfo &s :
-           e->profile(run == 0 && attempt == 0 ? opts.warmup : 0, 1)) {
-        (s.reorder ? r : k) += s.ms;
-        if (!s.reorder) {
-          cost.layout = s.layout;
-          cost.impl = s.impl;
+    for (int placement = 0; placement < placements; ++placement) {
+      if (!e || placements > 1)
+        prepare();
+      for (int run = 0; run < opts.runs; ++run) {
+        if (opts.cold_weights) {
+          // Weights from memory; computed operands warm, as the operator
+          // before this one would leave them (setting them touches them).
+          b.evict_caches();
+          e->set_inputs(values);
         }
+        double k = 0, r = 0;
+        for (const StepInfo &s : e->profile(0, 1)) {
+          (s.reorder ? r : k) += s.ms;
+          if (!s.reorder) {
+            cost.layout = s.layout;
+            cost.impl = s.impl;
+          }
+        }
+        kernel.push_back(k);
+        cost.reorder_ms += r / (opts.runs * placements);
       }
-      kernel.push_back(k);
-      cost.reorder_ms += r / opts.runs;
     }
     const Timing t = summarize(kernel);
     cost.ms = t.ms;
@@ -96,6 +117,17 @@ OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
     }
   }
   return best;
+}
+
+bool weights_outgrow_cache(const Backend &b, const Graph &g) {
+  const size_t cache = b.cache_bytes();
+  if (cache == 0)
+    return false;
+  size_t bytes = 0;
+  for (const Node &n : g.nodes())
+    if (n.kind == OpKind::Weight && !n.types.empty())
+      bytes += sizeof(float) * static_cast<size_t>(n.types[0].shape.numel());
+  return bytes > cache;
 }
 
 double measure(Backend &b, const OpConfig &c, const MeasureOptions &opts) {

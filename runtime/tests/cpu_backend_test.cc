@@ -1,7 +1,11 @@
 //===- cpu_backend_test.cc - oneDNN results equal the reference's ---------===//
 #include "cases.h"
 #include "quarry/runtime/cpu_backend.h"
+#include "quarry/runtime/measure.h"
+#include "quarry/runtime/op_config.h"
 #include "quarry/runtime/reference_backend.h"
+
+#include <cmath>
 
 namespace quarry::runtime::testing {
 namespace {
@@ -83,6 +87,24 @@ TEST(RunInputs, TheInputsAloneWithTheValuesOfAllBindings) {
 TEST(CpuBackend, DeviceNameNamesTheThreads) {
   EXPECT_NE(make_cpu_backend()->device_name().find("threads"),
             std::string::npos);
+}
+
+TEST(CpuBackend, ACostMeasuredColdIsTheKernelsWithTheCachesEmptied) {
+  auto cpu = make_cpu_backend();
+  // The size comes from sysfs; a machine without it models no cache and
+  // never measures cold.
+  if (cpu->cache_bytes() == 0)
+    GTEST_SKIP() << "no last-level cache size in "
+                    "/sys/devices/system/cpu/cpu0/cache";
+  EXPECT_GE(cpu->cache_bytes(), size_t{1} << 20);
+  const Graph g = parse_graph("input x: [1,64]\nweight w: [64,4096]\n"
+                              "y = matmul(x, w)\noutput y\n");
+  MeasureOptions cold{1, 3, 1, 1, false};
+  cold.cold_weights = true;
+  const OpCost cost = measure_op(*cpu, op_config(g, g.outputs()[0].node), cold);
+  EXPECT_EQ(cost.impl, "gemv");
+  EXPECT_GT(cost.ms, 0);
+  EXPECT_TRUE(std::isfinite(cost.ms));
 }
 
 } // namespace

@@ -12,26 +12,34 @@ namespace quarry::runtime {
 namespace {
 
 /// A backend whose one-step graphs take the times a script gives, run by
-/// run: what a machine busy for a while does to measurements.
+/// run: what a machine busy for a while does to measurements. It logs
+/// what is done to it: p (prepared), s (inputs set), x (executed untimed),
+/// r (a timed run), e (caches emptied).
 class ScriptedBackend : public Backend {
 public:
-  explicit ScriptedBackend(std::deque<double> ms) : ms_(std::move(ms)) {}
+  explicit ScriptedBackend(std::deque<double> ms, size_t cache_bytes = 0)
+      : ms_(std::move(ms)), cache_bytes_(cache_bytes) {}
   std::string_view name() const override { return "scripted"; }
   std::string device_name() const override { return "script"; }
   std::unique_ptr<Executable> prepare(const Graph &,
                                       const Bindings<float> &) override {
-    return std::make_unique<Exe>(ms_);
+    log_ += 'p';
+    return std::make_unique<Exe>(ms_, log_);
   }
+  size_t cache_bytes() const override { return cache_bytes_; }
+  void evict_caches() override { log_ += 'e'; }
   size_t left() const { return ms_.size(); }
+  const std::string &log() const { return log_; }
 
 private:
   class Exe : public Executable {
   public:
-    explicit Exe(std::deque<double> &ms) : ms_(ms) {}
-    void set_inputs(const Bindings<float> &) override {}
-    void execute() override {}
+    Exe(std::deque<double> &ms, std::string &log) : ms_(ms), log_(log) {}
+    void set_inputs(const Bindings<float> &) override { log_ += 's'; }
+    void execute() override { log_ += 'x'; }
     std::vector<Tensor<float>> outputs() override { return {}; }
     std::vector<StepInfo> profile(int, int) override {
+      log_ += 'r';
       StepInfo s{"kernel", "scripted", "plain", false, {0}, ms_.front()};
       ms_.pop_front();
       return {s};
@@ -39,8 +47,11 @@ private:
 
   private:
     std::deque<double> &ms_;
+    std::string &log_;
   };
   std::deque<double> ms_;
+  size_t cache_bytes_;
+  std::string log_;
 };
 
 const OpConfig kRelu{
@@ -159,6 +170,76 @@ TEST(Measure, AMachineBusyThroughoutIsNeverCached) {
   EXPECT_EQ(cache.unsteady(), 1);
   // Nothing was written for it: a later reader finds no record.
   EXPECT_FALSE(CostCache(dir.file("costs.tsv")).find(relu_key()).has_value());
+}
+
+/// Measured as inside a network whose weights outgrow the caches: warm-up
+/// 1, runs 2, over 2 placements; no canary.
+MeasureOptions cold(int placements = 2) {
+  MeasureOptions o{1, 2, 1, 1, false};
+  o.cold_weights = true;
+  o.cold_placements = placements;
+  return o;
+}
+
+TEST(Measure, ColdEveryTimedRunStartsWithTheCachesEmptiedAndInputsSet) {
+  // Each placement is a preparation of its own, warmed up; before each
+  // timed run the caches are emptied and the inputs set again, so that
+  // the weights come from memory and the computed operands from cache.
+  ScriptedBackend b({1.0, 1.0, 1.0, 1.0});
+  measure_op(b, kRelu, cold());
+  EXPECT_EQ(b.log(), "psx"
+                     "esr"
+                     "esr"
+                     "psx"
+                     "esr"
+                     "esr");
+  // Warm: one preparation, nothing emptied.
+  ScriptedBackend warm({1.0, 1.0});
+  measure_op(warm, kRelu, {1, 2, 1, 1, false});
+  EXPECT_EQ(warm.log(), "psx"
+                        "r"
+                        "r");
+}
+
+TEST(Measure, APlacementThatLandsBadlyDoesNotSetTheColdCost) {
+  // Where the weights land changes a memory-bound kernel's time; the runs
+  // of three placements are pooled, and the odd one is an outlier.
+  ScriptedBackend b({1.0, 1.0, 1.6, 1.6, 1.0, 1.0});
+  const OpCost cost = measure_op(b, kRelu, cold(3));
+  EXPECT_EQ(b.left(), 0u);
+  EXPECT_NEAR(cost.ms, 1.0, 1e-9);
+  EXPECT_TRUE(cost.steady);
+}
+
+TEST(Measure, ColdAndWarmCostsAreCachedApart) {
+  ScriptedBackend b({2.0, 2.0, 2.0, 2.0, 1.0, 1.0});
+  quarry::testing::ScratchDir dir;
+  CostCache cache(dir.file("costs.tsv"));
+  EXPECT_NEAR(cached_measure(cache, b, kRelu, cold()), 2.0, 1e-9);
+  EXPECT_FALSE(cache.find(relu_key()).has_value());
+  MeasureOptions warm{0, 2, 1, 1, false};
+  EXPECT_NEAR(cached_measure(cache, b, kRelu, warm), 1.0, 1e-9);
+  const CostCache again(dir.file("costs.tsv"));
+  EXPECT_NEAR(*again.find(CostCache::key("scripted", "script", kRelu, true)),
+              2.0, 1e-9);
+  EXPECT_NEAR(*again.find(relu_key()), 1.0, 1e-9);
+  EXPECT_TRUE(CostCache::key("scripted", "script", kRelu, true)
+                  .ends_with(kRelu.key() + " cold-weights"));
+}
+
+TEST(Measure, WeightsOutgrowTheCacheWhenTheirBytesExceedIt) {
+  auto graph = [](int columns) {
+    return parse_graph("input x: [1,10]\nweight w: [10," +
+                       std::to_string(columns) + "]\nweight b: [1," +
+                       std::to_string(columns) +
+                       "]\ny = ewadd(matmul(x, w), b)\noutput y\n");
+  };
+  // 10 x 25 + 25 floats: 1100 bytes; the input's 40 do not count.
+  const ScriptedBackend kib({}, 1024);
+  EXPECT_TRUE(weights_outgrow_cache(kib, graph(25)));
+  EXPECT_FALSE(weights_outgrow_cache(kib, graph(23))); // 1012 bytes
+  // A backend that models no cache never measures cold.
+  EXPECT_FALSE(weights_outgrow_cache(ScriptedBackend({}), graph(1000)));
 }
 
 } // namespace

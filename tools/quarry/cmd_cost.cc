@@ -24,12 +24,17 @@ double operator_costs(const CostOptions &o, const Graph &g,
   runtime::CostCache cache(cost_cache_path(o.cache));
   for (const std::string &w : cache.warnings())
     std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
+  runtime::MeasureOptions measure = o.measure;
+  measure.cold_weights = runtime::weights_outgrow_cache(backend, g);
   const std::vector<bool> live = g.live_nodes();
   const std::vector<bool> folded = runtime::static_nodes(g);
   double total = 0;
   int measured_ops = 0, folded_ops = 0;
   std::printf("operators, each alone (kernel only, operands in the network's "
-              "layout):\n");
+              "layout%s):\n",
+              measure.cold_weights
+                  ? ", weights read from memory: they outgrow the cache"
+                  : "");
   std::printf("%-16s %10s  %-8s  %s\n", "node", "ms", "source", "operator");
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
     const Node &n = g.node(id);
@@ -43,7 +48,7 @@ double operator_costs(const CostOptions &o, const Graph &g,
     bool measured = false;
     double ms = 0;
     try {
-      ms = runtime::cached_measure(cache, backend, c, o.measure, &measured);
+      ms = runtime::cached_measure(cache, backend, c, measure, &measured);
     } catch (const Error &e) {
       throw Error(run_subject(o) + ": " + runtime::describe_node(g, id) + ": " +
                   e.what());

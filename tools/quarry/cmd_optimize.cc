@@ -12,6 +12,7 @@
 #include "quarry/optimizer/rule_policy.h"
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/runtime/backends.h"
+#include "quarry/runtime/measure.h"
 
 #include <cstdio>
 #include <memory>
@@ -69,7 +70,10 @@ void optimize(OptimizeOptions &o) {
   runtime::CostCache cache(cost_cache_path(o.cache));
   for (const std::string &w : cache.warnings())
     std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
-  opt::CostModel cost(*backend, cache, o.measure);
+  runtime::MeasureOptions measure = o.measure;
+  measure.cold_weights =
+      runtime::weights_outgrow_cache(*backend, original.graph);
+  opt::CostModel cost(*backend, cache, measure);
   const auto ts = opt::make_transformations(
       pack, {.fusions = !o.no_fusions, .reversed = !o.forward_only});
 
@@ -97,6 +101,7 @@ void optimize(OptimizeOptions &o) {
                       &original,      &r,      &ts,       cost.measured(),
                       std::nullopt};
   in.unsteady_configs = cache.unsteady();
+  in.cold_weights = measure.cold_weights;
   if (cache.unsteady() > 0)
     std::fprintf(stderr,
                  "quarry: warning: %d operator measurements found the "

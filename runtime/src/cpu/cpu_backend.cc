@@ -1,6 +1,7 @@
 //===- cpu_backend.cc - Plan, build the program, run it -------------------===//
 #include "quarry/runtime/cpu_backend.h"
 
+#include "caches.h"
 #include "program.h"
 #include "quarry/runtime/plan.h"
 
@@ -164,6 +165,8 @@ public:
     return absorbed_nodes(g, policy_);
   }
   const FusionPolicy *fusion_policy() const override { return &policy_; }
+  size_t cache_bytes() const override { return last_level_cache_bytes(); }
+  void evict_caches() override { cpu::evict_caches(cache_bytes()); }
 
 private:
   FusionPolicy policy_;

@@ -49,6 +49,9 @@ struct ReportInput {
   std::optional<CheckResult> check;
   /// Measurements the machine disturbed on every attempt (not cached).
   int unsteady_configs = 0;
+  /// Whether operators were measured with their weights read from memory
+  /// (runtime::MeasureOptions::cold_weights).
+  bool cold_weights = false;
 };
 
 /// The report, pretty-printed, ending in a newline.

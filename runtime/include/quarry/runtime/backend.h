@@ -99,6 +99,15 @@ public:
   /// The rule fused_away() follows, for asking it of a graph not built
   /// (fusion_policy.h); nullptr: the backend fuses nothing.
   virtual const FusionPolicy *fusion_policy() const { return nullptr; }
+
+  /// Bytes of the device's last-level cache: a network whose weights
+  /// exceed it reads every weight from memory on every run. 0: the backend
+  /// models no cache.
+  virtual size_t cache_bytes() const { return 0; }
+  /// Pushes what the device's caches hold out to memory, so that the
+  /// kernel run next reads its operands from memory, as it does inside a
+  /// network whose weights exceed cache_bytes(). Default: nothing.
+  virtual void evict_caches() {}
 };
 
 /// set_inputs, execute, outputs.

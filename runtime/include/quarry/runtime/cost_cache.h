@@ -30,9 +30,11 @@ public:
   /// Reads `path` (creating it and its folder if absent).
   explicit CostCache(std::string path);
 
-  /// The key of one configuration on one backend and device.
+  /// The key of one configuration on one backend and device; measured
+  /// with its weights in memory (MeasureOptions::cold_weights), the
+  /// configuration's text ends in " cold-weights".
   static std::string key(std::string_view backend, std::string_view device,
-                         const OpConfig &c);
+                         const OpConfig &c, bool cold_weights = false);
 
   std::optional<double> find(const std::string &key) const;
   /// Records the cost in memory and appends it to the file.

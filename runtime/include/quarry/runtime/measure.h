@@ -5,7 +5,8 @@
 // TASO measures). Medians resist the odd slow run on a shared machine. An
 // operator's cost is its kernel's alone, with its operands in the layout
 // they have inside a network (Backend::prepare_operator), without the
-// reorders a one-operator graph needs at its borders.
+// reorders a one-operator graph needs at its borders, and with its weights
+// in cache or in memory as inside the network it is costed for.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,7 +26,22 @@ struct MeasureOptions {
   /// (cost_cache.h). Off, the runs' own spread alone tells a busy machine:
   /// for tests of the cache itself on a machine other tests keep busy.
   bool canary = true;
+  /// Whether each timed run of an operator starts with the device's caches
+  /// emptied (Backend::evict_caches): it then reads its weights from
+  /// memory, as inside a network whose weights outgrow the caches
+  /// (weights_outgrow_cache). Its computed operands still arrive warm
+  /// where a reorder lays them out just before it, as they do from the
+  /// operator before it in a network. Costs so measured are cached apart.
+  bool cold_weights = false;
+  /// Cold, the runs of each attempt are spread over this many
+  /// preparations, each with its own weights: where they land in memory
+  /// changes a kernel's time.
+  int cold_placements = 3;
 };
+
+/// Whether the weights of `g` together exceed `b`'s last-level cache, so
+/// that each of its kernels reads its weights from memory on every run.
+bool weights_outgrow_cache(const Backend &b, const Graph &g);
 
 /// Repeated timings of one thing, summarized robustly.
 struct Timing {
@@ -64,7 +80,9 @@ struct OpCost {
 
 /// Prepares single_op_graph(c) on `b` with random values and times each of
 /// its steps, run by run; the kernel's runs are summarized (Timing) and, if
-/// not steady, timed again, up to opts.attempts times.
+/// not steady, timed again, up to opts.attempts times. With
+/// opts.cold_weights each run starts with the caches emptied, and each
+/// attempt's runs come from opts.cold_placements preparations.
 OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts);
 
 /// measure_op(...).ms: what the cost cache keeps for a configuration.
