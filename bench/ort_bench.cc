@@ -15,7 +15,11 @@
 // are as warm as run after run; a pair runs more rounds than --runs where
 // that is needed for --min-seconds, 2 by default, of timed runs per file), and
 // each pair's outputs compared as --compare does (all_equal: every pair within
-// --tolerance). Two sessions are loaded at a time.
+// --tolerance). Each file of a pair is loaded into --sessions sessions, 4 by
+// default, and the rounds take them in turn, the pair's order swapped every
+// other round: where a session's weights land in memory changes its time
+// (one session per file timed byte-identical files 0.99-1.06 apart), and
+// the later of the two in a round finds the caches as the other left them.
 //
 // --profile PREFIX has ONNX Runtime write its trace of every session
 // (PREFIX_DATE.json: each node's run time), to see where the time goes.
@@ -37,7 +41,7 @@
 // input K; outputs of every numeric type are compared, pairing by position.
 //
 //   build/bin/ort_bench FILE.onnx... [--pairs] [--runs N] [--warmup N]
-//       [--threads N] [--min-seconds S] [--profile PREFIX]
+//       [--threads N] [--min-seconds S] [--sessions N] [--profile PREFIX]
 //   build/bin/ort_bench --compare A.onnx B.onnx [--input-shape NAME=DxD]...
 //       [--input-value NAME=NUMBER]... [--inputs DIR] [--tolerance T]
 //
@@ -55,6 +59,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -67,6 +72,7 @@ struct Args {
   std::vector<std::string> files;
   int runs = 20, warmup = 3, threads = 1;
   double min_seconds = 2; ///< --pairs: of timed runs per file, at least
+  int sessions = 4;       ///< --pairs: sessions per file, taken in turn
   bool compare = false, pairs = false;
   double tolerance = 1e-4;
   std::map<std::string, std::vector<int64_t>> shapes; ///< --input-shape
@@ -227,11 +233,13 @@ Args parse(int argc, char **argv) {
       if (eq == std::string::npos)
         throw std::runtime_error("--input-value expects NAME=NUMBER, got " + v);
       a.values[v.substr(0, eq)] = std::stod(v.substr(eq + 1));
-    } else if ((k == "--runs" || k == "--warmup" || k == "--threads") &&
+    } else if ((k == "--runs" || k == "--warmup" || k == "--threads" ||
+                k == "--sessions") &&
                i + 1 < argc)
-      (k == "--runs"     ? a.runs
-       : k == "--warmup" ? a.warmup
-                         : a.threads) = std::stoi(argv[++i]);
+      (k == "--runs"      ? a.runs
+       : k == "--warmup"  ? a.warmup
+       : k == "--threads" ? a.threads
+                          : a.sessions) = std::stoi(argv[++i]);
     else
       a.files.push_back(k);
   }
@@ -388,14 +396,23 @@ struct PairTimes {
   int rounds;
 };
 
-/// The medians of two files timed in alternating rounds.
+/// The medians of two files timed in alternating rounds, over
+/// --sessions sessions of each.
 PairTimes alternating_medians(Ort::Env &env, const std::string &x,
                               const std::string &y, const Args &a) {
-  Bound first(env, x, a), second(env, y, a);
-  for (int i = 0; i < a.warmup; ++i) {
-    first.run();
-    second.run();
+  if (a.sessions < 1)
+    throw std::runtime_error("--sessions must be at least 1");
+  // Loaded in turn, x's and y's sessions take memory alike.
+  std::vector<std::unique_ptr<Bound>> xs, ys;
+  for (int s = 0; s < a.sessions; ++s) {
+    xs.push_back(std::make_unique<Bound>(env, x, a));
+    ys.push_back(std::make_unique<Bound>(env, y, a));
   }
+  for (int s = 0; s < a.sessions; ++s)
+    for (int i = 0; i < a.warmup; ++i) {
+      xs[s]->run();
+      ys[s]->run();
+    }
   // A file that runs in under 20 ms runs once untimed before each timed
   // run: run after run, what it reads stays in the caches, and timed right
   // after the other file it would pay for refilling them (NasRNN: 4.4 ms
@@ -412,12 +429,21 @@ PairTimes alternating_medians(Ort::Env &env, const std::string &x,
   // runs).
   int rounds = a.runs;
   for (int i = 0; i < rounds; ++i) {
-    timed(first, ms_x);
-    timed(second, ms_y);
+    Bound &bx = *xs[i % a.sessions], &by = *ys[i % a.sessions];
+    if (i % 2 == 0) {
+      timed(bx, ms_x);
+      timed(by, ms_y);
+    } else {
+      timed(by, ms_y);
+      timed(bx, ms_x);
+    }
     if (i == 0) {
       const double shorter = std::max(std::min(ms_x[0], ms_y[0]), 1e-3);
       rounds = std::max(a.runs, static_cast<int>(std::min(
                                     1e6, a.min_seconds * 1e3 / shorter)));
+      // Every session in either order alike often.
+      const int cycle = 2 * a.sessions;
+      rounds = (rounds + cycle - 1) / cycle * cycle;
     }
   }
   return {median(ms_x), median(ms_y), rounds};
@@ -508,6 +534,8 @@ int main(int argc, char **argv) {
     out["onnxruntime"] = Ort::GetVersionString();
     out["threads"] = a.threads;
     out["runs"] = a.runs;
+    if (a.pairs)
+      out["sessions"] = a.sessions;
     if (a.pairs) {
       if (a.files.size() % 2 != 0)
         throw std::runtime_error("--pairs takes an even number of files");
