@@ -11,10 +11,10 @@
 //     feed-forward block, whole;
 //   - group_sweep: TASO's Figure 9, a 3x3 convolution of 1x512x28x28 to 512
 //     channels as 1, 2, 4, 8, 16 and 32 groups;
-//   - gemv_sweep: 64 MiB of weights, more than a CPU's last-level cache, as
-//     products of one 512-element row with [512, n] matrices, n from 512 to
-//     4096 (what merging NasRNN's products makes of them), whole, with the
-//     weights' bytes per second.
+//   - gemv_sweep: about 64 MiB of weights, more than a CPU's last-level
+//     cache, as products of one 512-element row with [512, n] matrices, n
+//     from 512 to 4096 (what merging NasRNN's products makes of them),
+//     whole, with the weights' bytes per second.
 // Every figure is the median of --runs timed runs after --warmup.
 //
 //   build/bin/runtime_bench [--runs N] [--warmup N] [--no-reference]
@@ -233,9 +233,11 @@ std::string group_conv(int groups) {
          std::to_string(512 / groups) + ",3,3]\ny = conv2d(x, w)\noutput y";
 }
 
-/// 64 MiB of weights as 512 x `n` matrices, each times the same row.
+/// About 64 MiB of weights as 512 x `n` matrices, each times the same
+/// row.
+int gemv_count(int n) { return (64 << 20) / (512 * n * 4); }
 std::string gemv_graph(int n) {
-  const int count = (64 << 20) / (512 * n * 4);
+  const int count = gemv_count(n);
   std::string text = "input x: [1,512]\n";
   for (int i = 0; i < count; ++i)
     text += "weight w" + std::to_string(i) + ": [512," + std::to_string(n) +
@@ -289,13 +291,14 @@ int main(int argc, char **argv) {
         row[std::string(b->name()) + "_ms"] = graph_ms(*b, g, opts);
       out["graphs"].push_back(row);
     }
-    for (int n : {512, 1024, 2048, 4096}) {
+    for (int n : {512, 1024, 1536, 2048, 4096}) {
       const Graph g = parse_graph(gemv_graph(n), "gemv_sweep");
-      nlohmann::json row{{"columns", n}, {"weight_bytes", 64 << 20}};
+      const double bytes = 512.0 * n * 4 * gemv_count(n);
+      nlohmann::json row{{"columns", n}, {"weight_bytes", bytes}};
       for (auto &b : backends) {
         const double ms = graph_ms(*b, g, opts);
         row[std::string(b->name()) + "_ms"] = ms;
-        row[std::string(b->name()) + "_gb_per_s"] = (64 << 20) / ms / 1e6;
+        row[std::string(b->name()) + "_gb_per_s"] = bytes / ms / 1e6;
       }
       out["gemv_sweep"].push_back(row);
     }

@@ -46,9 +46,10 @@ QUARRY_CPU_CLONES void gemv_rows(const float *x, const float *w, float *y,
 
 /// gemv_rows for a wide y (16 KiB at n = 4096), which does not stay in L1
 /// beside the stream of weights: one pass over it per row made a product
-/// with 4096 columns 1.8 times slower per weight than one with 512. Four
-/// rows per pass read and write it a quarter as often. Up to 1024 columns
-/// they measured no faster than one (bench/runtime_bench, gemv_sweep).
+/// with 4096 columns 1.8 times slower per weight than one with 512, and
+/// one with 1536 already 1.4 times. Four rows per pass read and write it a
+/// quarter as often. Up to 1024 columns they measured no faster than one
+/// (bench/runtime_bench, gemv_sweep).
 QUARRY_CPU_CLONES void gemv_rows_by_four(const float *x, const float *w,
                                          float *y, int64_t k0, int64_t k1,
                                          int64_t n) {
@@ -74,7 +75,7 @@ QUARRY_CPU_CLONES void gemv_rows_by_four(const float *x, const float *w,
 /// From this many columns on, a product takes four rows per pass. Both
 /// are called directly: chosen through a function pointer, the narrow one
 /// ran 1.4 times slower.
-constexpr int64_t kWideRow = 2048;
+constexpr int64_t kWideRow = 1536;
 
 /// One post-op with its operand's position among the step's operands.
 struct BoundPostOp {
