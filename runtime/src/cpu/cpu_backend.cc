@@ -53,6 +53,11 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
   return layout;
 }
 
+/// Raised whenever a kernel of quarry's own (gemv.h, the loops) changes
+/// speed, so that a cost cache measured with the old one is measured anew:
+/// 2 since products with 1536 columns and more stream four rows a pass.
+constexpr int kKernelRevision = 2;
+
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
   std::optional<dnnl::memory::format_tag> conv;
@@ -145,10 +150,12 @@ public:
     activations_ = conv_layout_ ? *conv_layout_ : preferred_activation_layout();
   }
   std::string_view name() const override { return "cpu"; }
-  /// Includes the layout operators are measured in (prepare_operator), so
-  /// that costs measured in another are not taken for these.
+  /// Includes the revision of quarry's own kernels and the layout
+  /// operators are measured in (prepare_operator), so that costs measured
+  /// with other kernels or in another layout are not taken for these.
   std::string device_name() const override {
-    return cpu_name() + ", activations " +
+    return cpu_name() + ", kernels r" + std::to_string(kKernelRevision) +
+           ", activations " +
            layout_name(activations_.value_or(dnnl::memory::format_tag::nchw));
   }
   std::unique_ptr<Executable> prepare(const Graph &g,
