@@ -1,9 +1,8 @@
 //===- caches.cc - The CPU's last-level cache, and emptying it ------------===//
 #include "caches.h"
 
-#include <omp.h>
-
 #include <cstdint>
+#include <exception>
 #include <fstream>
 #include <mutex>
 #include <string>
