@@ -280,10 +280,8 @@ double cached_measure(CostCache &cache, Backend &b, const OpConfig &c,
       *measured = false;
     return *ms;
   }
-  // The canary before and after: a spell that slows every run alike (on
-  // a 2-core machine, one core taken for seconds makes a 2-thread kernel
-  // take twice as long, run after run) shows in no spread of the runs.
-  // Each attempt is one measure_op attempt between two canaries.
+  // Each attempt is one measure_op attempt between two canaries (why:
+  // cost_cache.h).
   MeasureOptions once = opts;
   once.attempts = 1;
   OpCost best;

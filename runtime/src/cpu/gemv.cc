@@ -72,10 +72,18 @@ QUARRY_CPU_CLONES void gemv_rows_by_four(const float *x, const float *w,
   }
 }
 
-/// From this many columns on, a product takes four rows per pass. Both
-/// are called directly: chosen through a function pointer, the narrow one
-/// ran 1.4 times slower.
+/// From this many columns on, a product takes four rows per pass.
 constexpr int64_t kWideRow = 1536;
+
+/// gemv_rows or gemv_rows_by_four, by the width. Both are called directly:
+/// chosen through a function pointer, the narrow one ran 1.4 times slower.
+void accumulate_rows(const float *x, const float *w, float *y, int64_t k0,
+                     int64_t k1, int64_t n) {
+  if (n >= kWideRow)
+    gemv_rows_by_four(x, w, y, k0, k1, n);
+  else
+    gemv_rows(x, w, y, k0, k1, n);
+}
 
 /// One post-op with its operand's position among the step's operands.
 struct BoundPostOp {
@@ -143,10 +151,7 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
       const int threads =
           k * n < kParallelWeights ? 1 : std::max(1, omp_get_max_threads());
       if (threads == 1) {
-        if (n >= kWideRow)
-          gemv_rows_by_four(in[0], in[1], y, 0, k, n);
-        else
-          gemv_rows(in[0], in[1], y, 0, k, n);
+        accumulate_rows(in[0], in[1], y, 0, k, n);
         apply_epilogue(bound, in, y, 0, n);
         return;
       }
@@ -155,12 +160,8 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
 #pragma omp parallel num_threads(threads)
       {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (n >= kWideRow)
-          gemv_rows_by_four(in[0], in[1], parts + t * n, k * t / nt,
-                            k * (t + 1) / nt, n);
-        else
-          gemv_rows(in[0], in[1], parts + t * n, k * t / nt, k * (t + 1) / nt,
-                    n);
+        accumulate_rows(in[0], in[1], parts + t * n, k * t / nt,
+                        k * (t + 1) / nt, n);
 #pragma omp barrier
         // Slabs of whole 64-byte lines, one per thread.
         const int64_t lines = (n + 15) / 16;
