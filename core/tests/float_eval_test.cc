@@ -44,6 +44,59 @@ TEST(FloatEval, Conv2DValidGroupedAndRelu) {
       {1, 2, 1, 1}, {5, 0}); // 1+4, relu(-4)
 }
 
+// A dilated kernel reads taps d apart: the same sums as an undilated
+// convolution over the kernel with d - 1 zeros between its taps, at the
+// same padding (the window's extent is equal), strides, groups and act.
+TEST(FloatEval, Conv2DDilatedEqualsTheKernelSpreadWithZeros) {
+  struct Case {
+    std::string attrs;
+    Shape x, w;
+    int64_t dh, dw;
+  };
+  const Case cases[] = {
+      {"", {1, 2, 9, 9}, {3, 2, 3, 3}, 2, 2},
+      {"s=2,1 ", {2, 2, 10, 11}, {4, 1, 3, 2}, 3, 2},
+      {"pad=valid act=relu ", {1, 4, 12, 9}, {6, 2, 2, 3}, 4, 1},
+      {"s=3,3 pad=valid ", {1, 1, 13, 13}, {2, 1, 3, 3}, 5, 5},
+  };
+  for (const Case &c : cases) {
+    T x(c.x, 0.0f), w(c.w, 0.0f);
+    for (int64_t i = 0; i < x.shape.numel(); ++i)
+      x[i] = static_cast<float>((i * 37) % 11) - 5.0f;
+    for (int64_t i = 0; i < w.shape.numel(); ++i)
+      w[i] = static_cast<float>((i * 13) % 7) - 3.0f;
+    const Shape &k = c.w;
+    T spread(Shape{k[0], k[1], (k[2] - 1) * c.dh + 1, (k[3] - 1) * c.dw + 1},
+             0.0f);
+    for (int64_t oc = 0; oc < k[0] * k[1]; ++oc)
+      for (int64_t i = 0; i < k[2]; ++i)
+        for (int64_t j = 0; j < k[3]; ++j)
+          spread[(oc * spread.shape[2] + i * c.dh) * spread.shape[3] +
+                 j * c.dw] = w[(oc * k[2] + i) * k[3] + j];
+    const std::string d =
+        "d=" + std::to_string(c.dh) + "," + std::to_string(c.dw);
+    const T dilated = run("input x\nweight w\ny = conv2d[" + c.attrs + d +
+                              "](x, w)\noutput y",
+                          {{"x", x}, {"w", w}});
+    const std::string plain =
+        c.attrs.empty() ? "" : "[" + c.attrs.substr(0, c.attrs.size() - 1) + "]";
+    const T dense =
+        run("input x\nweight w\ny = conv2d" + plain + "(x, w)\noutput y",
+            {{"x", x}, {"w", spread}});
+    SCOPED_TRACE(c.attrs + d);
+    expect_values(dilated, dense.shape, dense.data);
+  }
+}
+
+TEST(FloatEval, Conv2DDilationIsRefusedOutsideOneTo2To31) {
+  for (const char *d : {"0,1", "1,-2", "1,4294967296"})
+    EXPECT_THROW(parse_graph("input x: [1,1,5,5]\nweight w: [1,1,3,3]\n"
+                             "y = conv2d[d=" +
+                             std::string(d) + "](x, w)\noutput y"),
+                 Error)
+        << d;
+}
+
 TEST(FloatEval, Pooling) {
   T x({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   // Average divides by the full window (9), padding included.

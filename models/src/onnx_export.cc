@@ -226,13 +226,17 @@ private:
       node("MatMul", {in(n, 0), in(n, 1)}, {out + "_mm"});
       return activation(n.attrs.i(ops::MatMul::kAct), out + "_mm", out);
     case OpKind::Conv2D: {
+      using Conv = ops::Conv2D;
       const Shape &w = g_.type(n.inputs[1])->shape;
-      const Ints k{w[2], w[3]};
+      const Ints d = Conv::dilation(n.attrs);
+      // The pads follow the window's extent, the taps d apart.
+      const Ints extent{(w[2] - 1) * d[0] + 1, (w[3] - 1) * d[1] + 1};
       auto *c = node("Conv", {in(n, 0), in(n, 1)}, {out + "_conv"});
-      attr(c, "kernel_shape", k);
-      attr(c, "strides", n.attrs.list(ops::Conv2D::kStride));
-      attr(c, "pads",
-           algebra_pads(n, ops::Conv2D::kStride, ops::Conv2D::kPad, x0, k));
+      attr(c, "kernel_shape", Ints{w[2], w[3]});
+      attr(c, "strides", n.attrs.list(Conv::kStride));
+      attr(c, "pads", algebra_pads(n, Conv::kStride, Conv::kPad, x0, extent));
+      if (Conv::dilated(n.attrs))
+        attr(c, "dilations", d);
       attr(c, "group", x0[1] / w[1]);
       return activation(n.attrs.i(ops::Conv2D::kAct), out + "_conv", out);
     }

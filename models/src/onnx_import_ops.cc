@@ -288,56 +288,31 @@ ValueRef add_bias(I &m, ValueRef y) {
   return binary(m, BroadcastFn::Add, y, bias);
 }
 
-/// The kernel of a dilated convolution (input 1, a constant) with zeros
-/// between its taps: a plain convolution over it computes the same sums (an
-/// inserted zero adds 0), with more multiplications.
-ValueRef dilated_kernel(I &m, const Shape &x, const Ints &d) {
-  const Constant *c = m.const_in(1);
-  if (!c || c->shape.rank() != 4)
-    m.fail("dilations other than 1 need a constant 4-D kernel");
-  const Tensor<float> w = c->as_float();
-  const Shape &s = w.shape;
-  // A kernel that reaches past the padded input on every output is not a
-  // convolution ONNX defines; refusing it also bounds the kernel built here.
-  const std::string mode = m.attr_string("auto_pad", "NOTSET");
-  const Ints pads = mode == "NOTSET" ? given_pads(m) : Ints{0, 0, 0, 0};
-  for (int i = 0; i < 2; ++i) {
-    const int64_t in = x[2 + i], padded = mode.rfind("SAME", 0) == 0
-                                              ? 2 * in
-                                              : in + pads[i] + pads[i + 2];
-    if (d[i] < 1)
-      m.fail("dilations must be positive");
-    if (s[2 + i] < 1 || (s[2 + i] - 1) > (padded - 1) / d[i])
-      m.fail("dilation " + std::to_string(d[i]) + " spreads the kernel " +
-             s.str() + " past the padded input " + x.str());
-  }
-  const Shape out{s[0], s[1], (s[2] - 1) * d[0] + 1, (s[3] - 1) * d[1] + 1};
-  Tensor<float> t(out, 0.0f);
-  for (int64_t oc = 0; oc < s[0] * s[1]; ++oc)
-    for (int64_t i = 0; i < s[2]; ++i)
-      for (int64_t j = 0; j < s[3]; ++j)
-        t[(oc * out[2] + i * d[0]) * out[3] + j * d[1]] =
-            w[(oc * s[2] + i) * s[3] + j];
-  return m.constant_weight(m.node().input(1) + "_dilated", std::move(t));
-}
-
 void conv(I &m) {
   ValueRef x = m.in(0);
   require_2d(m, m.shape(x), "convolution", true);
-  const Ints dil = m.attr_ints("dilations").value_or(Ints{1, 1});
-  const bool dilated =
-      std::any_of(dil.begin(), dil.end(), [](int64_t v) { return v != 1; });
-  if (dilated && dil.size() != 2)
-    m.fail("dilations must have 2 values for a 2-D convolution");
-  const ValueRef w = dilated ? dilated_kernel(m, m.shape(x), dil) : m.in(1);
+  const Ints d = m.attr_ints("dilations").value_or(Ints{1, 1});
+  if (d.size() != 2 || !window_values(d, 1))
+    m.fail("dilations must be 2 values from 1 to 2^31 for a 2-D convolution");
+  const ValueRef w = m.in(1);
   const Shape sx = m.shape(x), sw = m.shape(w);
   require_2d_kernel(m, sw);
-  const Ints k{sw[2], sw[3]};
+  if (!window_values({sw[2], sw[3]}, 1))
+    m.fail("the kernel " + sw.str() + " must be from 1 to 2^31 per side");
+  // The window's extent: taps d apart.
+  const Ints k{(sw[2] - 1) * d[0] + 1, (sw[3] - 1) * d[1] + 1};
   const Ints s = window_strides(m);
   if (sw[1] < 1 || m.attr_int("group", 1) * sw[1] != sx[1])
     m.fail("group " + std::to_string(m.attr_int("group", 1)) +
            " does not match input " + sx.str() + " and weight " + sw.str());
   const Ints p = window_pads(m, sx, k, s);
+  for (int i = 0; i < 2; ++i)
+    if (sx[2 + i] + p[i] + p[i + 2] < k[i])
+      m.fail("the kernel " + sw.str() +
+             (d == Ints{1, 1} ? "" : " at dilation " + std::to_string(d[0]) +
+                                         "," + std::to_string(d[1])) +
+             " spans " + std::to_string(k[i]) + " elements, past the padded "
+             "input " + sx.str());
   auto pad = algebra_padding(sx, k, s, p);
   if (!pad) {
     x = m.add(OpKind::Pad,
@@ -346,9 +321,10 @@ void conv(I &m) {
               {x});
     pad = Padding::Valid;
   }
-  const ValueRef y = m.add(
-      OpKind::Conv2D,
-      make_attrs(OpKind::Conv2D, {{"s", s}, {"pad", int64_t(*pad)}}), {x, w});
+  Attrs attrs = make_attrs(OpKind::Conv2D, {{"s", s}, {"pad", int64_t(*pad)}});
+  if (d != Ints{1, 1})
+    attrs.set(ops::Conv2D::kDilation, d);
+  const ValueRef y = m.add(OpKind::Conv2D, std::move(attrs), {x, w});
   m.set_output(0, add_bias(m, y));
 }
 

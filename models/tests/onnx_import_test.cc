@@ -189,6 +189,30 @@ std::vector<Case> cases() {
                },
                "input x\ninput w\ninput b\ny = broadcast[fn=add](conv2d[s=2,2]"
                "(x, w), reshape[shape=4,1,1](b))\noutput y"});
+  c.push_back({"ConvDilatedSame",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {1, 2, 9, 9}).input("w", {4, 2, 3, 3});
+                 m.output("y");
+                 auto &n = m.node("Conv", {"x", "w"}, {"y"});
+                 set_ints(n, "pads", {2, 3, 2, 3});
+                 set_ints(n, "dilations", {2, 3});
+                 return m;
+               },
+               "input x\ninput w\ny = conv2d[d=2,3](x, w)\noutput y"});
+  c.push_back({"ConvDilatedStridedGroupedValid",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {1, 4, 9, 8}).input("w", {6, 2, 2, 3});
+                 m.output("y");
+                 auto &n = m.node("Conv", {"x", "w"}, {"y"});
+                 set_ints(n, "strides", {2, 1});
+                 set_ints(n, "dilations", {3, 2});
+                 set_int(n, "group", 2);
+                 return m;
+               },
+               "input x\ninput w\ny = conv2d[s=2,1 pad=valid d=3,2](x, w)\n"
+               "output y"});
   c.push_back({"ConvAsymmetricPadsGrouped",
                [] {
                  OnnxModel m;
@@ -501,6 +525,17 @@ TEST(OnnxImport, DilatedConvolutionReadsEverySecondPixel) {
   m.floats("w", {1, 1, 2, 2}, {1, 2, 3, 4});
   set_ints(m.node("Conv", {"x", "w"}, {"y"}), "dilations", {2, 2});
   const Model g = import_onnx_bytes(m.bytes(), "d.onnx");
+  // The kernel stays as it was written: the convolution carries the
+  // dilation, no zeros are inserted between the taps.
+  ASSERT_EQ(g.weights.size(), 1u);
+  EXPECT_EQ(g.weights.begin()->second.shape, (Shape{1, 1, 2, 2}));
+  int convs = 0;
+  for (const Node &n : g.graph.nodes())
+    if (n.kind == OpKind::Conv2D) {
+      ++convs;
+      EXPECT_EQ(ops::Conv2D::dilation(n.attrs), (Ints{2, 2}));
+    }
+  EXPECT_EQ(convs, 1);
   Bindings<float> b = g.weights;
   Tensor<float> x(Shape{1, 1, 5, 5}, 0.0f);
   for (int64_t i = 0; i < 25; ++i)
@@ -545,10 +580,20 @@ TEST(OnnxImport, MisshapenConvolutionsAreRefused) {
             "c.onnx: node 'c' (Conv): strides must be 2 values from 1 to 2^31 "
             "for a 2-D window");
   EXPECT_EQ(conv({1, 1, 3, 3}, {1, 1}, {1, 1000000000000}),
-            "c.onnx: node 'c' (Conv): dilation 1000000000000 spreads the "
-            "kernel [1,1,3,3] past the padded input [1,1,5,5]");
+            "c.onnx: node 'c' (Conv): dilations must be 2 values from 1 to "
+            "2^31 for a 2-D convolution");
   EXPECT_EQ(conv({1, 1, 3, 3}, {1, 1}, {-2, 1}),
-            "c.onnx: node 'c' (Conv): dilations must be positive");
+            "c.onnx: node 'c' (Conv): dilations must be 2 values from 1 to "
+            "2^31 for a 2-D convolution");
+  EXPECT_EQ(conv({1, 1, 3, 3}, {1, 1}, {0, 1}),
+            "c.onnx: node 'c' (Conv): dilations must be 2 values from 1 to "
+            "2^31 for a 2-D convolution");
+  EXPECT_EQ(conv({1, 1, 3, 3}, {1, 1}, {1, 3}),
+            "c.onnx: node 'c' (Conv): the kernel [1,1,3,3] at dilation 1,3 "
+            "spans 7 elements, past the padded input [1,1,5,5]");
+  EXPECT_EQ(conv({1, 1, 7, 3}, {1, 1}, {1, 1}),
+            "c.onnx: node 'c' (Conv): the kernel [1,1,7,3] spans 7 elements, "
+            "past the padded input [1,1,5,5]");
   // Pads no sum of sizes can hold: quarry's handler refuses them before
   // any arithmetic, and the node is kept as it is, typed by ONNX.
   OnnxModel huge = model({1, 1, 3, 3}, {1, 1}, {1, 1});

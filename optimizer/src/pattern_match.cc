@@ -76,6 +76,11 @@ bool params_agree(const Graph &g, const Node &p, const Node &h) {
   }
   if (p.kind == OpKind::Split && !p.attrs.has(ops::Split::kSizes))
     return split_at_boundary(g, h);
+  // An absent dilation means 1,1, not "any": the rules were proved for
+  // adjacent taps only.
+  if (p.kind == OpKind::Conv2D &&
+      ops::Conv2D::dilation(p.attrs) != ops::Conv2D::dilation(h.attrs))
+    return false;
   return true;
 }
 

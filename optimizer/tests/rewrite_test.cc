@@ -44,6 +44,24 @@ TEST(Rewrite, ParametersMustAgree) {
   EXPECT_TRUE(apply_all(r, g).empty());
 }
 
+TEST(Rewrite, ARulesConvolutionMatchesOnlyAdjacentTaps) {
+  // The rule's conv2d has no dilation: it was proved for adjacent taps,
+  // so two dilated convolutions are no match, even with equal dilations.
+  const Rule r = make_rule("merge", kTwoConvs, kMergedConv);
+  const Graph dilated = parse_graph("input x: [1,4,9,9]\nweight p: [3,4,3,3]\n"
+                                    "weight q: [3,4,3,3]\n"
+                                    "a = conv2d[act=relu d=2,2](x, p)\n"
+                                    "b = conv2d[act=relu d=2,2](x, q)\n"
+                                    "output a, b\n");
+  EXPECT_TRUE(apply_all(r, dilated).empty());
+  const Graph plain = parse_graph("input x: [1,4,9,9]\nweight p: [3,4,3,3]\n"
+                                  "weight q: [3,4,3,3]\n"
+                                  "a = conv2d[act=relu](x, p)\n"
+                                  "b = conv2d[act=relu](x, q)\n"
+                                  "output a, b\n");
+  EXPECT_FALSE(apply_all(r, plain).empty());
+}
+
 TEST(Rewrite, ShapeConditionsOfTheTargetAreChecked) {
   const Rule r = make_rule("merge", kTwoConvs, kMergedConv);
   // Kernels of different sizes cannot be concatenated.

@@ -48,6 +48,9 @@ inline std::vector<Case> layout_cases() {
       {"concat_channels", "y = concat[axis=1](c, d, c)"},
       {"concat_width", "y = concat[axis=3](c, d)"},
       {"conv_chain", "y = conv2d[act=relu](c, v2)"},
+      {"conv_dilated_same", "y = conv2d[act=relu d=2,3](c, v2)"},
+      {"conv_dilated_strided_valid",
+       "y = conv2d[s=2,1 pad=valid d=2,2](c, v2)"},
       {"softmax", "y = softmax[axis=1](c)"},
       {"transpose", "y = transpose[perm=0,2,3,1](c)"},
       {"reshape", "y = reshape[shape=1,-1](c)"},
@@ -110,7 +113,7 @@ inline std::vector<Case> layout_cases() {
       replace("[C]", "[" + std::to_string(ch) + "]");
       replace("[C,", "[" + std::to_string(ch) + ",");
       replace("[1,C,", "[1," + std::to_string(ch) + ",");
-      if (op.name == "conv_chain")
+      if (body.find("v2)") != std::string::npos)
         body = "weight v2: [8," + std::to_string(ch) + ",3,3]\n" + body;
       const bool two_outputs =
           op.name.rfind("split", 0) == 0 || op.name == "graph_output_blocked";

@@ -219,11 +219,14 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   const memory::desc wmd =
       in[1].is_static() ? memory::desc(wdims, kF32, tag::any) : wplain;
   auto make_pd = [&](const memory::desc &src, const memory::desc &dst) {
+    // oneDNN counts dilation from 0 (adjacent taps).
     const dnnl::convolution_forward::desc d(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        src, wmd, bias_md, dst, {s[0], s[1]}, {g.y.pad_before, g.x.pad_before},
-        {pad_after(g.h, g.kh, s[0], g.y.out, g.y.pad_before),
-         pad_after(g.w, g.kw, s[1], g.x.out, g.x.pad_before)});
+        src, wmd, bias_md, dst, {s[0], s[1]}, {g.dh - 1, g.dw - 1},
+        {g.y.pad_before, g.x.pad_before},
+        {pad_after(g.h, (g.kh - 1) * g.dh + 1, s[0], g.y.out, g.y.pad_before),
+         pad_after(g.w, (g.kw - 1) * g.dw + 1, s[1], g.x.out,
+                   g.x.pad_before)});
     return dnnl::convolution_forward::primitive_desc(d, epi.attr(), c.engine);
   };
   // Keep the layout the input arrives in (blocked or channels-last), so a

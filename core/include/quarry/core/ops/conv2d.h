@@ -4,7 +4,11 @@
 // The group count is implied by the shapes: groups = c / weight channels,
 // and co must be a multiple of it (as in TASO and ONNX). Output channel o
 // reads input channels of group o / (co / groups). Padding and output size
-// follow ops::window(); padded elements are zero. `act` is fused.
+// follow ops::window() over the kernel's extent; padded elements are zero.
+// `act` is fused. `d` (absent: 1,1) spreads the taps d apart, as ONNX's
+// dilations do: the window spans (k - 1) * d + 1 elements and reads k of
+// them. It is absent rather than 1,1 on an undilated convolution, so rules
+// and packs written before it existed read and hash as they did.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,9 +20,10 @@ namespace quarry::ops {
 struct Conv2D {
   static constexpr std::string_view name = "conv2d";
   static constexpr int min_inputs = 2, max_inputs = 2;
-  enum : size_t { kStride, kPad, kAct };
+  enum : size_t { kStride, kPad, kAct, kDilation };
   static AttrSchema attrs() {
-    static const AttrSpec specs[] = {kStrideSpec, kPadSpec, kActSpec};
+    static const AttrSpec specs[] = {
+        kStrideSpec, kPadSpec, kActSpec, {"d", AttrKind::IntList, {}, {}, 2}};
     return specs;
   }
   static constexpr OpTraits traits{};
@@ -26,15 +31,26 @@ struct Conv2D {
 
   struct Geometry {
     int64_t n, c, h, w, co, cw, kh, kw, groups;
+    int64_t dh = 1, dw = 1; ///< dilation: taps this far apart
     Window y, x;
   };
+
+  /// The dilation (1,1 when absent).
+  static std::vector<int64_t> dilation(const Attrs &a) {
+    return a.size() > kDilation && a.has(kDilation) ? a.list(kDilation)
+                                                    : std::vector<int64_t>{1, 1};
+  }
+  static bool dilated(const Attrs &a) {
+    return dilation(a) != std::vector<int64_t>{1, 1};
+  }
 
   static Geometry geometry(const Attrs &a, const Shape &x, const Shape &wt) {
     if (x.rank() != 4)
       fail(name, "input must have rank 4 (n,c,h,w), got ", x.str());
     if (wt.rank() != 4)
       fail(name, "weight must have rank 4 (co,ci,kh,kw), got ", wt.str());
-    Geometry g{x[0], x[1], x[2], x[3], wt[0], wt[1], wt[2], wt[3], 0, {}, {}};
+    Geometry g{x[0], x[1], x[2], x[3], wt[0], wt[1], wt[2], wt[3], 0, 1, 1,
+               {},   {}};
     if (g.cw < 1 || g.c % g.cw != 0)
       fail(name, "input channels ", g.c, " not divisible by weight channels ",
            g.cw);
@@ -42,10 +58,20 @@ struct Conv2D {
     if (g.co % g.groups != 0)
       fail(name, "output channels ", g.co, " not divisible by groups ",
            g.groups);
+    const auto d = dilation(a);
+    // Bounded so that the kernel's extent cannot overflow.
+    if (d[0] < 1 || d[1] < 1 || d[0] > (int64_t{1} << 31) ||
+        d[1] > (int64_t{1} << 31))
+      fail(name, "dilation must be from 1 to 2^31, got ", d[0], ",", d[1]);
+    if (g.kh < 1 || g.kw < 1 || g.kh > (int64_t{1} << 31) ||
+        g.kw > (int64_t{1} << 31))
+      fail(name, "kernel must be from 1 to 2^31, got ", wt.str());
+    g.dh = d[0];
+    g.dw = d[1];
     const auto &s = a.list(kStride);
     const auto pad = static_cast<Padding>(a.i(kPad));
-    g.y = window(name, "height", g.h, g.kh, s[0], pad);
-    g.x = window(name, "width", g.w, g.kw, s[1], pad);
+    g.y = window(name, "height", g.h, (g.kh - 1) * g.dh + 1, s[0], pad);
+    g.x = window(name, "width", g.w, (g.kw - 1) * g.dw + 1, s[1], pad);
     return g;
   }
 
@@ -75,11 +101,11 @@ struct Conv2D {
             auto acc = d.zero();
             for (int64_t ci = 0; ci < g.cw; ++ci)
               for (int64_t ky = 0; ky < g.kh; ++ky) {
-                const int64_t iy = oy * s[0] - g.y.pad_before + ky;
+                const int64_t iy = oy * s[0] - g.y.pad_before + ky * g.dh;
                 if (iy < 0 || iy >= g.h)
                   continue;
                 for (int64_t kx = 0; kx < g.kw; ++kx) {
-                  const int64_t ix = ox * s[1] - g.x.pad_before + kx;
+                  const int64_t ix = ox * s[1] - g.x.pad_before + kx * g.dw;
                   if (ix < 0 || ix >= g.w)
                     continue;
                   acc = d.add(
