@@ -69,6 +69,11 @@ public:
     if (tail_)
       emit_tail();
     emit_outputs();
+    if (model.ByteSizeLong() >= onnx_io::kMaxMessageBytes)
+      throw Error("export: the model's weights come to " +
+                  std::to_string(model.ByteSizeLong()) +
+                  " bytes, more than one ONNX file holds without external "
+                  "data (2 GiB), which quarry does not write");
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {

@@ -99,6 +99,14 @@ Constant decode_tensor(const onnx::TensorProto &t) {
 
 onnx::TensorProto encode_tensor(const std::string &name,
                                 const Tensor<float> &t) {
+  // Protobuf cannot serialize a message past 2 GiB: it would crash in the
+  // writer, not fail.
+  const uint64_t bytes = t.data.size() * sizeof(float);
+  if (bytes >= kMaxMessageBytes)
+    throw Error("weight '" + name + "' " + t.shape.str() + " holds " +
+                std::to_string(bytes) +
+                " bytes, more than one protobuf message can (2 GiB); "
+                "quarry does not write ONNX external data");
   onnx::TensorProto p;
   p.set_name(name);
   p.set_data_type(onnx::TensorProto::FLOAT);

@@ -25,7 +25,11 @@ struct Constant {
 /// raw or typed fields); throws a message without position on failure.
 Constant decode_tensor(const onnx::TensorProto &t);
 
-/// A float32 TensorProto named `name` holding `t`.
+/// The size a serialized protobuf message must stay below (2 GiB).
+inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 31;
+
+/// A float32 TensorProto named `name` holding `t`; throws quarry::Error
+/// naming the weight when it would not fit one message.
 onnx::TensorProto encode_tensor(const std::string &name,
                                 const Tensor<float> &t);
 /// An int64 TensorProto (shapes, axes, sizes).
