@@ -58,6 +58,21 @@ bool ends_with(const std::string &s, std::string_view suffix) {
 }
 } // namespace
 
+void write_model(const Model &m, const std::string &path, uint64_t seed) {
+  if (ends_with(path, ".onnx"))
+    export_onnx(m, path, seed);
+  else
+    save_model(m, path);
+}
+
+void write_model_unchanged(const std::string &input, const Model &read,
+                           const std::string &path, uint64_t seed) {
+  if (!input.empty() && ends_with(input, ".onnx") && ends_with(path, ".onnx"))
+    write_file_atomic(path, read_file_bytes(input));
+  else
+    write_model(read, path, seed);
+}
+
 Model load_graph_any(const std::string &path, const OnnxImportOptions &opts) {
   if (ends_with(path, ".onnx"))
     return import_onnx(path, opts);

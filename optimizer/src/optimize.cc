@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -38,6 +40,27 @@ Model folded(const Graph &g, const Model &full, Model *owned) {
 /// Rounds the launch probe is timed: one run takes microseconds.
 constexpr int kProbeRounds = 50;
 
+std::string fixed(double x, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, x);
+  return text;
+}
+
+/// "2%", "2.5%".
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g%%",
+                std::round(fraction * 1000) / 10);
+  return text;
+}
+
+/// "1.012x (1.6094 ms against the original's 1.6287 ms)".
+std::string speedup_text(const TimedGraph &t) {
+  return fixed(t.measured_speedup, 3) + "x (" + fixed(t.measured_ms, 4) +
+         " ms against the original's " +
+         fixed(t.measured_ms * t.measured_speedup, 4) + " ms)";
+}
+
 /// A graph whose run takes less than this leaves much of what it read in
 /// the caches for its next run, as a graph served run after run does.
 /// Timed right after another graph, it would pay for refilling them
@@ -63,6 +86,30 @@ double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
+
+} // namespace
+
+// A candidate wins when its median is min_gain below the original's in the
+// same pair, and three quarters of its runs beat that median: a gain the
+// machine's noise could have made is no gain.
+std::string why_not_a_win(const std::vector<double> &original,
+                          const std::vector<double> &candidate,
+                          double min_gain) {
+  const double o50 = quantile(original, 0.5), c50 = quantile(candidate, 0.5),
+               c75 = quantile(candidate, 0.75);
+  if (!(c50 < (1.0 - min_gain) * o50))
+    return "its median, " + fixed(c50, 4) + " ms against the original's " +
+           fixed(o50, 4) + " ms (" + fixed(o50 / c50, 3) + "x), is not " +
+           percent(min_gain) + " below it";
+  if (!(c75 < o50))
+    return "its median, " + fixed(c50, 4) + " ms against the original's " +
+           fixed(o50, 4) + " ms (" + fixed(o50 / c50, 3) +
+           "x), is not steady: a quarter of its runs took " + fixed(c75, 4) +
+           " ms or more, no faster than the original's median (noise)";
+  return "";
+}
+
+namespace {
 
 /// The ms of the original and of the graph after each step of `chosen`,
 /// rebuilt step by step. Each step is timed against the graph before it,
@@ -182,15 +229,9 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   std::function<double()> original_timer =
       select.timer(full.graph, full.weights);
   std::vector<double> original_ms;
-  // A candidate wins when its median is min_gain below the original's in
-  // the same pair, and three quarters of its runs beat that median: a gain
-  // the machine's noise could have made is no gain. The fastest relative
-  // to its pair's original wins.
   const auto wins = [&](const std::vector<double> &original,
                         const std::vector<double> &candidate) {
-    const double pair_original = quantile(original, 0.5);
-    return quantile(candidate, 0.5) < (1.0 - select.min_gain) * pair_original &&
-           quantile(candidate, 0.75) < pair_original;
+    return why_not_a_win(original, candidate, select.min_gain).empty();
   };
   r.chosen = 0;
   double best_ratio = 1.0;
@@ -223,10 +264,29 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
         time_in_turn({candidate_timer, original_timer}, select.rounds);
     candidate_timer = nullptr;
     r.confirmed_speedup = quantile(ms[1], 0.5) / quantile(ms[0], 0.5);
-    if (!wins(ms[1], ms[0])) {
+    if (const std::string why = why_not_a_win(ms[1], ms[0], select.min_gain);
+        !why.empty()) {
+      r.kept_because = "candidate " + std::to_string(r.chosen) +
+                       " measured " + speedup_text(r.timed[r.chosen]) +
+                       ", but timed again with both prepared afresh " +
+                       why;
       r.unconfirmed = r.chosen;
       r.chosen = 0;
     }
+  } else if (r.chosen == 0 && candidates.size() > 1) {
+    // Name the candidate that came closest.
+    size_t best = 1;
+    for (size_t i = 2; i < r.timed.size(); ++i)
+      if (r.timed[i].measured_speedup > r.timed[best].measured_speedup)
+        best = i;
+    r.kept_because = "no candidate measured at least " +
+                     percent(select.min_gain) +
+                     " faster with three quarters of its runs below the "
+                     "original's median; the closest, candidate " +
+                     std::to_string(best) + ", measured " +
+                     speedup_text(r.timed[best]);
+  } else if (r.chosen == 0) {
+    r.kept_because = "the search found no graph that differs from it";
   }
   if (original_ms.empty()) // no candidate differs from the original
     original_ms = time_in_turn({original_timer}, select.rounds)[0];

@@ -125,6 +125,8 @@ std::string report_json(const ReportInput &in) {
       j["selection"]["confirmed_speedup"] = r.confirmed_speedup;
       j["selection"]["unconfirmed"] = r.unconfirmed;
     }
+    if (!r.kept_because.empty())
+      j["selection"]["kept_because"] = r.kept_because;
   }
   if (in.check) {
     const CheckResult &c = *in.check;

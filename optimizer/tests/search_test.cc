@@ -155,6 +155,24 @@ TEST(Select, TheOriginalStaysWhenEveryCandidateMeasuresSlower) {
     EXPECT_EQ(r.timed[i].measured_ms, 1.5);
     EXPECT_LT(r.timed[i].predicted_ms, r.timed[0].predicted_ms);
   }
+  EXPECT_EQ(r.kept_because,
+            "no candidate measured at least 2% faster with three quarters of "
+            "its runs below the original's median; the closest, candidate 1, "
+            "measured 0.667x (1.5000 ms against the original's 1.0000 ms)");
+}
+
+TEST(Select, WhyNotAWinNamesTheTestThatFailed) {
+  const std::vector<double> original(9, 10.0);
+  EXPECT_EQ(why_not_a_win(original, std::vector<double>(9, 9.0), 0.02), "");
+  EXPECT_EQ(why_not_a_win(original, std::vector<double>(9, 9.9), 0.02),
+            "its median, 9.9000 ms against the original's 10.0000 ms "
+            "(1.010x), is not 2% below it");
+  // A median well below, but a quarter of the runs no faster: noise.
+  const std::vector<double> noisy{9, 9, 9, 9, 9, 9, 10.5, 10.5, 10.5};
+  EXPECT_EQ(why_not_a_win(original, noisy, 0.02),
+            "its median, 9.0000 ms against the original's 10.0000 ms "
+            "(1.111x), is not steady: a quarter of its runs took 10.5000 ms "
+            "or more, no faster than the original's median (noise)");
 }
 
 /// Optimizes kBranches (budget 20, seed 7) with `sel`, costed by `cost`.
@@ -254,6 +272,16 @@ TEST(Select, AWinMustHoldWhenBothArePreparedAgain) {
     EXPECT_EQ(r.kept_original, again == 2.0) << again;
     EXPECT_EQ(r.unconfirmed, again == 2.0 ? 1 : 0) << again;
     EXPECT_EQ(r.steps.empty(), again == 2.0) << again;
+    // Both numbers favour the candidate's first timing; the sentence says
+    // which test the second one failed.
+    EXPECT_EQ(r.kept_because,
+              again == 2.0
+                  ? "candidate 1 measured 2.000x (1.0000 ms against the "
+                    "original's 2.0000 ms), but timed again with both "
+                    "prepared afresh its median, 2.0000 ms against the "
+                    "original's 2.0000 ms (1.000x), is not 2% below it"
+                  : "")
+        << again;
   }
 }
 

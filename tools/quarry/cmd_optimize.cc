@@ -45,15 +45,6 @@ Model read_model(OptimizeOptions &o) {
   return build_model(o.model, mo);
 }
 
-/// Writes the optimized model: ONNX for a .onnx path, else a .qg and its
-/// weights file.
-void write_model(const Model &m, const std::string &path, uint64_t seed) {
-  if (path.size() > 5 && path.ends_with(".onnx"))
-    export_onnx(m, path, seed);
-  else
-    save_model(m, path);
-}
-
 std::string fixed3(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", x);
@@ -130,8 +121,17 @@ void optimize(OptimizeOptions &o) {
                 "original by " +
                 std::to_string(in.check->max_relative_error) +
                 ", more than --tolerance " + std::to_string(o.tolerance));
-  if (!o.out.empty())
-    write_model(r.model, o.out, o.measure.seed);
+  // A rewritten model goes out only where it measured faster, or where
+  // the user chose to trust the cost model (--measure-top 0).
+  const bool rewritten = !r.steps.empty() && (o.measure_top == 0 ||
+                                              (!r.timed.empty() &&
+                                               !r.kept_original));
+  if (!o.out.empty()) {
+    if (rewritten)
+      write_model(r.model, o.out, o.measure.seed);
+    else
+      write_model_unchanged(o.graph, original, o.out, o.measure.seed);
+  }
   if (!o.text.empty())
     write_file_atomic(o.text, print_graph(r.model.graph));
   if (!o.report.empty())
@@ -152,13 +152,8 @@ void optimize(OptimizeOptions &o) {
                   i == 0 ? "" : std::to_string(i).c_str(),
                   r.timed[i].measured_ms, r.timed[i].predicted_ms);
     const opt::TimedGraph &a = r.timed[0], &b = r.timed[r.chosen];
-    if (r.unconfirmed > 0)
-      std::printf("\nkept the original: candidate %d measured %.3fx, but "
-                  "%.3fx when both were prepared and timed again\n",
-                  r.unconfirmed, r.timed[r.unconfirmed].measured_speedup,
-                  r.confirmed_speedup);
-    else if (r.kept_original)
-      std::printf("\nkept the original: no candidate measured faster\n");
+    if (r.kept_original)
+      std::printf("\nkept the original: %s\n", r.kept_because.c_str());
     else
       std::printf(
           "\nchose candidate %d: measured %.3fx%s, predicted %.3fx\n", r.chosen,
@@ -171,6 +166,18 @@ void optimize(OptimizeOptions &o) {
   if (!r.not_timed.empty())
     std::printf("not timed (%s): the cost model alone chose\n",
                 r.not_timed.c_str());
+  if (!o.out.empty()) {
+    if (rewritten)
+      std::printf("wrote %s: the rewritten model%s\n", o.out.c_str(),
+                  o.measure_top == 0 ? " (not measured: --measure-top 0)"
+                                     : "");
+    else if (!r.steps.empty())
+      std::printf("wrote %s: the input model as it was, since the rewritten "
+                  "one could not be measured against it\n",
+                  o.out.c_str());
+    else
+      std::printf("wrote %s: the input model as it was\n", o.out.c_str());
+  }
   const auto names = opt::applied_names(in);
   std::printf("applied %zu:\n", names.size());
   for (const auto &n : names)

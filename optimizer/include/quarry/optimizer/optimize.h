@@ -105,11 +105,24 @@ struct OptimizeResult {
   /// cost per kernel measured on the launch probe, and the factor fitted
   /// on operators' costs (CostModel::calibrate).
   double calibrated_on_ms = 0, launch_ms = 0, calibration_scale = 1;
+  /// With selection, when the original was kept: why, in one plain
+  /// sentence with the measured numbers ("candidate 2 measured 1.059x
+  /// faster, but timed again ... is not steady: ..."); "" otherwise.
+  std::string kept_because;
   /// Why no graph was timed though selection was asked for ("" when they
   /// were): the graph keeps a node quarry cannot run (ops/opaque.h), so the
   /// cost model alone chose.
   std::string not_timed;
 };
+
+/// Why the `candidate` runs, timed in turn with the `original` runs, are
+/// no win: "" when the candidate's median is `min_gain` below the
+/// original's and three quarters of its runs beat that median (a gain the
+/// machine's noise could have made is no gain); else the reason, with the
+/// medians, as the end of a sentence ("its median, 1.6 ms against ...").
+std::string why_not_a_win(const std::vector<double> &original,
+                          const std::vector<double> &candidate,
+                          double min_gain);
 
 /// Searches from `m`, folds the best graphs and keeps the one that
 /// measures fastest (see above); `seed` binds weights the model has no
