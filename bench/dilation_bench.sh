@@ -69,6 +69,7 @@ model=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)
 cat <<EOF
 {"bench": "dilation_bench", "commit": "$(git -C "$root" rev-parse --short HEAD)",
  "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "command": "bench/dilation_bench.sh $out $threads",
+ "device": "$cpu (family $family, model $model), $(nproc) cores",
  "cpu": "$cpu", "cpu_family": $family, "cpu_model": $model, "threads": $threads,
  "quarry_cpu_ms": {"dilated": $q_native, "dense": $q_dense,
                    "dense_over_dilated": $(awk -v a="$q_dense" -v b="$q_native" 'BEGIN { printf "%.1f", a / b }')},
