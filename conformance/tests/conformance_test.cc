@@ -33,7 +33,10 @@ const std::string kNodeCases = "/usr/share/libonnx-testdata/data/node";
 /// relu's, plus `error` on element 0.
 std::string relu_case(const std::string &name, float error,
                       const std::string &op = "Relu") {
-  const fs::path dir = fs::path(::testing::TempDir()) / "conformance" / name;
+  // Per test: ctest runs the tests that share a case name at once.
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / "conformance" /
+      ::testing::UnitTest::GetInstance()->current_test_info()->name() / name;
   fs::remove_all(dir);
   fs::create_directories(dir / "test_data_set_0");
   onnx::ModelProto m;
