@@ -130,9 +130,11 @@ AttrValue parse_attr(std::string_view op, const AttrSpec &spec,
     break;
   }
   case AttrKind::IntList: {
+    // Empty: the empty list, as format_attr writes it (a reshape to a
+    // scalar's shape).
     std::vector<int64_t> l;
     size_t start = 0;
-    while (start <= text.size()) {
+    while (!text.empty() && start <= text.size()) {
       size_t comma = text.find(',', start);
       if (comma == std::string_view::npos)
         comma = text.size();

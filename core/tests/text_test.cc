@@ -46,6 +46,10 @@ TEST(Text, RoundTrips) {
       "z = transpose[perm=1,0 shuffle=1](y)\noutput z\n",
       "input x: [1,2,3,3]\nweight s: [2]\nweight b: [2]\nweight m: [2]\n"
       "weight v: [2]\ny = batchnorm[eps=0.001](x, s, b, m, v)\noutput y\n",
+      // A reshape to a scalar: its shape is the empty list.
+      "input x: [1,1]\ny = reshape[shape=](x)\noutput y\n",
+      "input x: [1,2,9,9]\nweight w: [2,2,3,3]\n"
+      "y = conv2d[act=relu d=2,3](x, w)\noutput y\n",
   };
   for (const char *text : texts) {
     Graph g = parse_graph(text);
