@@ -5,6 +5,7 @@
 // and written as initializers. The result passes onnx::checker.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_interface.h"
 #include "onnx_kept.h"
 #include "onnx_names.h"
 #include "onnx_tensor.h"
@@ -63,12 +64,14 @@ public:
     for (const auto &other : kept_.opset_import())
       if (!other.domain().empty() && other.domain() != "ai.onnx")
         *model.add_opset_import() = other;
+    // Every graph input, read or not: an application feeds them all.
     for (int32_t id = 0; id < g_.num_nodes(); ++id)
-      if (live[id])
+      if (live[id] || g_.node(id).kind == OpKind::Input)
         emit(id);
     if (tail_)
       emit_tail();
     emit_outputs();
+    onnx_io::restore_interface(model, kept_, prefix_);
     if (model.ByteSizeLong() >= onnx_io::kMaxMessageBytes)
       throw Error("export: the model's weights come to " +
                   std::to_string(model.ByteSizeLong()) +
@@ -80,6 +83,10 @@ public:
       throw Error(std::string("export: the ONNX checker rejects the model: ") +
                   e.what());
     }
+    // Back to the imported model's opset where every node written means
+    // the same there.
+    if (source_opset_ > 0 && source_opset_ < opset)
+      onnx_io::lower_opset(model, source_opset_);
     return model.SerializeAsString();
   }
 
@@ -528,7 +535,8 @@ private:
         continue;
       any = true;
       const onnx::NodeProto &k = kept_node(n);
-      if (const std::string c = changed_operator(k, source, opset); !c.empty())
+      if (const std::string c = onnx_io::changed_operator(k, source, opset);
+          !c.empty())
         converted_.emplace(id, convert_kept(id, c, source, opset));
       onnx_io::names_defined_inside(k, reserved_);
       const std::vector<std::string> reads = reads_of(k);
@@ -543,7 +551,7 @@ private:
       any = true;
       for (const auto &k : tail_->node()) {
         if (tail_changed_.empty())
-          tail_changed_ = changed_operator(k, source, opset);
+          tail_changed_ = onnx_io::changed_operator(k, source, opset);
         onnx_io::names_defined_inside(k, reserved_);
         for (const auto &name : k.output())
           reserved_.insert(name);
@@ -571,7 +579,9 @@ private:
     if (any)
       for (const auto &t : kept_.graph().initializer())
         *graph_->add_initializer() = t;
-    return any ? opset : least;
+    // Without kept nodes the imported model's opset still stands where it
+    // is later than quarry's nodes need: they mean the same up to 17.
+    return opset;
   }
 
   const onnx::NodeProto &kept_node(const Node &n) const {
@@ -587,43 +597,6 @@ private:
       if (a.name() == onnx_io::kReadsAttr)
         return {a.strings().begin(), a.strings().end()};
     return {};
-  }
-
-  /// The operator of `op`, or of a node inside its subgraphs, that does not
-  /// mean the same at opset `to` as at `from` ("" when none does): the same
-  /// schema, or one with the same inputs, outputs and attributes (a change
-  /// of types only), means the same.
-  static std::string changed_operator(const onnx::NodeProto &op, int64_t from,
-                                      int64_t to) {
-    for (const auto &a : op.attribute()) {
-      std::vector<const onnx::GraphProto *> graphs;
-      if (a.has_g())
-        graphs.push_back(&a.g());
-      for (const auto &g : a.graphs())
-        graphs.push_back(&g);
-      for (const auto *g : graphs)
-        for (const auto &inner : g->node())
-          if (std::string c = changed_operator(inner, from, to); !c.empty())
-            return c;
-    }
-    if (from == to || !(op.domain().empty() || op.domain() == "ai.onnx"))
-      return "";
-    const auto *a = onnx::OpSchemaRegistry::Schema(op.op_type(),
-                                                   static_cast<int>(from), "");
-    const auto *b =
-        onnx::OpSchemaRegistry::Schema(op.op_type(), static_cast<int>(to), "");
-    if (!a || a == b)
-      return "";
-    bool same = b && !b->Deprecated() &&
-                a->inputs().size() == b->inputs().size() &&
-                a->outputs().size() == b->outputs().size() &&
-                a->attributes().size() == b->attributes().size();
-    for (size_t i = 0; same && i < a->inputs().size(); ++i)
-      same = a->inputs()[i].GetName() == b->inputs()[i].GetName() &&
-             a->inputs()[i].GetOption() == b->inputs()[i].GetOption();
-    for (const auto &[attr_name, _] : a->attributes())
-      same = same && b->attributes().count(attr_name);
-    return same ? "" : op.op_type();
   }
 
   /// `probe` (kept nodes with their operands as inputs, the constants they

@@ -192,7 +192,6 @@ Model Importer::run() {
   node_ = nullptr;
   if (model_.graph().output_size() == 0)
     fail("the graph has no outputs (truncated file?)");
-  bool held_as_float = false; // an output ONNX types otherwise
   for (const auto &out : model_.graph().output()) {
     if (untyped_.count(out.name())) {
       tail().add_output(out.name());
@@ -205,14 +204,12 @@ Model Importer::run() {
         fail("graph output '" + out.name() + "' is never computed");
       // An integer constant goes out cast back to its type when float32
       // holds its values exactly; else as a kept Constant.
-      if (c->second.elem != onnx::TensorProto::FLOAT) {
-        held_as_float = true;
+      if (c->second.elem != onnx::TensorProto::FLOAT)
         for (int64_t v : c->second.ints)
           if (v > (int64_t{1} << 24) || v < -(int64_t{1} << 24)) {
             keep_constant_output(out.name());
             break;
           }
-      }
       g_.mark_output(in_const_as_value(out.name()));
       continue;
     }
@@ -221,22 +218,49 @@ Model Importer::run() {
   // What the tail reads are the graph's last outputs (onnx_kept.h).
   for (ValueRef v : tail_reads_)
     g_.mark_output(v);
-  // Export gives each output its declared type back: a bool held as 0 and
-  // 1, or an integer constant, is cast to it.
-  for (const auto &out : model_.graph().output())
-    held_as_float = held_as_float || bools_.count(out.name());
-  if (kept_.functions_size() > 0 || held_as_float)
-    *kept_.mutable_graph()->mutable_output() = model_.graph().output();
+  // Export writes the model's interface back as it was declared
+  // (onnx_kept.h): its outputs (each cast back to its declared type where
+  // quarry holds it as float32: a bool as 0 and 1, an integer constant),
+  // the names of its inputs, its metadata.
+  *kept_.mutable_graph()->mutable_output() = model_.graph().output();
+  record_interface();
   // Keep only the values of weights the graph uses.
   WeightTable used;
   for (const Node &n : g_.nodes())
     if (n.kind == OpKind::Weight)
       used.emplace(n.name, weights_.at(n.name));
   Model m{std::move(g_), std::move(used)};
-  if (kept_.graph().node_size() > 0 || kept_.graph().input_size() > 0 ||
-      kept_.graph().output_size() > 0 || kept_.functions_size() > 0)
-    m.kept_onnx = kept_.SerializeAsString();
+  m.kept_onnx = kept_.SerializeAsString();
   return m;
+}
+
+void Importer::record_interface() {
+  onnx::FunctionProto &f = *kept_.add_functions();
+  f.set_name(kInterfaceFunction);
+  f.set_domain("quarry");
+  for (const auto &input : model_.graph().input()) {
+    if (untyped_.count(input.name())) { // read by the tail under its name
+      f.add_input(input.name());
+      f.add_output(input.name());
+      continue;
+    }
+    auto v = values_.find(input.name());
+    if (v == values_.end() || constants_.count(input.name()))
+      continue; // an initializer listed as an input, or a fixed value
+    const Node &n = g_.node(v->second.node);
+    if (n.kind != OpKind::Input)
+      continue;
+    f.add_input(n.name);
+    f.add_output(input.name());
+  }
+  kept_.set_producer_name(model_.producer_name());
+  kept_.set_producer_version(model_.producer_version());
+  kept_.set_domain(model_.domain());
+  kept_.set_model_version(model_.model_version());
+  kept_.set_doc_string(model_.doc_string());
+  *kept_.mutable_metadata_props() = model_.metadata_props();
+  kept_.mutable_graph()->set_name(model_.graph().name());
+  kept_.mutable_graph()->set_doc_string(model_.graph().doc_string());
 }
 
 void Importer::keep_constant_output(const std::string &name) {

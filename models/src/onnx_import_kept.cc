@@ -498,12 +498,13 @@ bool Importer::reads_untyped() const {
 }
 
 onnx::FunctionProto &Importer::tail() {
-  if (kept_.functions_size() == 0) {
-    onnx::FunctionProto *f = kept_.add_functions();
-    f->set_name(kTailFunction);
-    f->set_domain("quarry");
-  }
-  return *kept_.mutable_functions(0);
+  for (auto &f : *kept_.mutable_functions())
+    if (f.name() == kTailFunction)
+      return f;
+  onnx::FunctionProto *f = kept_.add_functions();
+  f->set_name(kTailFunction);
+  f->set_domain("quarry");
+  return *f;
 }
 
 std::string Importer::add_to_tail() {

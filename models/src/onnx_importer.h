@@ -120,6 +120,10 @@ private:
   std::string add_to_tail();
   /// The untyped tail in kept_, made on first use.
   onnx::FunctionProto &tail();
+  /// Records in kept_ what export needs to write the model's interface as
+  /// it was: the ONNX names of the graph inputs quarry made variables of,
+  /// and the model's and graph's metadata (onnx_kept.h).
+  void record_interface();
   /// The model's opset per domain.
   std::unordered_map<std::string, int> opset_imports() const;
   /// What ONNX's checker says of node `n` ("" when it accepts it).

@@ -4,6 +4,10 @@
 #include "quarry/core/error.h"
 #include "quarry/models/onnx.h"
 
+#include <onnx/defs/schema.h>
+
+#include <algorithm>
+
 namespace quarry::onnx_io {
 
 namespace {
@@ -146,6 +150,74 @@ onnx::ModelProto parse_kept(const std::string &bytes, const std::string &file) {
     throw Error(SourcePos{file, 0, 0},
                 "not a quarry kept-nodes file (truncated or not protobuf)");
   return kept;
+}
+
+std::string changed_operator(const onnx::NodeProto &op, int64_t from,
+                             int64_t to) {
+  for (const auto &a : op.attribute()) {
+    std::vector<const onnx::GraphProto *> graphs;
+    if (a.has_g())
+      graphs.push_back(&a.g());
+    for (const auto &g : a.graphs())
+      graphs.push_back(&g);
+    for (const auto *g : graphs)
+      for (const auto &inner : g->node())
+        if (std::string c = changed_operator(inner, from, to); !c.empty())
+          return c;
+  }
+  if (from == to || !(op.domain().empty() || op.domain() == "ai.onnx"))
+    return "";
+  // Same inputs and attributes, another meaning: Softmax and its kin
+  // flattened from `axis` before 13; the variadic operators broadcast only
+  // from 8, PRelu's slope from 7. (The binary operators' broadcasting
+  // from 7 removed their `broadcast` attribute: that is caught below.)
+  static const std::pair<const char *, int64_t> kMeaningChanged[] = {
+      {"Softmax", 13}, {"LogSoftmax", 13}, {"Hardmax", 13}, {"Max", 8},
+      {"Min", 8},      {"Sum", 8},         {"Mean", 8},     {"PRelu", 7}};
+  for (const auto &[type, since] : kMeaningChanged)
+    if (op.op_type() == type && (from < since) != (to < since))
+      return op.op_type();
+  const auto *a =
+      onnx::OpSchemaRegistry::Schema(op.op_type(), static_cast<int>(from), "");
+  const auto *b =
+      onnx::OpSchemaRegistry::Schema(op.op_type(), static_cast<int>(to), "");
+  if (!a || a == b)
+    return "";
+  if (!b || b->Deprecated())
+    return op.op_type();
+  // The inputs and outputs the node has, position by position: the same
+  // parameter in both (BatchNormalization's training outputs changed at
+  // 14; a node with one output does not use them).
+  const int nin = op.input_size(), nout = op.output_size();
+  bool same = a->min_input() <= nin && nin <= a->max_input() &&
+              b->min_input() <= nin && nin <= b->max_input() &&
+              a->min_output() <= nout && nout <= a->max_output() &&
+              b->min_output() <= nout && nout <= b->max_output();
+  auto formal = [](const auto &params, int i) -> const auto & {
+    return params[std::min<size_t>(static_cast<size_t>(i), params.size() - 1)];
+  };
+  for (int i = 0; same && i < nin; ++i)
+    same = !a->inputs().empty() && !b->inputs().empty() &&
+           formal(a->inputs(), i).GetName() == formal(b->inputs(), i).GetName() &&
+           formal(a->inputs(), i).GetOption() ==
+               formal(b->inputs(), i).GetOption();
+  // An attribute the later version added means, left unset, what the
+  // earlier version did (allowzero, training_mode); one it removed does
+  // not; one the node sets must exist in both.
+  const auto *earlier = from < to ? a : b, *later = from < to ? b : a;
+  for (const auto &[attr_name, _] : earlier->attributes())
+    same = same && later->attributes().count(attr_name);
+  for (const auto &attr : op.attribute())
+    same = same && a->attributes().count(attr.name()) &&
+           b->attributes().count(attr.name());
+  return same ? "" : op.op_type();
+}
+
+const onnx::FunctionProto *interface_record(const onnx::ModelProto &kept) {
+  for (const auto &f : kept.functions())
+    if (f.name() == kInterfaceFunction)
+      return &f;
+  return nullptr;
 }
 
 const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {

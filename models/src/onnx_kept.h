@@ -1,4 +1,4 @@
-//===- onnx_kept.h - ONNX nodes quarry keeps as they are -----*- C++ -*-===//
+//===- onnx_kept.h - What quarry keeps of an imported model --*- C++ -*-===//
 //
 // An ONNX node quarry cannot express becomes an opaque operator
 // (core/ops/opaque.h) whose original NodeProto is kept in Model::kept_onnx,
@@ -8,16 +8,23 @@
 //   graph.initializer  the constants the kept nodes read (by original name)
 //   graph.input        the element types of graph inputs that are not
 //                      float32 (by quarry's input name)
+//   graph.output       the model's outputs, as it declared them, in order
 //   opset_import       the opsets of the imported model
+//   functions          kInterfaceFunction: the graph inputs an application
+//                      feeds, in the declared order: its outputs are their
+//                      ONNX names, its inputs the names quarry gave them
+//                      (the same for those only an untyped tail reads)
+//   producer_*, domain, model_version, doc_string, metadata_props,
+//   graph.name, graph.doc_string
+//                      the imported model's, which export writes back
 // and, when the model has an untyped tail:
-//   functions          one, kTailFunction: the tail's nodes in model order;
+//   functions          also kTailFunction: the tail's nodes in model order;
 //                      its inputs are the original names of the values the
 //                      tail reads from quarry's graph, which are that
 //                      graph's last outputs in the same order, and its
 //                      outputs the model outputs the tail computes
 //   graph.value_info   graph inputs only the tail reads (not tensors of a
 //                      fixed shape), as the model declared them
-//   graph.output       the model's outputs, as it declared them, in order
 // The untyped tail is what follows a value whose shape ONNX cannot fix (a
 // NonZero, a sequence, a Loop's scan outputs): the nodes reading such a
 // value, transitively. quarry's graph cannot hold them (every value has a
@@ -43,6 +50,14 @@ inline constexpr const char *kReadsAttr = "quarry_reads";
 /// tail.
 inline constexpr const char *kTailFunction = "quarry_untyped_tail";
 
+/// The name of the function in Model::kept_onnx that pairs quarry's graph
+/// inputs with the ONNX names the imported model gave them.
+inline constexpr const char *kInterfaceFunction = "quarry_interface";
+
+/// The interface record of `kept`, or nullptr when it has none (a model
+/// not imported from ONNX, or saved before there was one).
+const onnx::FunctionProto *interface_record(const onnx::ModelProto &kept);
+
 /// The untyped tail of `kept`, or nullptr when the model has none.
 const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept);
 
@@ -58,6 +73,16 @@ std::vector<std::string> names_read(const onnx::NodeProto &n);
 /// Adds every name defined inside the node's subgraphs (their inputs,
 /// initializers and node outputs, nested ones included) to `out`.
 void names_defined_inside(const onnx::NodeProto &n, std::set<std::string> &out);
+
+/// The operator of `op`, or of a node inside its subgraphs, that does not
+/// mean the same at opset `to` as at `from` ("" when none does): the same
+/// schema, or one that takes the node's inputs and outputs as the same
+/// parameters and whose later version only added attributes the node
+/// leaves unset (a change of types, or allowzero), means the same, but for the operators whose meaning changed
+/// under the same signature (Softmax's axis at 13, the variadic Max, Min,
+/// Sum and Mean broadcasting from 8, PRelu's from 7).
+std::string changed_operator(const onnx::NodeProto &op, int64_t from,
+                             int64_t to);
 
 /// `c` as a TensorProto of its own element type, named `name`.
 onnx::TensorProto encode_constant(const std::string &name, const Constant &c);

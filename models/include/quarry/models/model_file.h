@@ -4,8 +4,8 @@
 // `NAME.qg.weights.pb`: an ONNX GraphProto that holds only initializers
 // (one TensorProto per weight, float32). A .qg without the weights file is
 // a graph whose weights are bound to seeded random values when evaluated.
-// An imported model with nodes quarry keeps as they are (opaque operators)
-// has a third file, `NAME.qg.kept.pb` (Model::kept_onnx).
+// An imported model has a third file, `NAME.qg.kept.pb` (Model::kept_onnx:
+// the nodes quarry keeps as they are, and its interface as declared).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -4,8 +4,11 @@
 // algebra's operators wherever they express the ONNX operator exactly, the
 // float-only operators (core/SEMANTICS.md) otherwise; initializers and
 // Constant nodes become weights whose values land in the weight table.
-// Export writes any quarry graph as an ONNX model (opset 14) that passes
-// the ONNX checker. models/ONNX.md lists the mapping.
+// Export writes any quarry graph as an ONNX model that passes the ONNX
+// checker: opset 14 (16 with GridSample), or the imported model's opset
+// where that is later, and an imported model's interface as it was
+// declared (input and output names, metadata). models/ONNX.md lists the
+// mapping.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,6 +19,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace quarry {
 
@@ -52,6 +56,15 @@ std::vector<std::string> kept_operator_types(const Model &m);
 /// not fixed, kept as ONNX: onnx_kept.h), named by its first node; "" when
 /// it does not.
 std::string untyped_tail_reason(const Model &m);
+
+/// How the interface of the serialized ONNX model `b` differs from `a`'s,
+/// as an application that feeds and reads it sees it: the graph inputs it
+/// feeds (not initializers) and the outputs, by position, each with its
+/// name, element type and the dimensions both declare; the opset, the
+/// metadata and the model's doc string. One line each ("input 0 is named
+/// 'v_input', not 'input'"); empty when they agree.
+std::vector<std::string> interface_differences(std::string_view a,
+                                               std::string_view b);
 
 /// The serialized ONNX model of `m`, checked by the ONNX checker. Weights
 /// without a value in the table get seeded random values (`seed`).

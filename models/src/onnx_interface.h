@@ -1,0 +1,34 @@
+//===- onnx_interface.h - An imported model's interface, restored -*- C++ -*-===//
+//
+// Export names what it writes by quarry's names; these give the written
+// model the interface the imported one declared (Model::kept_onnx,
+// onnx_kept.h), so that it can replace it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <set>
+#include <string>
+
+namespace quarry::onnx_io {
+
+/// Gives `model` (written from a graph whose kept parts are `kept`, with
+/// `prefix` before the names of quarry's values that kept nodes would
+/// clash with) the imported model's metadata, and each graph input and
+/// output the name it had where quarry named it otherwise. A value of
+/// quarry's that holds a name the interface needs is renamed out of its
+/// way; a name a subgraph reads from the main graph is not moved. An
+/// output that is also a graph input or another output becomes an
+/// Identity of it.
+void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
+                       const std::string &prefix);
+
+/// Declares `model` at the earlier `opset`, in place, where every node of
+/// its graph means the same there (onnx_io::changed_operator) and the
+/// checker accepts it; returns false, leaving `model` as it was, where not.
+/// (ONNX's version converter has almost no adapters down.)
+bool lower_opset(onnx::ModelProto &model, int64_t opset);
+
+} // namespace quarry::onnx_io
