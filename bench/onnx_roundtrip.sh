@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Every ONNX test case of libonnx-testdata through `quarry optimize --onnx`
-# and back out, then the original and the optimized file run in ONNX
-# Runtime on the case's own inputs (test_data_set_0): do they agree?
+# and back out, then the original and the written file run in ONNX
+# Runtime on the case's own inputs (test_data_set_0): do they agree, and
+# is the written file a drop-in replacement (the same interface)? Where
+# optimize keeps the original it writes the input itself; the case is then
+# also written by `quarry export` (import and export, the path of every
+# rewritten model), and that file is the one compared.
 #
 #   bench/onnx_roundtrip.sh OUTDIR RULES [SUITE_DIR...]
 #
@@ -9,10 +13,13 @@
 # defaults to the four suites under /usr/share/libonnx-testdata/data.
 # A model whose inputs have dynamic dimensions is given the dimensions of
 # its case's inputs (--input-shape, read with protoc).
-# Writes OUTDIR/NAME.onnx and OUTDIR/log.tsv (case, outcome, detail) and
-# prints JSON: how many cases quarry refused (with the reasons), how many
-# agree within 1e-4 relative, differ, or could not be compared in ONNX
-# Runtime (it cannot run the original, or an input is no tensor).
+# Writes OUTDIR/NAME.onnx (and NAME.export.onnx) and OUTDIR/log.tsv (case,
+# outcome, detail, interface differences) and prints JSON: how many cases
+# quarry refused (with the reasons), how many agree within 1e-4 relative,
+# differ, or could not be compared in ONNX Runtime (it cannot run the
+# original, or an input is no tensor); how many optimize wrote back
+# byte-identical; how many compared files differ in their interface (by
+# kind of difference).
 set -uo pipefail
 out=$1 rules=$2
 shift 2
@@ -26,6 +33,7 @@ bin=$(cd "$(dirname "$0")/.." && pwd)/build/bin
   exit 2
 }
 mkdir -p "$out"
+identical=0
 log=$out/log.tsv
 : >"$log"
 for suite in "${suites[@]}"; do
@@ -56,35 +64,50 @@ for suite in "${suites[@]}"; do
       rc=$?
     fi
     if [ $rc -ne 0 ]; then
-      printf '%s\trefused\t%s\n' "$name" "${msg##*: }" >>"$log"
+      printf '%s\trefused\t%s\t\n' "$name" "${msg##*: }" >>"$log"
       continue
+    fi
+    written=$out/$name.onnx
+    if cmp -s "$dir/model.onnx" "$written"; then
+      identical=$((identical + 1))
+      # The export path, where it needs no --input-shape.
+      "$bin/quarry" export "$dir/model.onnx" --out "$out/$name.export.onnx" \
+        >/dev/null 2>&1 && written=$out/$name.export.onnx
     fi
     if [ ! -d "$dir/test_data_set_0" ]; then
-      printf '%s\tnot compared\tno test data\n' "$name" >>"$log"
+      printf '%s\tnot compared\tno test data\t\n' "$name" >>"$log"
       continue
     fi
-    res=$("$bin/ort_bench" --compare "$dir/model.onnx" "$out/$name.onnx" \
+    res=$("$bin/ort_bench" --compare "$dir/model.onnx" "$written" \
       --inputs "$dir/test_data_set_0" 2>&1 | grep -v '^.\[' | tail -1)
+    # The first interface difference, names and numbers left out: its kind.
+    iface=$(sed -n 's/.*"interface_differences":\["\([^"]*\)".*/\1/p' <<<"$res" |
+      sed -E "s/[0-9]+/N/g; s/'[^']*'/'...'/g")
     case $res in
-    *'"equal":true'*) printf '%s\tagree\t\n' "$name" >>"$log" ;;
-    *'"equal":false'*) printf '%s\tdiffer\t%s\n' "$name" "$res" >>"$log" ;;
-    *) printf '%s\tnot compared\t%s\n' "$name" "${res#ort_bench: }" >>"$log" ;;
+    *'"equal":true'*) printf '%s\tagree\t\t%s\n' "$name" "$iface" >>"$log" ;;
+    *'"equal":false'*) printf '%s\tdiffer\t%s\t%s\n' "$name" "$res" "$iface" >>"$log" ;;
+    *) printf '%s\tnot compared\t%s\t\n' "$name" "${res#ort_bench: }" >>"$log" ;;
     esac
   done
 done
-awk -F'\t' '
+awk -F'\t' -v identical="$identical" '
+  # A JSON object of counts by text.
+  function counts(c, k, key, sep, out) {
+    for (k in c) {
+      key = k
+      gsub(/"/, "\\\"", key)
+      out = out sep "\"" key "\":" c[k]; sep = ","
+    }
+    return "{" out "}"
+  }
   { n[$2]++ }
+  $4 != "" { iface++; kinds[$4]++ }
   $2 == "refused" { reason = $3; sub(/[0-9][0-9]*/, "N", reason); why[reason]++ }
   $2 == "differ" { differ = differ (differ ? "," : "") "\"" $1 "\"" }
   END {
     printf "{\"cases\":%d,\"agree\":%d,\"differ\":%d,\"not_compared\":%d,\"refused\":%d,",
       NR, n["agree"], n["differ"], n["not compared"], n["refused"]
-    printf "\"differing\":[%s],\"refused_because\":{", differ
-    sep = ""
-    for (r in why) {
-      key = r
-      gsub(/"/, "\\\"", key)
-      printf "%s\"%s\":%d", sep, key, why[r]; sep = ","
-    }
-    print "}}"
+    printf "\"written_back_identical\":%d,\"interface_differs\":%d,\"interface_differences\":%s,",
+      identical, iface, counts(kinds)
+    printf "\"differing\":[%s],\"refused_because\":%s}\n", differ, counts(why)
   }' "$log"

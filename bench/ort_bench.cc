@@ -29,7 +29,9 @@
 // --compare A.onnx B.onnx instead runs both once on the same seeded inputs
 // (bound by position: quarry's export keeps the inputs' order) and prints
 // the largest difference of their outputs relative to A's largest
-// magnitude per output; it exits 1 when that exceeds --tolerance. Both run
+// magnitude per output, and how B's interface differs from A's (names,
+// types, dimensions, opset, metadata: quarry::interface_differences); it
+// exits 1 when the outputs differ by more than --tolerance. Both run
 // without ONNX Runtime's graph optimizations: it fuses the two files
 // differently (a batchnorm into a convolution in one, say), and on deep
 // networks the fused arithmetic alone differs by up to 1e-3. Dynamic
@@ -51,6 +53,9 @@
 #include <onnxruntime_cxx_api.h>
 
 #include <onnx/onnx_pb.h>
+
+#include "quarry/core/file_io.h"
+#include "quarry/models/onnx.h"
 
 #include <nlohmann/json.hpp>
 
@@ -392,11 +397,7 @@ double elapsed_ms(Bound &b) {
 /// the original (nothing won) times the same model twice, and its
 /// speed-up shows only how far apart this machine times equal work.
 bool same_bytes(const std::string &x, const std::string &y) {
-  auto slurp = [](const std::string &f) {
-    std::ifstream in(f, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  return slurp(x) == slurp(y);
+  return quarry::read_file_bytes(x) == quarry::read_file_bytes(y);
 }
 
 double median(std::vector<double> ms) {
@@ -534,13 +535,18 @@ int main(int argc, char **argv) {
         throw std::runtime_error("--compare takes two ONNX files");
       const double d = max_relative_difference(env, a.files[0], a.files[1], a);
       const bool equal = d <= a.tolerance;
-      std::printf("%s\n", nlohmann::json{{"a", a.files[0]},
-                                         {"b", a.files[1]},
-                                         {"max_relative_difference", d},
-                                         {"tolerance", a.tolerance},
-                                         {"equal", equal}}
-                              .dump()
-                              .c_str());
+      std::printf("%s\n",
+                  nlohmann::json{{"a", a.files[0]},
+                                 {"b", a.files[1]},
+                                 {"max_relative_difference", d},
+                                 {"tolerance", a.tolerance},
+                                 {"equal", equal},
+                                 {"interface_differences",
+                                  quarry::interface_differences(
+                                      quarry::read_file_bytes(a.files[0]),
+                                      quarry::read_file_bytes(a.files[1]))}}
+                      .dump()
+                      .c_str());
       return equal ? 0 : 1;
     }
     nlohmann::json out;

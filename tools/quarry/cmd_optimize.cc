@@ -131,6 +131,13 @@ void optimize(OptimizeOptions &o) {
       write_model(r.model, o.out, o.measure.seed);
     else
       write_model_unchanged(o.graph, original, o.out, o.measure.seed);
+    // What an application of the input would find changed (a symbolic
+    // dimension that --input-shape fixed, an opset quarry's nodes need).
+    if (rewritten && o.graph.ends_with(".onnx") && o.out.ends_with(".onnx"))
+      for (const std::string &d : interface_differences(
+               read_file_bytes(o.graph), read_file_bytes(o.out)))
+        std::fprintf(stderr, "quarry: warning: %s: %s (in %s)\n",
+                     o.out.c_str(), d.c_str(), o.graph.c_str());
   }
   if (!o.text.empty())
     write_file_atomic(o.text, print_graph(r.model.graph));
