@@ -97,6 +97,30 @@ TEST(FloatEval, Conv2DDilationIsRefusedOutsideOneTo2To31) {
         << d;
 }
 
+TEST(FloatEval, LayerNormNormalizesEachRow) {
+  // Rows of 4 (axis 1 of [2,4]): mean 2.5 and variance 1.25 for 1..4;
+  // scale and bias per element.
+  T x({2, 4}, {1, 2, 3, 4, 2, 2, 2, 2});
+  T s({4}, {1, 2, 1, 1}), b({4}, {0, 0, 0, 10});
+  const float d = 1.0f / std::sqrt(1.25f + 1e-5f);
+  expect_values(
+      run("input x\nweight s\nweight b\ny = layer_norm(x, s, b)\noutput y",
+          {{"x", x}, {"s", s}, {"b", b}}),
+      {2, 4},
+      {-1.5f * d, -0.5f * 2 * d, 0.5f * d, 1.5f * d + 10, 0, 0, 0, 10});
+  // Over axes 0 and 1 of [2,2] (one row of 4), scale of shape [2,2].
+  T q({2, 2}, {1, 2, 3, 4}), one({2, 2}, {1, 1, 1, 1});
+  expect_values(run("input x\nweight s\ny = layer_norm[axis=0 eps=0](x, s)\n"
+                    "output y",
+                    {{"x", q}, {"s", one}}),
+                {2, 2},
+                {-1.5f / std::sqrt(1.25f), -0.5f / std::sqrt(1.25f),
+                 0.5f / std::sqrt(1.25f), 1.5f / std::sqrt(1.25f)});
+  EXPECT_THROW(parse_graph("input x: [2,4]\nweight s: [3]\n"
+                           "y = layer_norm(x, s)\noutput y"),
+               Error);
+}
+
 TEST(FloatEval, Pooling) {
   T x({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   // Average divides by the full window (9), padding included.

@@ -401,6 +401,15 @@ private:
       attr(node("Softmax", {in(n, 0)}, {out}), "axis",
            n.attrs.i(ops::Softmax::kAxis));
       return;
+    case OpKind::LayerNorm: {
+      std::vector<std::string> operands;
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        operands.push_back(in(n, static_cast<int>(k)));
+      auto *l = node("LayerNormalization", operands, {out});
+      attr(l, "axis", n.attrs.i(ops::LayerNorm::kAxis));
+      attr(l, "epsilon", static_cast<float>(n.attrs.real(ops::LayerNorm::kEps)));
+      return;
+    }
     case OpKind::GridSample: {
       using G = ops::GridSample;
       auto *s = node("GridSample", {in(n, 0), in(n, 1)}, {out});
@@ -506,12 +515,16 @@ private:
     }
   }
 
-  /// The opset quarry's own live nodes need: 14, or 16 for GridSample.
+  /// The opset quarry's own live nodes need: 14, 16 for GridSample, 17
+  /// for LayerNormalization.
   int64_t least_opset(const std::vector<bool> &live) const {
+    int64_t least = kOpset;
     for (int32_t id = 0; id < g_.num_nodes(); ++id)
       if (live[id] && g_.node(id).kind == OpKind::GridSample)
-        return 16;
-    return kOpset;
+        least = std::max<int64_t>(least, 16);
+      else if (live[id] && g_.node(id).kind == OpKind::LayerNorm)
+        least = 17;
+    return least;
   }
 
   /// Settles names and the opset for the kept nodes of live opaque

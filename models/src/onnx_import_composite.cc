@@ -67,10 +67,35 @@ Normalized normalized(I &m, ValueRef x, const Ints &axes, float eps) {
   return {binary(m, BroadcastFn::Div, d, stdev), mu, stdev};
 }
 
+/// Whether the node's optional output `k` is used.
+bool has_output(I &m, int k) {
+  return m.node().output_size() > k && !m.node().output(k).empty();
+}
+
 void layer_normalization(I &m) {
   const ValueRef x = m.in(0);
   const int r = m.shape(x).rank();
   const int axis = m.axis(m.attr_int("axis", -1), r);
+  // One operator, which export writes back as one node, where only Y is
+  // used and scale and bias hold a value per element of a row; else what
+  // ONNX's function body computes.
+  int64_t row = 1;
+  for (int i = axis; i < r; ++i)
+    row *= m.shape(x)[i];
+  const bool whole = m.shape(m.in(1)).numel() == row &&
+                     (!m.has_input(2) || m.shape(m.in(2)).numel() == row);
+  if (whole && !has_output(m, 1) && !has_output(m, 2)) {
+    std::vector<ValueRef> in{x, m.in(1)};
+    if (m.has_input(2))
+      in.push_back(m.in(2));
+    m.set_output(
+        0, m.add(OpKind::LayerNorm,
+                 make_attrs(OpKind::LayerNorm,
+                            {{"axis", int64_t{axis}},
+                             {"eps", double{m.attr_float("epsilon", 1e-5f)}}}),
+                 std::move(in)));
+    return;
+  }
   Ints axes;
   for (int i = axis; i < r; ++i)
     axes.push_back(i);
@@ -80,7 +105,7 @@ void layer_normalization(I &m) {
     y = binary(m, BroadcastFn::Add, y, m.in(2));
   m.set_output(0, y);
   m.set_output(1, n.mean);
-  if (m.node().output_size() > 2 && !m.node().output(2).empty())
+  if (has_output(m, 2))
     m.set_output(2, pointwise(m, ops::PointwiseFn::Reciprocal, n.stdev));
 }
 

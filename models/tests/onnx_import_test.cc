@@ -213,6 +213,19 @@ std::vector<Case> cases() {
                },
                "input x\ninput w\ny = conv2d[s=2,1 pad=valid d=3,2](x, w)\n"
                "output y"});
+  c.push_back({"LayerNormalizationIsOneOperator",
+               [] {
+                 OnnxModel m(17);
+                 m.input("x", {2, 3, 4}).input("s", {3, 4}).input("b", {3, 4});
+                 m.output("y");
+                 auto &n = m.node("LayerNormalization", {"x", "s", "b"}, {"y"});
+                 set_int(n, "axis", 1);
+                 set_float(n, "epsilon", 0.001f);
+                 return m;
+               },
+               "input x\ninput s\ninput b\n"
+               "y = layer_norm[axis=1 eps=0.0010000000474974513](x, s, b)\n"
+               "output y"});
   c.push_back({"ConvAsymmetricPadsGrouped",
                [] {
                  OnnxModel m;

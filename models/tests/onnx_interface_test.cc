@@ -116,6 +116,28 @@ TEST(OnnxInterface, AnEarlierOpsetStaysWhereQuarrysNodesMeanTheSameThere) {
   EXPECT_EQ(onnx_opset(round_trip(s)), 14);
 }
 
+TEST(OnnxInterface, LayerNormalizationStaysOneNode) {
+  OnnxModel m(17);
+  m.input("x", {2, 8}).output("y");
+  m.floats("s", {8}, std::vector<float>(8, 0.5f));
+  m.floats("b", {8}, std::vector<float>(8, 0.25f));
+  m.node("LayerNormalization", {"x", "s", "b"}, {"y"});
+  const onnx::ModelProto out = round_trip(m);
+  ASSERT_EQ(out.graph().node_size(), 1);
+  EXPECT_EQ(out.graph().node(0).op_type(), "LayerNormalization");
+  EXPECT_EQ(onnx_opset(out), 17);
+  // Its statistics asked for too: ONNX's function body, which computes
+  // them.
+  OnnxModel stats(17);
+  stats.input("x", {2, 8}).output("y").output("mean");
+  stats.floats("s", {8}, std::vector<float>(8, 0.5f));
+  stats.node("LayerNormalization", {"x", "s"}, {"y", "mean"});
+  const onnx::ModelProto split = round_trip(stats);
+  EXPECT_GT(split.graph().node_size(), 1);
+  EXPECT_EQ(names(split.graph().output()),
+            (std::vector<std::string>{"y", "mean"}));
+}
+
 TEST(OnnxInterface, AModelBuiltInQuarryIsNamedByQuarry) {
   Model m{parse_graph("input x: [4]\ny = relu(x)\noutput y\n"), {}};
   onnx::ModelProto out;

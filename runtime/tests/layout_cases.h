@@ -52,6 +52,10 @@ inline std::vector<Case> layout_cases() {
       {"conv_dilated_strided_valid",
        "y = conv2d[s=2,1 pad=valid d=2,2](c, v2)"},
       {"softmax", "y = softmax[axis=1](c)"},
+      {"layer_norm_last", "weight g: [6]\nweight h: [6]\n"
+                          "y = layer_norm(c, g, h)"},
+      {"layer_norm_channels", "weight g: [C,5,6]\n"
+                              "y = layer_norm[axis=1 eps=0.001](c, g)"},
       {"transpose", "y = transpose[perm=0,2,3,1](c)"},
       {"reshape", "y = reshape[shape=1,-1](c)"},
       {"split", "y, z = split[axis=1 sizes=4,C4](c)"},

@@ -119,6 +119,7 @@ QUARRY_CPU_KERNEL(ops::Pool2DExplicit)
 QUARRY_CPU_KERNEL(ops::ReduceMean)
 QUARRY_CPU_KERNEL(ops::Reduce)
 QUARRY_CPU_KERNEL(ops::ConvTranspose)
+QUARRY_CPU_KERNEL(ops::LayerNorm)
 // Direct loops over row-major memory (kernels_loops.cc).
 QUARRY_CPU_KERNEL(ops::Split)
 QUARRY_CPU_KERNEL(ops::Reshape)

@@ -280,4 +280,38 @@ Lowered CpuKernel<ops::ConvTranspose>::make(Context &c, const Node &n,
   return l;
 }
 
+Lowered CpuKernel<ops::LayerNorm>::make(Context &c, const Node &n,
+                                        CpuOperands in, ResultTypes out,
+                                        PostOps) {
+  using L = ops::LayerNorm;
+  const auto [rows, row] = L::rows(n.attrs, in[0].shape());
+  // oneDNN normalizes over the last axis: the rows as a [rows, row] matrix,
+  // which is how a plain tensor lies in memory; scale and bias as [row].
+  const memory::desc md({rows, row}, kF32, tag::ab);
+  const memory::desc per_element({row}, kF32, tag::a);
+  const bool has_bias = in.size() > 2;
+  const auto flags =
+      has_bias ? dnnl::normalization_flags::use_scale |
+                     dnnl::normalization_flags::use_shift
+               : dnnl::normalization_flags::use_scale;
+  const dnnl::layer_normalization_forward::desc d(
+      dnnl::prop_kind::forward_inference, md,
+      static_cast<float>(n.attrs.real(L::kEps)), flags);
+  const dnnl::layer_normalization_forward::primitive_desc pd(d, c.engine);
+  Lowered l;
+  l.in = plain_mds(in);
+  l.out = plain_mds(out);
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, md, per_element, has_bias](const Bound &b) {
+    Args args{{DNNL_ARG_SRC, memory(md, c.engine, b.in[0])},
+              {DNNL_ARG_DST, memory(md, c.engine, b.out[0])},
+              {DNNL_ARG_SCALE, memory(per_element, c.engine, b.in[1])}};
+    if (has_bias)
+      args.emplace(DNNL_ARG_SHIFT, memory(per_element, c.engine, b.in[2]));
+    return primitive_step(c, dnnl::layer_normalization_forward(pd),
+                          std::move(args));
+  };
+  return l;
+}
+
 } // namespace quarry::runtime::cpu

@@ -109,6 +109,34 @@ __global__ void reduce_kernel(ops::ReduceFn fn, bool mean, const float *x,
   y[o] = static_cast<float>(acc);
 }
 
+__global__ void layer_norm_kernel(const float *x, const float *scale,
+                                  const float *bias, float *y, int64_t rows,
+                                  int64_t row, double eps) {
+  const int64_t r = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / warpSize;
+  const int lane = threadIdx.x % warpSize;
+  if (r >= rows) // the whole warp: r is the same in every lane
+    return;
+  const float *xr = x + r * row;
+  float *yr = y + r * row;
+  auto warp_sum = [](double v) {
+    for (int s = warpSize / 2; s > 0; s /= 2)
+      v += __shfl_xor_sync(0xffffffffu, v, s);
+    return v;
+  };
+  double sum = 0;
+  for (int64_t i = lane; i < row; i += warpSize)
+    sum += xr[i];
+  const double mean = warp_sum(sum) / static_cast<double>(row);
+  double squares = 0;
+  for (int64_t i = lane; i < row; i += warpSize)
+    squares += (xr[i] - mean) * (xr[i] - mean);
+  const double inv =
+      1.0 / sqrt(warp_sum(squares) / static_cast<double>(row) + eps);
+  for (int64_t i = lane; i < row; i += warpSize)
+    yr[i] = static_cast<float>((xr[i] - mean) * inv * scale[i] +
+                               (bias ? bias[i] : 0.0f));
+}
+
 __global__ void pool2d_kernel(const float *x, float *y, PoolGeometry g,
                               int64_t n) {
   const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
@@ -215,6 +243,16 @@ void launch_reduce(cudaStream_t stream, ops::ReduceFn fn, bool mean,
   reduce_kernel<<<blocks_for(threads), kThreads, 0, stream>>>(fn, mean, x, y, g,
                                                               outputs, count);
   check_launch("reduce");
+}
+
+void launch_layer_norm(cudaStream_t stream, const float *x, const float *scale,
+                       const float *bias, float *y, int64_t rows, int64_t row,
+                       double eps) {
+  if (rows == 0 || row == 0)
+    return;
+  layer_norm_kernel<<<blocks_for(rows * 32), kThreads, 0, stream>>>(
+      x, scale, bias, y, rows, row, eps);
+  check_launch("layer_norm");
 }
 
 void launch_pool2d(cudaStream_t stream, const float *x, float *y,

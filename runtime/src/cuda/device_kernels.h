@@ -99,4 +99,11 @@ struct ConvTransposeGeometry {
 void launch_conv_transpose(cudaStream_t stream, const float *x, const float *w,
                            float *y, const ConvTransposeGeometry &g);
 
+/// layer_norm of `rows` contiguous rows of `row` elements each
+/// (ops/layer_norm.h); `bias` may be null. A warp per row, its sums in
+/// double as the reference's.
+void launch_layer_norm(cudaStream_t stream, const float *x, const float *scale,
+                       const float *bias, float *y, int64_t rows, int64_t row,
+                       double eps);
+
 } // namespace quarry::runtime::cuda

@@ -60,6 +60,7 @@ QUARRY_CUDA_KERNEL(ops::ReduceMean)
 QUARRY_CUDA_KERNEL(ops::Reduce)
 QUARRY_CUDA_KERNEL(ops::Pool2DExplicit)
 QUARRY_CUDA_KERNEL(ops::ConvTranspose)
+QUARRY_CUDA_KERNEL(ops::LayerNorm)
 
 #undef QUARRY_CUDA_KERNEL
 

@@ -188,4 +188,14 @@ Step CudaKernel<ops::ConvTranspose>::make(Context &c, const Node &n,
   };
 }
 
+Step CudaKernel<ops::LayerNorm>::make(Context &c, const Node &n, Operands in,
+                                      Operands out) {
+  const auto [rows, row] = ops::LayerNorm::rows(n.attrs, in[0].shape());
+  const double eps = n.attrs.real(ops::LayerNorm::kEps);
+  return [&c, rows, row, eps, x = in[0].data, scale = in[1].data,
+          bias = in.size() > 2 ? in[2].data : nullptr, y = out[0].data] {
+    launch_layer_norm(c.stream, x, scale, bias, y, rows, row, eps);
+  };
+}
+
 } // namespace quarry::runtime::cuda

@@ -18,6 +18,7 @@
 #include "quarry/core/ops/enlarge.h"
 #include "quarry/core/ops/grid_sample.h"
 #include "quarry/core/ops/hardmax.h"
+#include "quarry/core/ops/layer_norm.h"
 #include "quarry/core/ops/matmul.h"
 #include "quarry/core/ops/opaque.h"
 #include "quarry/core/ops/pad.h"
@@ -83,7 +84,8 @@ namespace quarry {
   /* Later additions go last, so earlier kinds keep their numbers. */          \
   X(Hardmax, ops::Hardmax)                                                     \
   X(GridSample, ops::GridSample)                                               \
-  X(Where, ops::Where)
+  X(Where, ops::Where)                                                         \
+  X(LayerNorm, ops::LayerNorm)
 
 enum class OpKind : uint8_t {
 #define QUARRY_ENUM(kind, def) kind,

@@ -5,10 +5,10 @@
 // float-only operators (core/SEMANTICS.md) otherwise; initializers and
 // Constant nodes become weights whose values land in the weight table.
 // Export writes any quarry graph as an ONNX model that passes the ONNX
-// checker: opset 14 (16 with GridSample), or the imported model's opset
-// where that is later, and an imported model's interface as it was
-// declared (input and output names, metadata). models/ONNX.md lists the
-// mapping.
+// checker: opset 14 (16 with GridSample, 17 with LayerNormalization), or
+// the imported model's opset where that is later, and an imported model's
+// interface as it was declared (input and output names, metadata).
+// models/ONNX.md lists the mapping.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
