@@ -223,6 +223,19 @@ Model Importer::run() {
   // quarry holds it as float32: a bool as 0 and 1, an integer constant),
   // the names of its inputs, its metadata.
   *kept_.mutable_graph()->mutable_output() = model_.graph().output();
+  for (auto &out : *kept_.mutable_graph()->mutable_output()) {
+    // A float32 value the model declares otherwise (found by fuzzing: a
+    // float initializer declared int8) goes out as what it is.
+    const std::string &name = out.name();
+    auto c = constants_.find(name);
+    const bool other = untyped_.count(name) || bools_.count(name) ||
+                       elem_.count(name) ||
+                       (c != constants_.end() &&
+                        c->second.elem != onnx::TensorProto::FLOAT);
+    if (!other && out.type().has_tensor_type())
+      out.mutable_type()->mutable_tensor_type()->set_elem_type(
+          onnx::TensorProto::FLOAT);
+  }
   record_interface();
   // Keep only the values of weights the graph uses.
   WeightTable used;
