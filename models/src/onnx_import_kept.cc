@@ -119,6 +119,12 @@ std::string Importer::check_kept_node(const onnx::NodeProto &n,
       return "axis " + std::to_string(axis) +
              " is out of range for X of rank " + std::to_string(rank);
   }
+  // MaxUnpool's inference reads the channels of I, its dimension 1,
+  // unchecked (found by fuzzing: a scalar I).
+  if (n.op_type() == "MaxUnpool")
+    if (const int r = rank_of("I"); r >= 0 && r < 2)
+      return "its input I has rank " + std::to_string(r) +
+             " where MaxUnpool reads its channels (dimension 1)";
   for (const auto &[x, w] : {std::pair{"X", "W"}, std::pair{"x", "w"}})
     if (const int rx = rank_of(x), rw = rank_of(w);
         rx >= 0 && rw >= 0 && rx != rw)
