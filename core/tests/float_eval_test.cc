@@ -79,7 +79,8 @@ TEST(FloatEval, Conv2DDilatedEqualsTheKernelSpreadWithZeros) {
                               "](x, w)\noutput y",
                           {{"x", x}, {"w", w}});
     const std::string plain =
-        c.attrs.empty() ? "" : "[" + c.attrs.substr(0, c.attrs.size() - 1) + "]";
+        c.attrs.empty() ? ""
+                        : "[" + c.attrs.substr(0, c.attrs.size() - 1) + "]";
     const T dense =
         run("input x\nweight w\ny = conv2d" + plain + "(x, w)\noutput y",
             {{"x", x}, {"w", spread}});
@@ -106,8 +107,7 @@ TEST(FloatEval, LayerNormNormalizesEachRow) {
   expect_values(
       run("input x\nweight s\nweight b\ny = layer_norm(x, s, b)\noutput y",
           {{"x", x}, {"s", s}, {"b", b}}),
-      {2, 4},
-      {-1.5f * d, -0.5f * 2 * d, 0.5f * d, 1.5f * d + 10, 0, 0, 0, 10});
+      {2, 4}, {-1.5f * d, -0.5f * 2 * d, 0.5f * d, 1.5f * d + 10, 0, 0, 0, 10});
   // Over axes 0 and 1 of [2,2] (one row of 4), scale of shape [2,2].
   T q({2, 2}, {1, 2, 3, 4}), one({2, 2}, {1, 1, 1, 1});
   expect_values(run("input x\nweight s\ny = layer_norm[axis=0 eps=0](x, s)\n"

@@ -242,7 +242,8 @@ private:
       const Shape &w = g_.type(n.inputs[1])->shape;
       const Ints d = Conv::dilation(n.attrs);
       // The pads follow the window's extent, the taps d apart.
-      const Ints extent{(w[2] - 1) * d[0] + 1, (w[3] - 1) * d[1] + 1};
+      const Ints extent{ops::dilated_extent(w[2], d[0]),
+                        ops::dilated_extent(w[3], d[1])};
       auto *c = node("Conv", {in(n, 0), in(n, 1)}, {out + "_conv"});
       attr(c, "kernel_shape", Ints{w[2], w[3]});
       attr(c, "strides", n.attrs.list(Conv::kStride));
@@ -407,7 +408,8 @@ private:
         operands.push_back(in(n, static_cast<int>(k)));
       auto *l = node("LayerNormalization", operands, {out});
       attr(l, "axis", n.attrs.i(ops::LayerNorm::kAxis));
-      attr(l, "epsilon", static_cast<float>(n.attrs.real(ops::LayerNorm::kEps)));
+      attr(l, "epsilon",
+           static_cast<float>(n.attrs.real(ops::LayerNorm::kEps)));
       return;
     }
     case OpKind::GridSample: {

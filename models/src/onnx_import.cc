@@ -228,10 +228,9 @@ Model Importer::run() {
     // float initializer declared int8) goes out as what it is.
     const std::string &name = out.name();
     auto c = constants_.find(name);
-    const bool other = untyped_.count(name) || bools_.count(name) ||
-                       elem_.count(name) ||
-                       (c != constants_.end() &&
-                        c->second.elem != onnx::TensorProto::FLOAT);
+    const bool other =
+        untyped_.count(name) || bools_.count(name) || elem_.count(name) ||
+        (c != constants_.end() && c->second.elem != onnx::TensorProto::FLOAT);
     if (!other && out.type().has_tensor_type())
       out.mutable_type()->mutable_tensor_type()->set_elem_type(
           onnx::TensorProto::FLOAT);
@@ -312,6 +311,10 @@ int Importer::num_inputs() const { return node_->input_size(); }
 
 bool Importer::has_input(int i) const {
   return i < node_->input_size() && !node_->input(i).empty();
+}
+
+bool Importer::has_output(int i) const {
+  return i < node_->output_size() && !node_->output(i).empty();
 }
 
 ValueRef Importer::in(int i) {

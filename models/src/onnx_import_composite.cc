@@ -67,11 +67,6 @@ Normalized normalized(I &m, ValueRef x, const Ints &axes, float eps) {
   return {binary(m, BroadcastFn::Div, d, stdev), mu, stdev};
 }
 
-/// Whether the node's optional output `k` is used.
-bool has_output(I &m, int k) {
-  return m.node().output_size() > k && !m.node().output(k).empty();
-}
-
 void layer_normalization(I &m) {
   const ValueRef x = m.in(0);
   const int r = m.shape(x).rank();
@@ -79,33 +74,29 @@ void layer_normalization(I &m) {
   // One operator, which export writes back as one node, where only Y is
   // used and scale and bias hold a value per element of a row; else what
   // ONNX's function body computes.
-  int64_t row = 1;
-  for (int i = axis; i < r; ++i)
-    row *= m.shape(x)[i];
-  const bool whole = m.shape(m.in(1)).numel() == row &&
-                     (!m.has_input(2) || m.shape(m.in(2)).numel() == row);
-  if (whole && !has_output(m, 1) && !has_output(m, 2)) {
+  const float eps = m.attr_float("epsilon", 1e-5f);
+  Attrs attrs = make_attrs(OpKind::LayerNorm,
+                           {{"axis", int64_t{axis}}, {"eps", double{eps}}});
+  const int64_t row = ops::LayerNorm::rows(attrs, m.shape(x)).second;
+  const bool whole = m.input_shape(1).numel() == row &&
+                     (!m.has_input(2) || m.input_shape(2).numel() == row);
+  if (whole && !m.has_output(1) && !m.has_output(2)) {
     std::vector<ValueRef> in{x, m.in(1)};
     if (m.has_input(2))
       in.push_back(m.in(2));
-    m.set_output(
-        0, m.add(OpKind::LayerNorm,
-                 make_attrs(OpKind::LayerNorm,
-                            {{"axis", int64_t{axis}},
-                             {"eps", double{m.attr_float("epsilon", 1e-5f)}}}),
-                 std::move(in)));
+    m.set_output(0, m.add(OpKind::LayerNorm, std::move(attrs), std::move(in)));
     return;
   }
   Ints axes;
   for (int i = axis; i < r; ++i)
     axes.push_back(i);
-  const Normalized n = normalized(m, x, axes, m.attr_float("epsilon", 1e-5f));
+  const Normalized n = normalized(m, x, axes, eps);
   ValueRef y = binary(m, BroadcastFn::Mul, n.y, m.in(1));
   if (m.has_input(2))
     y = binary(m, BroadcastFn::Add, y, m.in(2));
   m.set_output(0, y);
   m.set_output(1, n.mean);
-  if (has_output(m, 2))
+  if (m.has_output(2))
     m.set_output(2, pointwise(m, ops::PointwiseFn::Reciprocal, n.stdev));
 }
 

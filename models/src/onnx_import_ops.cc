@@ -300,7 +300,8 @@ void conv(I &m) {
   if (!window_values({sw[2], sw[3]}, 1))
     m.fail("the kernel " + sw.str() + " must be from 1 to 2^31 per side");
   // The window's extent: taps d apart.
-  const Ints k{(sw[2] - 1) * d[0] + 1, (sw[3] - 1) * d[1] + 1};
+  const Ints k{ops::dilated_extent(sw[2], d[0]),
+               ops::dilated_extent(sw[3], d[1])};
   const Ints s = window_strides(m);
   if (sw[1] < 1 || m.attr_int("group", 1) * sw[1] != sx[1])
     m.fail("group " + std::to_string(m.attr_int("group", 1)) +
@@ -309,10 +310,13 @@ void conv(I &m) {
   for (int i = 0; i < 2; ++i)
     if (sx[2 + i] + p[i] + p[i + 2] < k[i])
       m.fail("the kernel " + sw.str() +
-             (d == Ints{1, 1} ? "" : " at dilation " + std::to_string(d[0]) +
-                                         "," + std::to_string(d[1])) +
-             " spans " + std::to_string(k[i]) + " elements, past the padded "
-             "input " + sx.str());
+             (d == Ints{1, 1} ? ""
+                              : " at dilation " + std::to_string(d[0]) + "," +
+                                    std::to_string(d[1])) +
+             " spans " + std::to_string(k[i]) +
+             " elements, past the padded "
+             "input " +
+             sx.str());
   auto pad = algebra_padding(sx, k, s, p);
   if (!pad) {
     x = m.add(OpKind::Pad,
@@ -393,7 +397,7 @@ void pool(I &m, bool is_max) {
   const Shape sx = m.shape(x);
   require_2d(m, sx, "pooling", is_max);
   const bool ceil = m.attr_int("ceil_mode", 0) != 0;
-  if (m.node().output_size() > 1 && !m.node().output(1).empty())
+  if (m.has_output(1))
     m.fail("the Indices output is not supported");
   const auto k = m.attr_ints("kernel_shape");
   if (!k || k->size() != 2 || !window_values(*k, 1))
@@ -853,7 +857,7 @@ void pad(I &m) {
 }
 
 void dropout(I &m) {
-  if (m.node().output_size() > 1 && !m.node().output(1).empty())
+  if (m.has_output(1))
     m.fail("the mask output is not supported (inference only)");
   // From opset 12, input 2 switches training on: random, not inference.
   if (m.has_input(2)) {

@@ -35,6 +35,8 @@ public:
   int num_inputs() const;
   /// Whether input `i` is present (ONNX leaves optional inputs empty).
   bool has_input(int i) const;
+  /// Whether the node's (optional) output `i` is there and named.
+  bool has_output(int i) const;
   /// Input `i` as a quarry value (a constant becomes a weight).
   ValueRef in(int i);
   /// Input `i` as a constant, or nullptr.

@@ -40,7 +40,8 @@ std::string dim_text(const onnx::TensorShapeProto::Dimension &d) {
 }
 
 /// The graph's inputs that an application feeds: not initializers.
-std::vector<const onnx::ValueInfoProto *> fed_inputs(const onnx::GraphProto &g) {
+std::vector<const onnx::ValueInfoProto *>
+fed_inputs(const onnx::GraphProto &g) {
   std::set<std::string> init;
   for (const auto &t : g.initializer())
     init.insert(t.name());

@@ -1,4 +1,5 @@
-//===- onnx_interface.h - An imported model's interface, restored -*- C++ -*-===//
+//===- onnx_interface.h - An imported model's interface, restored -*- C++
+//-*-===//
 //
 // Export names what it writes by quarry's names; these give the written
 // model the interface the imported one declared (Model::kept_onnx,

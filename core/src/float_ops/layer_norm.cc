@@ -14,13 +14,12 @@ std::pair<int64_t, int64_t> LayerNorm::rows(const Attrs &a, const Shape &x) {
 }
 
 MaybeTypes LayerNorm::infer(const Attrs &a, InTypes in) {
-  const auto [rows_, row] = rows(a, in[0].shape);
-  (void)rows_;
+  const int64_t row = rows(a, in[0].shape).second;
   for (size_t k = 1; k < in.size(); ++k)
     if (in[k].shape.numel() != row)
       fail(name, k == 1 ? "scale " : "bias ", in[k].shape.str(), " holds ",
-           in[k].shape.numel(), " values, not one per element of a row (",
-           row, ") of ", in[0].shape.str());
+           in[k].shape.numel(), " values, not one per element of a row (", row,
+           ") of ", in[0].shape.str());
   if (!(a.real(kEps) >= 0))
     fail(name, "eps must be at least 0, got ", a.real(kEps));
   return Types{TensorType(in[0].shape)};

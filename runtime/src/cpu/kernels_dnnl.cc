@@ -224,9 +224,8 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
         src, wmd, bias_md, dst, {s[0], s[1]}, {g.dh - 1, g.dw - 1},
         {g.y.pad_before, g.x.pad_before},
-        {pad_after(g.h, (g.kh - 1) * g.dh + 1, s[0], g.y.out, g.y.pad_before),
-         pad_after(g.w, (g.kw - 1) * g.dw + 1, s[1], g.x.out,
-                   g.x.pad_before)});
+        {pad_after(g.h, g.eh, s[0], g.y.out, g.y.pad_before),
+         pad_after(g.w, g.ew, s[1], g.x.out, g.x.pad_before)});
     return dnnl::convolution_forward::primitive_desc(d, epi.attr(), c.engine);
   };
   // Keep the layout the input arrives in (blocked or channels-last), so a

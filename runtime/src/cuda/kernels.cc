@@ -248,10 +248,9 @@ ConvSetup conv_setup(Context &c, const Node &n, Operands in) {
   QUARRY_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&craw));
   cs.cd = ConvDesc(craw, cudnnDestroyConvolutionDescriptor);
   QUARRY_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
-      craw, symmetric_pad(n, g.h, (g.kh - 1) * g.dh + 1, s[0], g.y),
-      symmetric_pad(n, g.w, (g.kw - 1) * g.dw + 1, s[1], g.x), to_int(s[0]),
-      to_int(s[1]), to_int(g.dh), to_int(g.dw), CUDNN_CROSS_CORRELATION,
-      CUDNN_DATA_FLOAT));
+      craw, symmetric_pad(n, g.h, g.eh, s[0], g.y),
+      symmetric_pad(n, g.w, g.ew, s[1], g.x), to_int(s[0]), to_int(s[1]),
+      to_int(g.dh), to_int(g.dw), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   QUARRY_CUDA_CHECK(cudnnSetConvolutionGroupCount(craw, to_int(g.groups)));
   QUARRY_CUDA_CHECK(cudnnSetConvolutionMathType(craw, CUDNN_FMA_MATH));
 

@@ -17,6 +17,9 @@
 
 namespace quarry::ops {
 
+/// The elements a window of `k` taps `d` apart spans.
+inline int64_t dilated_extent(int64_t k, int64_t d) { return (k - 1) * d + 1; }
+
 struct Conv2D {
   static constexpr std::string_view name = "conv2d";
   static constexpr int min_inputs = 2, max_inputs = 2;
@@ -32,13 +35,13 @@ struct Conv2D {
   struct Geometry {
     int64_t n, c, h, w, co, cw, kh, kw, groups;
     int64_t dh = 1, dw = 1; ///< dilation: taps this far apart
+    int64_t eh = 0, ew = 0; ///< the window's extent (dilated_extent)
     Window y, x;
   };
 
   /// The dilation (1,1 when absent).
   static std::vector<int64_t> dilation(const Attrs &a) {
-    return a.size() > kDilation && a.has(kDilation) ? a.list(kDilation)
-                                                    : std::vector<int64_t>{1, 1};
+    return a.has(kDilation) ? a.list(kDilation) : std::vector<int64_t>{1, 1};
   }
   static bool dilated(const Attrs &a) {
     return dilation(a) != std::vector<int64_t>{1, 1};
@@ -49,8 +52,8 @@ struct Conv2D {
       fail(name, "input must have rank 4 (n,c,h,w), got ", x.str());
     if (wt.rank() != 4)
       fail(name, "weight must have rank 4 (co,ci,kh,kw), got ", wt.str());
-    Geometry g{x[0], x[1], x[2], x[3], wt[0], wt[1], wt[2], wt[3], 0, 1, 1,
-               {},   {}};
+    Geometry g{x[0], x[1], x[2], x[3], wt[0], wt[1], wt[2], wt[3],
+               0,    1,    1,    0,    0,     {},    {}};
     if (g.cw < 1 || g.c % g.cw != 0)
       fail(name, "input channels ", g.c, " not divisible by weight channels ",
            g.cw);
@@ -68,10 +71,12 @@ struct Conv2D {
       fail(name, "kernel must be from 1 to 2^31, got ", wt.str());
     g.dh = d[0];
     g.dw = d[1];
+    g.eh = dilated_extent(g.kh, g.dh);
+    g.ew = dilated_extent(g.kw, g.dw);
     const auto &s = a.list(kStride);
     const auto pad = static_cast<Padding>(a.i(kPad));
-    g.y = window(name, "height", g.h, (g.kh - 1) * g.dh + 1, s[0], pad);
-    g.x = window(name, "width", g.w, (g.kw - 1) * g.dw + 1, s[1], pad);
+    g.y = window(name, "height", g.h, g.eh, s[0], pad);
+    g.x = window(name, "width", g.w, g.ew, s[1], pad);
     return g;
   }
 
