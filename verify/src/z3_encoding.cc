@@ -148,12 +148,16 @@ z3::expr Encoder::axiom(const Axiom &a) {
   collect_variables(a.lhs, left_vars);
   collect_variables(a.rhs, right_vars);
   std::vector<Z3_pattern> patterns;
+  // A pattern is an AST like any other: held, or Z3 may free it before the
+  // quantifier takes it.
+  std::vector<z3::ast> held;
   for (const auto &[side, term, names] :
        {std::tuple{&lhs, &a.lhs, &left_vars},
         std::tuple{&rhs, &a.rhs, &right_vars}})
     if (term->kind == Term::Kind::Apply && names->size() == vars.size()) {
       Z3_ast t[] = {*side};
       patterns.push_back(Z3_mk_pattern(ctx_, 1, t));
+      held.emplace_back(ctx_, Z3_pattern_to_ast(ctx_, patterns.back()));
     }
   if (patterns.empty())
     return z3::forall(bound, body);
@@ -203,6 +207,7 @@ z3::expr Encoder::dim_fact(const DimFact &f) {
     }
     Z3_ast pattern_terms[] = {left};
     Z3_pattern pattern = Z3_mk_pattern(ctx_, 1, pattern_terms);
+    const z3::ast held(ctx_, Z3_pattern_to_ast(ctx_, pattern));
     Z3_ast q = Z3_mk_forall_const(ctx_, 0, static_cast<unsigned>(vars.size()),
                                   vars.data(), 1, &pattern, body);
     ctx_.check_error();
