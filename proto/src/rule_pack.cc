@@ -29,6 +29,17 @@ bool DimEquality::holds(const Shape &a, const Shape &b) const {
   return dim < a.rank() && other_dim < b.rank() && a[dim] == b[other_dim];
 }
 
+bool all_hold(const std::vector<DimEquality> &eqs,
+              const std::map<std::string, Shape> &shapes) {
+  for (const DimEquality &d : eqs) {
+    auto a = shapes.find(d.var), b = shapes.find(d.other_var);
+    if (a == shapes.end() || b == shapes.end() ||
+        !d.holds(a->second, b->second))
+      return false;
+  }
+  return true;
+}
+
 void check_rule(const Rule &rule) {
   const size_t ns = rule.source.outputs().size();
   const size_t nt = rule.target.outputs().size();

@@ -5,6 +5,7 @@
 //                 --out OUT.pb [--report report.json [--resume]]
 //                 [--known PROVED.pb] [--cache DIR] [--timeout 10]
 //                 [--threads N] [--minimize-core] [--drop-axiom NAME]...
+//                 [--no-refute]
 //   quarry verify ... --shard I/N --shard-dir DIR
 //   quarry verify merge DIR --out OUT.pb [--report merged.json]
 //
@@ -13,7 +14,9 @@
 // writes the proved ones, with the proof and any precondition, to OUT. The
 // report is the checkpoint: --resume reuses it. With --shard, the run proves
 // its part of the rules into DIR/shard-I-of-N.json (resuming it when there)
-// and `merge` writes the pack of all parts.
+// and `merge` writes the pack of all parts. --no-refute audits the prover:
+// Z3 alone decides every rule, without the float check that refutes false
+// rules before Z3 sees them (and so hides what Z3 would prove of them).
 //
 //===----------------------------------------------------------------------===//
 #include "commands.h"
@@ -89,6 +92,10 @@ void run(const VerifyCliOptions &o) {
     throw Error("--shard I/N and --shard-dir DIR go together");
   if (!sharded && o.out.empty())
     throw Error("give --out FILE (or --shard I/N --shard-dir DIR)");
+  if (!o.opts.refute &&
+      (sharded || o.resume || !o.cache.empty() || !o.known.empty()))
+    throw Error("--no-refute audits what Z3 alone proves: it takes no "
+                "--shard, --resume, --cache or --known");
   if (sharded && (!o.out.empty() || !o.report.empty()))
     throw Error("a shard writes DIR/shard-I-of-N.json; `quarry verify merge "
                 "DIR --out FILE` writes the pack");
@@ -131,7 +138,10 @@ void run(const VerifyCliOptions &o) {
                 request.report_path.c_str());
     return;
   }
-  const RulePack out = proved_pack(pack, r.results, o.axioms);
+  RulePack out = proved_pack(pack, r.results, o.axioms);
+  if (!o.opts.refute)
+    out.header.settings.emplace_back(
+        "float_check", "skipped (--no-refute): the rules Z3 alone proved");
   write_rule_pack(out, o.out);
   std::printf("wrote %zu rules to %s\n", out.rules.size(), o.out.c_str());
 }
@@ -186,6 +196,9 @@ void register_verify_command(CLI::App &app) {
   v->add_option("--drop-axiom", o->drop,
                 "Leave out an axiom (repeatable), to see what needs it");
   v->add_option("--seed", o->opts.seed, "Seed of counterexample inputs");
+  v->add_flag("--no-refute{false}", o->opts.refute,
+              "Skip the float check: what Z3 alone proves (an audit of the "
+              "prover)");
   CLI::App *m = v->add_subcommand(
       "merge", "Write the pack of the shards' results in DIR");
   m->add_option("dir", o->merge_dir, "Directory of shard-I-of-N.json")

@@ -25,6 +25,12 @@ constexpr int kModelSizes[] = {2, 3};
 /// The consistency check is one query over every axiom; its proofs (two
 /// tensors made equal) take longer than single entailments.
 constexpr double kConsistencyFactor = 3;
+
+/// A minimisation try gets this many times the proof's Z3 resources, and
+/// at least the floor (half a second of a time limit).
+constexpr uint64_t kTryFactor = 2;
+constexpr uint64_t kTryFloor = verify::kZ3ResourcesPerSecond / 2;
+
 using verify::Axiom;
 using verify::AxiomFile;
 
@@ -45,10 +51,10 @@ public:
         const Axiom *goal, double timeout_s, Fresh fresh = Fresh::Equal)
       : file_(file), premises_(premises), goal_(goal), fresh_(fresh),
         start_(Clock::now()),
-        deadline_(start_ + std::chrono::milliseconds(
-                               static_cast<int64_t>(timeout_s * 1000))),
-        model_s_(timeout_s), enc_(ctx_, file, verify::ParamSort::Uninterpreted),
-        solver_(ctx_) {}
+        deadline_(start_ + std::chrono::milliseconds(static_cast<int64_t>(
+                               verify::guard_seconds(timeout_s) * 1000))),
+        timeout_s_(timeout_s), budget_(verify::resources_for(timeout_s)),
+        enc_(ctx_, file, verify::ParamSort::Uninterpreted), solver_(ctx_) {}
 
   EntailmentResult run(std::string name) {
     EntailmentResult r;
@@ -94,7 +100,7 @@ private:
     std::vector<size_t> all(lits_.size());
     for (size_t i = 0; i < all.size(); ++i)
       all[i] = i;
-    const z3::check_result res = check(all);
+    const z3::check_result res = check(all, budget_);
     if (res == z3::sat) {
       r.answer = Answer::NotEntailed;
       r.detail = countermodel(lhs, rhs);
@@ -102,8 +108,14 @@ private:
     }
     if (res == z3::unknown) {
       const std::string why =
-          "no proof within the time limit (Z3: " + solver_.reason_unknown() +
-          ")";
+          remaining() > 0
+              ? "no proof within " + std::to_string(budget_) +
+                    " Z3 resources (Z3: " + solver_.reason_unknown() + ")"
+              : "no proof before the clock guard stopped Z3 at " +
+                    std::to_string(verify::resources_used(solver_)) +
+                    " of its " + std::to_string(budget_) +
+                    " resources (the outcome may differ on "
+                    "another machine)";
       // Dimensions are integers: there is no finite model to look for.
       if (!goal_ && fresh_ == Fresh::DimsEqual) {
         r.answer = Answer::Unknown;
@@ -118,9 +130,9 @@ private:
             why + ", and no finite countermodel exists: " + describe(*inj);
         return;
       }
-      // The search gets as much time again as the proof, shared between
-      // the sizes: a small model, when there is one, is found quickly.
-      const double per_size = model_s_ / std::size(kModelSizes);
+      // The search gets as much again as the proof, shared between the
+      // sizes: a small model, when there is one, is found quickly.
+      const double per_size = timeout_s_ / std::size(kModelSizes);
       for (int size : kModelSizes)
         if (auto model =
                 find_finite_model(file_, premises_, goal_, size, per_size)) {
@@ -133,7 +145,7 @@ private:
       return;
     }
     r.answer = Answer::Entailed;
-    const double proof_s = seconds_since(start_);
+    const uint64_t proof = verify::resources_used(solver_);
     std::vector<size_t> core;
     const z3::expr_vector c = solver_.unsat_core();
     for (unsigned k = 0; k < c.size(); ++k)
@@ -141,28 +153,35 @@ private:
         if (z3::eq(c[k], lits_[i]))
           core.push_back(i);
     // Deletion: drop each premise whose absence keeps the goal entailed.
-    // The minimisation has a budget of its own (the proof's time limit, at
-    // most a few times what the proof took), and each try twice the proof's
-    // time, so a premise whose removal makes the proof hard is kept rather
-    // than stalling the rest.
-    deadline_ =
-        Clock::now() +
-        std::min<Clock::duration>(
-            deadline_ - start_, std::chrono::milliseconds(static_cast<int64_t>(
-                                    1000 * std::max(1.0, 6 * proof_s))));
-    const double per_try = std::max(0.5, 2 * proof_s);
+    // The minimisation has a budget of its own (the proof's, at most a few
+    // times what the proof took), and each try twice the proof's
+    // resources, so a premise whose removal makes the proof hard is kept
+    // rather than stalling the rest. Resources, not time: the same set on
+    // every machine and build.
+    const uint64_t total =
+        std::min<uint64_t>(budget_, std::max(kTryFloor, 6 * proof));
+    const unsigned per_try = static_cast<unsigned>(
+        std::min<uint64_t>(budget_, std::max(kTryFloor, kTryFactor * proof)));
+    bool cut_short = false;
     for (size_t k = 0; k < core.size();) {
+      const uint64_t used = verify::resources_used(solver_) - proof;
+      if (used >= total) {
+        cut_short = true;
+        break;
+      }
       std::vector<size_t> without;
       for (size_t j = 0; j < core.size(); ++j)
         if (j != k)
           without.push_back(core[j]);
-      if (check(without, per_try) == z3::unsat)
+      const unsigned left =
+          static_cast<unsigned>(std::min<uint64_t>(per_try, total - used));
+      if (check(without, left) == z3::unsat)
         core = without;
       else
         ++k;
     }
-    if (remaining() <= 0)
-      r.detail = "the entailing set may not be minimal (time limit)";
+    if (cut_short || remaining() <= 0)
+      r.detail = "the entailing set may not be minimal (resource limit)";
     for (size_t i : core)
       r.by.push_back(file_.axioms[premises_[i]].name);
     std::sort(r.by.begin(), r.by.end());
@@ -172,12 +191,11 @@ private:
     return std::chrono::duration<double>(deadline_ - Clock::now()).count();
   }
 
-  z3::check_result check(const std::vector<size_t> &assumed,
-                         double limit_s = 1e9) {
+  z3::check_result check(const std::vector<size_t> &assumed, unsigned rlimit) {
     z3::expr_vector lits(ctx_);
     for (size_t i : assumed)
       lits.push_back(lits_[i]);
-    return verify::check_within(solver_, lits, std::min(limit_s, remaining()));
+    return verify::check_within(solver_, lits, remaining(), rlimit);
   }
 
   std::string countermodel(const z3::expr &lhs, const z3::expr &rhs) {
@@ -198,8 +216,9 @@ private:
   std::vector<size_t> premises_;
   const Axiom *goal_;
   Fresh fresh_;
-  Clock::time_point start_, deadline_;
-  double model_s_; ///< the finite countermodel search's budget
+  Clock::time_point start_, deadline_; ///< the clock guard's
+  double timeout_s_; ///< as much again for the finite countermodel search
+  unsigned budget_;  ///< Z3 resources of the proof
   z3::context ctx_;
   verify::Encoder enc_;
   z3::solver solver_;
@@ -211,7 +230,7 @@ private:
 /// of `op`. Such an axiom equates the operands as well, and when they
 /// differ in structure (a wrong associativity) every two tensors follow
 /// equal; among these few premises Z3 finds that at once, where among the
-/// whole file its search may not within the time limit.
+/// whole file its search may not within its resource limit.
 std::vector<size_t> injectivity_premises(const AxiomFile &file,
                                          const InjectiveOperator &op) {
   std::vector<size_t> out;

@@ -106,8 +106,9 @@ find_finite_model(const verify::AxiomFile &file,
   }
   solver.add(pre);
   solver.add(lhs != rhs);
-  const z3::check_result res =
-      verify::check_within(solver, z3::expr_vector(ctx), timeout_s);
+  const z3::check_result res = verify::check_within(
+      solver, z3::expr_vector(ctx), verify::guard_seconds(timeout_s),
+      verify::resources_for(timeout_s));
   if (res != z3::sat)
     return std::nullopt;
   const z3::model m = solver.get_model();

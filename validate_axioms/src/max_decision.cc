@@ -1,6 +1,8 @@
 //===- max_decision.cc - Z3 decides elements with max terms ---------------===//
 #include "quarry/validate_axioms/max_decision.h"
 
+#include "quarry/verify/watchdog.h"
+
 #include <z3++.h>
 
 #include <map>
@@ -73,11 +75,10 @@ Decision decide_equal(const SymbolTable &symbols, const Polynomial &a,
   z3::context ctx;
   Translator tr(ctx, symbols);
   z3::solver solver(ctx);
-  z3::params p(ctx);
-  p.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_s * 1000)));
-  solver.set(p);
   solver.add(tr.poly(a) != tr.poly(b));
-  switch (solver.check()) {
+  switch (verify::check_within(solver, z3::expr_vector(ctx),
+                               verify::guard_seconds(timeout_s),
+                               verify::resources_for(timeout_s))) {
   case z3::unsat:
     return Decision::Equal;
   case z3::sat:

@@ -13,13 +13,17 @@ struct Builder {
   const AxiomFile &file;
   const Axiom &axiom;
   const Assignment &values;
+  const ShapeOverrides &overrides;
   Graph g;
   std::map<std::string, ValueRef> vars;
 
   Shape shape_of(const std::string &key) {
     Shape s;
-    for (const DomainExpr &d : axiom.domain->shapes.at(key))
-      s.dims.push_back(eval_domain_expr(d, values));
+    for (const DomainExpr &d : axiom.domain->shapes.at(key)) {
+      auto it = overrides.find({key, static_cast<int>(s.dims.size())});
+      s.dims.push_back(it != overrides.end() ? it->second
+                                             : eval_domain_expr(d, values));
+    }
     return s;
   }
 
@@ -159,10 +163,11 @@ bool condition_holds(const Axiom &a, const Assignment &values) {
 }
 
 AxiomInstance instantiate(const AxiomFile &file, const Axiom &a,
-                          const Assignment &values) {
+                          const Assignment &values,
+                          const ShapeOverrides &overrides) {
   if (!a.domain)
     throw Error(a.name + " has no small-shape domain");
-  Builder b{file, a, values, {}, {}};
+  Builder b{file, a, values, overrides, {}, {}};
   AxiomInstance inst;
   inst.values = values;
   inst.lhs = b.side(a.lhs);

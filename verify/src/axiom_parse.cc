@@ -9,6 +9,7 @@
 #include "axiom_lexer.h"
 #include "quarry/core/file_io.h"
 #include "quarry/verify/axiom_file.h"
+#include "quarry/verify/shape_conditions.h"
 
 #include <set>
 
@@ -194,8 +195,10 @@ private:
       else
         fail("expected 'where', 'shapes', 'values', 'if' or a new statement");
     }
-    if (a.domain)
+    if (a.domain) {
       check_domain(a);
+      a.shape_conditions = derive_shape_conditions(out_, a);
+    }
     out_.axioms.push_back(std::move(a));
   }
 
@@ -449,6 +452,17 @@ private:
     } while (accept("and"));
   }
 
+  static bool applies(const Term &t, const std::string &op) {
+    if (t.kind != Term::Kind::Apply)
+      return false;
+    if (t.name == op)
+      return true;
+    for (const Term &arg : t.args)
+      if (applies(arg, op))
+        return true;
+    return false;
+  }
+
   AxiomDomain &domain(Axiom &a) {
     if (!a.domain)
       a.domain = std::make_shared<AxiomDomain>();
@@ -461,10 +475,12 @@ private:
       const std::string key = ident("a tensor variable or constant");
       const bool ok =
           (a.sorts.count(key) && a.sorts.at(key) == VarSort::Tensor) ||
-          out_.find_op(key) >= 0;
+          (!a.sorts.count(key) && (applies(a.lhs, key) || applies(a.rhs, key)));
       if (!ok)
         throw Error(t.pos, "'" + key + "' is not a tensor variable or " +
-                               "declared operator of " + a.name);
+                               "operator of " + a.name);
+      if (a.domain && a.domain->shapes.count(key))
+        throw Error(t.pos, a.name + ": '" + key + "' has two shapes");
       expect(":");
       expect("[");
       std::vector<DomainExpr> dims;

@@ -44,6 +44,8 @@ json result_json(const RuleResult &r) {
             {"rule_hash", hash_hex(r.rule_hash)}};
   if (!r.derivation.empty())
     j["derivation"] = r.derivation;
+  if (r.z3_resources)
+    j["z3_resources"] = r.z3_resources;
   return j;
 }
 
@@ -65,6 +67,8 @@ RuleResult result_from_json(const json &j) {
                     "rule " + std::to_string(r.index) + ": rule_hash");
   if (j.contains("derivation"))
     r.derivation = j.at("derivation").get<std::vector<std::string>>();
+  if (j.contains("z3_resources"))
+    r.z3_resources = json_integer<uint64_t>(j.at("z3_resources"));
   return r;
 }
 

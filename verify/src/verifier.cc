@@ -30,13 +30,6 @@ using Clock = std::chrono::steady_clock;
 /// a few milliseconds.
 constexpr double kShapeCounterexampleSeconds = 0.25;
 
-/// The wall clock only guards against a check that overruns its resources:
-/// Z3 does not count all its work alike, and on a few queries a resource
-/// takes twenty times as long as on most. The guard stops a rule at this
-/// multiple of its time limit, plus a second, so --timeout keeps its
-/// meaning; such an outcome says it came from the clock.
-constexpr double kClockGuardFactor = 4;
-
 /// Seeded random shape mixes the counterexample search tries.
 constexpr int kRandomShapeTries = 48;
 
@@ -49,13 +42,6 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-unsigned resource_budget(double seconds) {
-  const double r =
-      std::max(1.0, seconds * static_cast<double>(kZ3ResourcesPerSecond));
-  return static_cast<unsigned>(
-      std::min(r, static_cast<double>(std::numeric_limits<unsigned>::max())));
-}
-
 /// One rule's proof attempt: the solver holds "literal => axiom" for every
 /// axiom and candidate precondition, and the negated goal; checks assume
 /// subsets of the literals.
@@ -64,9 +50,9 @@ public:
   Attempt(const AxiomFile &axioms, const Rule &rule, const VerifyOptions &o)
       : axioms_(axioms), rule_(rule), opts_(o), start_(Clock::now()),
         deadline_(start_ + std::chrono::milliseconds(static_cast<int64_t>(
-                               (o.timeout_s * kClockGuardFactor + 1) * 1000))),
-        budget_(resource_budget(o.timeout_s)), enc_(ctx_, axioms),
-        solver_(ctx_) {}
+                               guard_seconds(o.timeout_s) * 1000))),
+        budget_(resources_for(o.timeout_s)), enc_(ctx_, axioms), solver_(ctx_) {
+  }
 
   RuleResult run() {
     RuleResult r;
@@ -94,7 +80,7 @@ public:
       return r;
     }
     if (counterexample)
-      budget_ = std::min(budget_, resource_budget(kShapeCounterexampleSeconds));
+      budget_ = std::min(budget_, resources_for(kShapeCounterexampleSeconds));
     else if (opts_.prove_first)
       if (std::optional<RuleResult> first = opts_.prove_first(rule_)) {
         first->name = r.name;
@@ -146,8 +132,10 @@ private:
     }
     solver_.add(z3::mk_or(differs));
     // The dims facts relate the dimensions of the terms to those of the
-    // rule's variables; they are not axioms a proof reports.
+    // rule's variables, and the rule's constants have theirs; neither are
+    // axioms a proof reports.
     solver_.add(enc_.dim_facts());
+    solver_.add(enc_.constant_dims());
     for (const Axiom &a : axioms_.axioms)
       add_literal(enc_.axiom(a), a.name, std::nullopt);
     for (const DimEquality &d : candidates)
@@ -160,6 +148,7 @@ private:
       all[i] = i;
     const z3::check_result res = check(all, remaining(), budget_);
     proof_cost_ = resources_used(solver_);
+    r.z3_resources = proof_cost_;
     if (res != z3::unsat) {
       r.outcome = Outcome::Unproved;
       if (res == z3::sat)
@@ -204,11 +193,20 @@ private:
   /// precondition may say.
   std::vector<DimEquality> candidate_preconditions() const {
     std::set<std::pair<int, int>> dims;
-    for (const Axiom &a : axioms_.axioms)
+    for (const Axiom &a : axioms_.axioms) {
       for (const DimAtom &p : a.preconditions) {
         dims.emplace(p.dim, p.other_dim);
         dims.emplace(p.other_dim, p.dim);
       }
+      for (const DimCondition &c : a.shape_conditions)
+        if (c.b && c.a.tensor.kind == Term::Kind::Var &&
+            c.b->tensor.kind == Term::Kind::Var) {
+          const int i = static_cast<int>(c.a.index);
+          const int j = static_cast<int>(c.b->index);
+          dims.emplace(i, j);
+          dims.emplace(j, i);
+        }
+    }
     std::vector<DimEquality> out;
     if (dims.empty())
       return out;
@@ -222,19 +220,6 @@ private:
         for (auto [i, j] : dims)
           out.push_back(DimEquality{vars[a], i, vars[b], j});
     return out;
-  }
-
-  /// Whether every equality holds at the variable shapes (one naming a
-  /// dimension a shape lacks does not).
-  static bool all_hold(const std::vector<DimEquality> &eqs,
-                       const std::map<std::string, Shape> &shapes) {
-    for (const DimEquality &d : eqs) {
-      auto a = shapes.find(d.var), b = shapes.find(d.other_var);
-      if (a == shapes.end() || b == shapes.end() ||
-          !d.holds(a->second, b->second))
-        return false;
-    }
-    return true;
   }
 
   double remaining() const {
@@ -317,7 +302,9 @@ private:
 /// Revision 6: a derivation from the known rules goes on from the source
 /// when the target's end has nothing left to apply, so outcomes cached as
 /// unproved by revision 5 may now be derived.
-constexpr int kProverRevision = 6;
+/// Revision 7: an axiom applies only where its shapes clause's conditions
+/// hold (shape_conditions.h), and a rule's constants have their dimensions.
+constexpr int kProverRevision = 7;
 
 std::string prover_identity() {
   return "z3 " + std::string(Z3_get_full_version()) + ", quarry verify r" +

@@ -1,6 +1,7 @@
 //===- z3_encoding.cc - Axioms and rule graphs as Z3 terms ----------------===//
 #include "quarry/verify/z3_encoding.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -124,6 +125,10 @@ z3::expr Encoder::axiom_precondition(const Axiom &a) {
   for (const DimAtom &p : a.preconditions)
     pre.push_back(dim(bound_var(a.sorts, p.var), p.dim) ==
                   dim(bound_var(a.sorts, p.other_var), p.other_dim));
+  for (const DimCondition &c : a.shape_conditions)
+    pre.push_back(dim_ref(a.sorts, c.a) ==
+                  (c.b ? dim_ref(a.sorts, *c.b)
+                       : ctx_.int_val(static_cast<int64_t>(c.value))));
   return pre.empty() ? ctx_.bool_val(true) : z3::mk_and(pre);
 }
 
@@ -133,7 +138,7 @@ z3::expr Encoder::axiom(const Axiom &a) {
   for (const std::string &v : a.vars)
     if (a.sorts.count(v))
       bound.push_back(bound_var(a.sorts, v));
-  if (a.preconditions.empty())
+  if (a.preconditions.empty() && a.shape_conditions.empty())
     return bound.empty() ? lhs == rhs : z3::forall(bound, lhs == rhs);
   const z3::expr body = z3::implies(axiom_precondition(a), lhs == rhs);
   if (bound.empty())
@@ -216,6 +221,28 @@ z3::expr Encoder::dim_fact(const DimFact &f) {
   return all.empty() ? ctx_.bool_val(true) : z3::mk_and(all);
 }
 
+void Encoder::know_dims(const z3::expr &constant,
+                        const std::vector<int64_t> &shape, const Node &n) {
+  const std::string key = constant.to_string();
+  auto [it, fresh] = constant_shapes_.emplace(key, shape);
+  if (!fresh) {
+    if (it->second != shape)
+      throw Error(std::string(op_name(n.kind)) + " constants of shapes " +
+                  Shape(it->second).str() + " and " + Shape(shape).str() +
+                  " are one term to the prover (the axioms' declaration "
+                  "ignores the shape)");
+    return;
+  }
+  for (size_t i = 0; i < shape.size(); ++i)
+    constant_dims_.push_back(dim(constant, static_cast<int>(i)) ==
+                             ctx_.int_val(shape[i]));
+}
+
+z3::expr Encoder::constant_dims() const {
+  return constant_dims_.empty() ? ctx_.bool_val(true)
+                                : z3::mk_and(constant_dims_);
+}
+
 z3::expr Encoder::dim_facts() {
   z3::expr_vector all(ctx_);
   for (const DimFact &f : file_.dim_facts)
@@ -235,6 +262,10 @@ z3::expr Encoder::value(const Graph &g, ValueRef v) {
                 "' is not declared in the axioms");
   const OpInfo &info = op_info(n.kind);
   z3::expr_vector params(ctx_);
+  const int shape_attr = find_attr(info.attrs, "shape");
+  const bool shapeless =
+      info.traits.constant && shape_attr >= 0 &&
+      std::count(d->ignored.begin(), d->ignored.end(), shape_attr);
   for (int idx : d->params)
     params.push_back(
         ctx_.int_val(param_code(info.attrs[idx], n.attrs.value(idx)).c_str()));
@@ -259,8 +290,12 @@ z3::expr Encoder::value(const Graph &g, ValueRef v) {
       args.push_back(t);
     return function(*d, v.output, suffix)(args);
   };
-  if (static_cast<int>(operands.size()) == d->tensor_arity)
-    return apply(operands);
+  if (static_cast<int>(operands.size()) == d->tensor_arity) {
+    const z3::expr e = apply(operands);
+    if (shapeless && n.attrs.has(shape_attr))
+      know_dims(e, n.attrs.list(shape_attr), n);
+    return e;
+  }
   // A variadic operator declared binary: nest to the left.
   if (d->tensor_arity != 2 || operands.size() < 2)
     throw Error(std::string(op_name(n.kind)) + " with " +

@@ -59,7 +59,8 @@ TEST(AxiomNumeric, CatchesAWrongAxiom) {
 
 TEST(AxiomNumeric, EvaluatesDomainConditions) {
   const Axiom &a = *taso_axioms().find_axiom("enlarge_conv");
-  Assignment v{{"k", {3, 1}}, {"kh", {1}}, {"kw", {1}}};
+  Assignment v{{"k", {3, 1}}, {"kh", {1}}, {"kw", {1}},
+               {"c", {2}},    {"ci", {1}}, {"co", {2}}};
   EXPECT_TRUE(condition_holds(a, v));
   v["kw"] = {3};
   EXPECT_FALSE(condition_holds(a, v)); // the kernel does not fit

@@ -12,6 +12,7 @@
 #include "quarry/core/graph.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,11 @@ struct DimEquality {
   bool holds(const Shape &a, const Shape &b) const;
   friend bool operator==(const DimEquality &, const DimEquality &) = default;
 };
+
+/// Whether every equality holds where the variables have `shapes` (one
+/// naming a variable without a shape does not).
+bool all_hold(const std::vector<DimEquality> &eqs,
+              const std::map<std::string, Shape> &shapes);
 
 struct Rule {
   std::string name;

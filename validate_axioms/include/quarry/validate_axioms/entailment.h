@@ -18,8 +18,10 @@
 // countermodel with two, then three tensors is looked for (finite_model.h);
 // it shows the two differing sides. Parameters are encoded as an uninterpreted
 // sort (verify::ParamSort::Uninterpreted), which changes no answer: the
-// formulas compare parameters only through literals. Each check has a time
-// limit and a watchdog (verify/watchdog.h).
+// formulas compare parameters only through literals. Each check is bounded
+// by Z3's resource count (a time limit at a fixed rate, verify/watchdog.h),
+// so the answers, entailing sets included, are the same on every machine
+// and in every build; a watchdog stops only a check that overruns it.
 //
 // Premises that make an operator injective (split undoes concat, found by
 // injectivity.h) have no finite model with two or more tensors: then the
@@ -54,7 +56,9 @@ struct EntailmentResult {
 };
 
 struct EntailmentOptions {
-  double timeout_s = 2; ///< per goal: the proof; as much again to minimise
+  /// Per goal, in seconds at verify::kZ3ResourcesPerSecond: the proof's Z3
+  /// resources; as much again to minimise or to look for a countermodel.
+  double timeout_s = 2;
   int threads = 1;
 };
 

@@ -28,7 +28,8 @@ namespace quarry::validate_axioms {
 
 /// A description of a model of the premises where the goal fails (goal
 /// null: where two tensors differ), with `size` tensors; nullopt when there
-/// is none of that size or Z3 gives no answer within `timeout_s`.
+/// is none of that size or Z3 gives no answer within `timeout_s` (as Z3
+/// resources, verify::resources_for).
 std::optional<std::string>
 find_finite_model(const verify::AxiomFile &file,
                   const std::vector<size_t> &premises,

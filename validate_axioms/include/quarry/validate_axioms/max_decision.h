@@ -15,7 +15,8 @@ namespace quarry::validate_axioms {
 
 enum class Decision { Equal, Different, Unknown };
 
-/// Whether a = b for every real value of the input elements.
+/// Whether a = b for every real value of the input elements, within
+/// `timeout_s` as Z3 resources (verify::resources_for).
 Decision decide_equal(const SymbolTable &symbols, const Polynomial &a,
                       const Polynomial &b, double timeout_s);
 

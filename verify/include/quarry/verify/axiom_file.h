@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -116,22 +117,36 @@ struct AxiomDomain {
   bool empty() const { return shapes.empty() && values.empty(); }
 };
 
+/// dim(tensor, index), with the index a literal or a bound variable.
+struct DimRef {
+  Term tensor;
+  int64_t index = 0;
+  std::string index_var; ///< set when the index is a variable
+};
+
+/// dim(a) = dim(*b), or dim(a) = value when b is absent: an equation that
+/// an axiom's `shapes` clause states and typing its two sides does not
+/// force (shape_conditions.h), so the prover may use the axiom only where
+/// it holds. `a` and `b` name a tensor variable or a constant's
+/// application as the axiom writes it.
+struct DimCondition {
+  DimRef a;
+  std::optional<DimRef> b;
+  int64_t value = 0;
+};
+
 struct Axiom {
   std::string name;
   bool is_lemma = false;
   std::vector<std::string> vars; ///< forall-bound, in order
   std::map<std::string, VarSort> sorts;
   Term lhs, rhs;
-  std::vector<DimAtom> preconditions;
+  std::vector<DimAtom> preconditions; ///< its `where`
+  /// What its `shapes` clause states beyond typing (shape_conditions.h);
+  /// the prover assumes these beside `preconditions`.
+  std::vector<DimCondition> shape_conditions;
   std::shared_ptr<AxiomDomain> domain; ///< null when none is given
   SourcePos pos;
-};
-
-/// dim(tensor, index), with the index a literal or a bound variable.
-struct DimRef {
-  Term tensor;
-  int64_t index = 0;
-  std::string index_var; ///< set when the index is a variable
 };
 
 /// dim(result, i) = d1 + d2 + ... + constant [when a = b and ...].

@@ -36,10 +36,18 @@ int64_t eval_domain_expr(const DomainExpr &e, const Assignment &values);
 /// Whether `values` satisfies the axiom's condition (true without one).
 bool condition_holds(const Axiom &a, const Assignment &values);
 
-/// The two sides under `values`; throws quarry::Error when they do not
-/// type-check (say, a kernel larger than a valid-padded input).
+/// A dimension of a tensor variable or constant (by its name in the shapes
+/// clause): (name, dimension).
+using ShapePosition = std::pair<std::string, int>;
+/// Dimensions given other values than the shapes clause gives them.
+using ShapeOverrides = std::map<ShapePosition, int64_t>;
+
+/// The two sides under `values` (and `overrides`); throws quarry::Error
+/// when they do not type-check (say, a kernel larger than a valid-padded
+/// input).
 AxiomInstance instantiate(const AxiomFile &file, const Axiom &a,
-                          const Assignment &values);
+                          const Assignment &values,
+                          const ShapeOverrides &overrides = {});
 
 /// Number of assignments of the domain (before the condition).
 uint64_t domain_size(const Axiom &a);

@@ -25,6 +25,7 @@
 
 #include "quarry/rules/rule_pack.h"
 #include "quarry/verify/axiom_file.h"
+#include "quarry/verify/watchdog.h" // kZ3ResourcesPerSecond
 
 #include <cstdint>
 #include <functional>
@@ -51,6 +52,9 @@ struct RuleResult {
   std::vector<DimEquality> preconditions;
   std::string detail; ///< why unproved, or the counterexample
   uint64_t rule_hash = 0;
+  /// Z3's resource count of the first check (0 when Z3 did not run): the
+  /// same in every build and on every machine.
+  uint64_t z3_resources = 0;
   /// Set when the rule was proved by rewriting with rules proved before
   /// (prove_first) rather than by Z3: the steps, as in RulePack::derived.
   std::vector<std::string> derivation = {};
@@ -59,11 +63,6 @@ struct RuleResult {
 /// A cheaper proof offered before Z3: a result that proves the rule, or
 /// nullopt to leave it to Z3.
 using ProveFirst = std::function<std::optional<RuleResult>(const Rule &)>;
-
-/// Z3 resources ("rlimit count") a second of the time limit buys: what Z3
-/// 4.8.12 spent per second of CPU on the 3-operator candidates it could not
-/// prove (9 to 11.5 million, one AMD EPYC core, 2026).
-inline constexpr uint64_t kZ3ResourcesPerSecond = 10'000'000;
 
 struct VerifyOptions {
   /// Per rule: the first check's Z3 resources, timeout_s times

@@ -5,6 +5,12 @@
 // thread that interrupts the context at the deadline; check_within puts
 // the two together.
 //
+// A check's outcome should not depend on the machine, its load or the
+// build (a sanitizer's allocator, instrumentation): checks are bounded by
+// Z3's resource count, a time limit turned into resources at a fixed rate
+// (resources_for), and the clock only stops a check that overruns its
+// resources by far (guard_seconds).
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -13,10 +19,36 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <limits>
 #include <mutex>
 #include <thread>
 
 namespace quarry::verify {
+
+/// Z3 resources ("rlimit count") a second of a time limit buys: what Z3
+/// 4.8.12 spent per second of CPU on the 3-operator candidates it could not
+/// prove (9 to 11.5 million, one AMD EPYC core, 2026).
+inline constexpr uint64_t kZ3ResourcesPerSecond = 10'000'000;
+
+/// The clock guard stops a check at this multiple of its time limit, plus
+/// a second: Z3 does not count all its work alike, and on a few queries a
+/// resource takes twenty times as long as on most.
+inline constexpr double kClockGuardFactor = 4;
+
+/// The resources of `seconds` of a time limit (at least 1).
+inline unsigned resources_for(double seconds) {
+  const double r =
+      std::max(1.0, seconds * static_cast<double>(kZ3ResourcesPerSecond));
+  return static_cast<unsigned>(
+      std::min(r, static_cast<double>(std::numeric_limits<unsigned>::max())));
+}
+
+/// The clock guard of a time limit: only a check that overruns its
+/// resources meets it.
+inline double guard_seconds(double seconds) {
+  return seconds * kClockGuardFactor + 1;
+}
 
 /// Interrupts the context if a check outlives its deadline, so a solver
 /// that ignores its own timeout still cannot hang the run.

@@ -14,6 +14,12 @@
 // quantified formula instantiated at every application of its operator
 // (its left side is the pattern).
 //
+// An axiom's precondition is its `where` and the conditions its shapes
+// clause states (shape_conditions.h). A constant whose shape the
+// declaration ignores is one term for every shape; in a graph it has one,
+// and its dimensions are facts (constant_dims), so a condition naming a
+// constant (as many channels as x) is decided by the rule's own constants.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -49,8 +55,13 @@ public:
   z3::expr axiom(const Axiom &a);
 
   /// Value `v` of graph `g`; its variables become constants of sort T named
-  /// after them. Throws quarry::Error when an operator is not declared.
+  /// after them. Throws quarry::Error when an operator is not declared, or
+  /// when two constants of one term have different shapes.
   z3::expr value(const Graph &g, ValueRef v);
+
+  /// dim(c, i) = shape[i] for every shapeless constant c of the graphs
+  /// encoded so far (true when none).
+  z3::expr constant_dims() const;
 
   /// A term of axiom `a` with its variables free (constants named "?v"),
   /// for stating an axiom's negation with those constants as witnesses.
@@ -86,6 +97,8 @@ private:
   z3::expr bound_var(const Sorts &sorts, const std::string &name);
   z3::expr dim_ref(const Sorts &sorts, const DimRef &d);
   z3::expr literal(const std::string &code);
+  void know_dims(const z3::expr &constant, const std::vector<int64_t> &shape,
+                 const Node &n);
 
   z3::context &ctx_;
   const AxiomFile &file_;
@@ -95,6 +108,8 @@ private:
   std::map<std::string, z3::expr> literals_;
   z3::func_decl dim_;
   std::map<std::string, z3::func_decl> functions_;
+  std::map<std::string, std::vector<int64_t>> constant_shapes_; ///< by term
+  z3::expr_vector constant_dims_{ctx_};
 };
 
 } // namespace quarry::verify

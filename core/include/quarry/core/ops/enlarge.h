@@ -1,9 +1,11 @@
 //===- ops/enlarge.h - Pad a conv kernel with zeros ----------*- C++ -*-===//
 //
-// enlarge[k=KH,KW](w): w is [co, ci, kh, kw] with kh <= KH, kw <= KW; the
-// result is [co, ci, KH, KW] with w placed at offset ((KH-kh)/2, (KW-kw)/2)
-// and zeros around it. With same padding, conv2d(x, enlarge(w)) equals
-// conv2d(x, w) when KH - kh and KW - kw are even.
+// enlarge[k=KH,KW](w): w is [co, ci, kh, kw] with kh <= KH, kw <= KW and
+// KH - kh, KW - kw even; the result is [co, ci, KH, KW] with w at its centre,
+// offset ((KH-kh)/2, (KW-kw)/2), and zeros around it. With same padding,
+// conv2d(x, enlarge(w)) equals conv2d(x, w). An odd difference has no
+// centre, and the equation would fail; it is refused, so that a rule
+// proved with the equation never applies there.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,6 +32,9 @@ struct Enlarge {
     if (w.shape[2] > k[0] || w.shape[3] > k[1])
       fail(name, "kernel ", w.shape.str(), " larger than target ", k[0], "x",
            k[1]);
+    if ((k[0] - w.shape[2]) % 2 != 0 || (k[1] - w.shape[3]) % 2 != 0)
+      fail(name, "kernel ", w.shape.str(), " has no centre in ", k[0], "x",
+           k[1], " (the differences must be even)");
     TensorType out(Shape{w.shape[0], w.shape[1], k[0], k[1]});
     out.set_split(0, w.split(0));
     out.set_split(1, w.split(1));
