@@ -18,6 +18,7 @@
 #include "quarry/core/shard_spec.h"
 #include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/validation.h"
+#include "quarry/verify/shape_conditions.h"
 
 #include <cstdio>
 #include <map>
@@ -143,6 +144,16 @@ void print_report(const ValidationRun &run) {
     if (run.resumed_chunks)
       std::printf(", %llu resumed", (unsigned long long)run.resumed_chunks);
     std::printf(")\n");
+    // What the sweep took as given, as the prover does.
+    const verify::AxiomFile file = verify::read_axiom_file(r.axioms_file);
+    for (const verify::Axiom &a : file.axioms)
+      if (!a.shape_conditions.empty()) {
+        std::vector<std::string> c;
+        for (const verify::DimCondition &d : a.shape_conditions)
+          c.push_back(verify::print_condition(file, d));
+        std::printf("  conditions of %s (its shapes): %s\n", a.name.c_str(),
+                    joined(c).c_str());
+      }
     // A few counterexamples per axiom; the file has up to two per chunk.
     std::map<std::string, int> shown;
     size_t more = 0;

@@ -7,6 +7,11 @@ namespace quarry::validate_axioms {
 
 namespace {
 
+/// Untied cases are tried where every dimension takes one of this many of
+/// the smallest sweep sizes: enough to break any tie, and few enough that
+/// the untied cases stay a small multiple of the plain ones.
+constexpr size_t kUntieSizes = 2;
+
 void collect_names(const verify::DomainExpr &e, std::set<std::string> &out) {
   if (e.kind == verify::DomainExpr::Kind::Var)
     out.insert(e.name.substr(0, e.name.find('.')));
@@ -16,39 +21,61 @@ void collect_names(const verify::DomainExpr &e, std::set<std::string> &out) {
 
 } // namespace
 
-CaseSpace::CaseSpace(const verify::Axiom &a,
-                     const std::vector<int64_t> &sizes) {
+CaseSpace::CaseSpace(const verify::Axiom &a, const std::vector<int64_t> &sizes)
+    : sizes_(sizes) {
   if (!a.domain)
     return;
   std::set<std::string> in_shapes;
   for (const auto &[tensor, dims] : a.domain->shapes)
     for (const verify::DomainExpr &d : dims)
       collect_names(d, in_shapes);
-  size_ = 1;
+  plain_ = small_ = 1;
+  std::vector<verify::DomainValue> small_sizes;
+  for (size_t i = 0; i < sizes.size() && i < kUntieSizes; ++i)
+    small_sizes.push_back({sizes[i]});
   for (const std::string &v : a.domain->value_order) {
     const bool parameter = a.sorts.count(v) != 0;
-    std::vector<verify::DomainValue> set;
+    std::vector<verify::DomainValue> set, small;
     if (!parameter && in_shapes.count(v)) {
       for (int64_t s : sizes)
         set.push_back({s});
+      small = small_sizes;
       dims_.push_back(v);
     } else {
-      set = a.domain->values.at(v);
+      set = small = a.domain->values.at(v);
     }
-    size_ *= set.size();
+    plain_ *= set.size();
+    small_ *= small.size();
     vars_.push_back(v);
     choices_.push_back(std::move(set));
+    small_choices_.push_back(std::move(small));
   }
+  tied_ = verify::tied_positions(a);
+  untied_ = small_ * tied_.size() * sizes.size();
 }
 
-verify::Assignment CaseSpace::at(uint64_t k) const {
+verify::Assignment
+CaseSpace::pick(const std::vector<std::string> &vars,
+                const std::vector<std::vector<verify::DomainValue>> &choices,
+                uint64_t k) {
   verify::Assignment values;
-  for (size_t i = vars_.size(); i-- > 0;) {
-    const auto &set = choices_[i];
-    values[vars_[i]] = set[k % set.size()];
+  for (size_t i = vars.size(); i-- > 0;) {
+    const auto &set = choices[i];
+    values[vars[i]] = set[k % set.size()];
     k /= set.size();
   }
   return values;
+}
+
+Case CaseSpace::at(uint64_t k) const {
+  if (k < plain_)
+    return {pick(vars_, choices_, k), {}};
+  k -= plain_;
+  const uint64_t size = k % sizes_.size();
+  k /= sizes_.size();
+  const verify::TiedPosition &t = tied_[k % tied_.size()];
+  k /= tied_.size();
+  return {pick(vars_, small_choices_, k), {{t.pos, sizes_[size]}}};
 }
 
 } // namespace quarry::validate_axioms

@@ -33,12 +33,19 @@ std::string index_str(const Shape &shape, int64_t flat) {
   return s + "]";
 }
 
+/// The shapes of the variables and constants ("x:[1,2,1,1]
+/// const_pool:[4,1,3,3]").
 std::string shapes_str(const verify::AxiomInstance &inst) {
   std::string s;
   for (const Graph *g : {&inst.lhs, &inst.rhs})
-    for (const Node &n : g->nodes())
-      if (n.is_variable() && s.find(n.name + ":") == std::string::npos)
-        s += (s.empty() ? "" : " ") + n.name + ":" + n.types.at(0).shape.str();
+    for (const Node &n : g->nodes()) {
+      if (!n.is_variable() && !op_info(n.kind).traits.constant)
+        continue;
+      const std::string name =
+          n.is_variable() ? n.name : std::string(op_name(n.kind));
+      if ((" " + s).find(" " + name + ":") == std::string::npos)
+        s += (s.empty() ? "" : " ") + name + ":" + n.types.at(0).shape.str();
+    }
   return s;
 }
 
@@ -52,13 +59,21 @@ std::string clip(std::string s) {
 } // namespace
 
 CaseResult check_case(const verify::AxiomFile &file, const verify::Axiom &a,
-                      const verify::Assignment &values, double z3_timeout_s) {
-  if (!verify::condition_holds(a, values))
+                      const Case &c, double z3_timeout_s) {
+  // The prover sees neither the `if` condition nor the shapes clause's
+  // ties, only the axiom's `where` and shape conditions.
+  for (const auto &[pos, v] : c.untied)
+    if (verify::eval_domain_expr(a.domain->shapes.at(pos.first).at(pos.second),
+                                 c.values) == v)
+      return {CaseOutcome::Filtered, {}}; // a plain case
+  if (!verify::prover_conditions_hold(a, c.values, c.untied))
     return {CaseOutcome::Filtered, {}};
   verify::AxiomInstance inst;
   try {
-    inst = verify::instantiate(file, a, values);
+    inst = verify::instantiate(file, a, c.values, c.untied);
   } catch (const Error &e) {
+    if (!c.untied.empty())
+      return {CaseOutcome::Filtered, {}}; // typing forces the tie here
     return {CaseOutcome::Skipped, e.what()};
   }
   const std::string where = shapes_str(inst) + " with " + inst.str();
@@ -89,7 +104,7 @@ CaseResult check_case(const verify::AxiomFile &file, const verify::Axiom &a,
       if (dec == Decision::Equal)
         continue;
       if (dec == Decision::Unknown)
-        note = " (Z3 could not decide within the time limit)";
+        note = " (Z3 could not decide within its resource limit)";
     }
     return {CaseOutcome::Failed, where + ": element " + index_str(x.shape, i) +
                                      " differs" + note + ": left " +

@@ -26,14 +26,26 @@ const verify::Axiom &axiom(const verify::AxiomFile &f, const char *name) {
 
 TEST(CaseSpace, DimensionsRangeOverSizesParametersOverTheirValues) {
   const verify::AxiomFile f = verify::read_axiom_file(kAxioms);
-  // relu_conv: s (2 values), p (2) are parameters; n c h v co kh kw are
-  // dimensions: 4 * 5^7 cases with five sizes.
+  // relu_conv: s (2 values), p (2) are parameters; n h v c co ci kh kw are
+  // dimensions: 4 * 5^8 cases with five sizes, and no tie to break.
   const CaseSpace space(axiom(f, "relu_conv"), {1, 2, 3, 4, 5});
-  EXPECT_EQ(space.size(), 4u * 78125u);
-  EXPECT_EQ(space.dimension_vars().size(), 7u);
-  const verify::Assignment last = space.at(space.size() - 1);
-  EXPECT_EQ(last.at("kw"), verify::DomainValue{5});
-  EXPECT_EQ(last.at("s"), (verify::DomainValue{2, 2}));
+  EXPECT_EQ(space.size(), 4u * 390625u);
+  EXPECT_EQ(space.untied_cases(), 0u);
+  EXPECT_EQ(space.dimension_vars().size(), 8u);
+  const Case last = space.at(space.size() - 1);
+  EXPECT_EQ(last.values.at("kw"), verify::DomainValue{5});
+  EXPECT_EQ(last.values.at("s"), (verify::DomainValue{2, 2}));
+  EXPECT_TRUE(last.untied.empty());
+  // const_pool_conv ties x's channels to the constant's (c) and writes a 1:
+  // each of the two tied dimensions of x and the constant, and the 1, takes
+  // each size at every case whose dimensions are 1 or 2.
+  const CaseSpace pool(axiom(f, "const_pool_conv"), {1, 2, 3});
+  const uint64_t params = 2 * 2 * 3;                         // s, p, k
+  EXPECT_EQ(pool.size() - pool.untied_cases(), params * 81); // n c h v
+  EXPECT_EQ(pool.untied_cases(), params * 16 * 3 * 3);
+  const Case untied = pool.at(pool.size() - 1);
+  ASSERT_EQ(untied.untied.size(), 1u);
+  EXPECT_EQ(untied.untied.begin()->second, 3);
   // enlarge_conv's k is a parameter even though its shapes mention k.0.
   const CaseSpace enlarge(axiom(f, "enlarge_conv"), {1, 2});
   for (const std::string &d : enlarge.dimension_vars())
@@ -54,8 +66,8 @@ TEST(InstanceCheck, TrueAxiomsPassAndWrongOnesShowAnElement) {
       "pool2d_max([2,2], [1,1], valid, y))\n"
       "  shapes x: [1, 1, 2, 2], y: [1, 1, 2, 2]\n",
       "inline.axioms");
-  const CaseResult wrong =
-      check_case(f, axiom(f, "relu_add_wrong"), {{"a", {1}}, {"b", {2}}}, 5);
+  const CaseResult wrong = check_case(f, axiom(f, "relu_add_wrong"),
+                                      {{{"a", {1}}, {"b", {2}}}, {}}, 5);
   EXPECT_EQ(wrong.outcome, CaseOutcome::Failed);
   EXPECT_NE(wrong.detail.find("x:[1,2] y:[1,2] with a=1 b=2: element [0,0] "
                               "differs: left relu(x[0,0] + y[0,0])"),
@@ -63,15 +75,17 @@ TEST(InstanceCheck, TrueAxiomsPassAndWrongOnesShowAnElement) {
       << wrong.detail;
   // Normal forms differ (relu(max(..)) vs max(relu(..), ..)) but Z3 shows
   // the two sides equal: relu is monotone.
-  EXPECT_EQ(check_case(f, axiom(f, "relu_maxpool"), {{"h", {2}}, {"v", {3}}}, 5)
-                .outcome,
-            CaseOutcome::Passed);
+  EXPECT_EQ(
+      check_case(f, axiom(f, "relu_maxpool"), {{{"h", {2}}, {"v", {3}}}, {}}, 5)
+          .outcome,
+      CaseOutcome::Passed);
   // A window smaller than the kernel is rejected by pool2d_max: skipped.
-  EXPECT_EQ(check_case(f, axiom(f, "relu_maxpool"), {{"h", {1}}, {"v", {3}}}, 5)
-                .outcome,
-            CaseOutcome::Skipped);
+  EXPECT_EQ(
+      check_case(f, axiom(f, "relu_maxpool"), {{{"h", {1}}, {"v", {3}}}, {}}, 5)
+          .outcome,
+      CaseOutcome::Skipped);
   const CaseResult max_wrong =
-      check_case(f, axiom(f, "maxpool_add_wrong"), {}, 5);
+      check_case(f, axiom(f, "maxpool_add_wrong"), Case{}, 5);
   EXPECT_EQ(max_wrong.outcome, CaseOutcome::Failed);
   EXPECT_NE(max_wrong.detail.find("max("), std::string::npos);
 }
@@ -103,6 +117,26 @@ TEST(Sweep, CatchesTasosWrongGroupedConvolutionWithSizesOneAndThree) {
             std::string::npos)
       << d;
   EXPECT_NE(d.find("element [0,1,0,0] differs"), std::string::npos) << d;
+}
+
+TEST(Sweep, CatchesAConditionTheProverCannotSee) {
+  const verify::AxiomFile f =
+      verify::read_axiom_file(kFixtures + "/const_pool_wrong.axioms");
+  SweepOptions o;
+  o.sizes = {1, 2};
+  const SweepResult r = sweep(f, o);
+  ASSERT_EQ(r.axioms.size(), 2u);
+  EXPECT_GT(r.axioms[0].counts.failed, 0u);
+  EXPECT_EQ(r.axioms[1].counts.failed, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failures[0].axiom, "const_pool_untied");
+  EXPECT_NE(r.failures[0].detail.find(
+                "x:[1,1,1,1] const_pool:[2,1,3,3] with c=1 d=2"),
+            std::string::npos)
+      << r.failures[0].detail;
+  // Untying the tied axiom's channels gives only cases outside its
+  // condition: filtered, not failed.
+  EXPECT_GT(r.axioms[1].counts.filtered, 0u);
 }
 
 /// Per-axiom counts without times (which differ run to run).

@@ -1,7 +1,7 @@
 //===- instance_check.h - One axiom instance, symbolically ----*- C++ -*-===//
 //
 // Checks one case of the sweep: instantiate the axiom (verify/
-// axiom_instance.h) under an assignment, give every input element its own
+// axiom_instance.h) in a case (case_space.h), give every input element its own
 // symbol, evaluate both sides with core's evaluate<SymbolicDomain>, and
 // compare the normal forms element by element. Where they differ and a max
 // term is involved, the normal form is not decisive (max(a, b) may equal b
@@ -11,15 +11,17 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/verify/axiom_instance.h"
+#include "quarry/validate_axioms/case_space.h"
 
 #include <string>
 
 namespace quarry::validate_axioms {
 
 enum class CaseOutcome {
-  Filtered, ///< outside the domain: the `if` condition is false
-  Skipped,  ///< an operator rejects the shapes
+  /// Not a case: outside the axiom's `where` and shape conditions, or an
+  /// untied dimension at its tied value or where typing forces the tie
+  Filtered,
+  Skipped, ///< an operator rejects the shapes
   Passed,
   Failed,
 };
@@ -31,9 +33,10 @@ struct CaseResult {
   std::string detail;
 };
 
-/// Checks `a` under `values`; `z3_timeout_s` bounds each decision of a max
-/// term (an undecided element counts as a failure, saying so).
+/// Checks `a` in case `c` (case_space.h); `z3_timeout_s` bounds each
+/// decision of a max term (an undecided element counts as a failure,
+/// saying so).
 CaseResult check_case(const verify::AxiomFile &file, const verify::Axiom &a,
-                      const verify::Assignment &values, double z3_timeout_s);
+                      const Case &c, double z3_timeout_s);
 
 } // namespace quarry::validate_axioms
