@@ -1,6 +1,7 @@
 //===- case_space.cc - The sweep's cases of one axiom ---------------------===//
 #include "quarry/validate_axioms/case_space.h"
 
+#include <algorithm>
 #include <set>
 
 namespace quarry::validate_axioms {
@@ -11,6 +12,11 @@ namespace {
 /// the smallest sweep sizes: enough to break any tie, and few enough that
 /// the untied cases stay a small multiple of the plain ones.
 constexpr size_t kUntieSizes = 2;
+
+/// At most this many of those cases, spread evenly over them: most untied
+/// cases fail to type-check (typing forces most ties), and an axiom of
+/// many dimensions would otherwise spend its sweep on them.
+constexpr uint64_t kUntieCases = 256;
 
 void collect_names(const verify::DomainExpr &e, std::set<std::string> &out) {
   if (e.kind == verify::DomainExpr::Kind::Var)
@@ -51,7 +57,8 @@ CaseSpace::CaseSpace(const verify::Axiom &a, const std::vector<int64_t> &sizes)
     small_choices_.push_back(std::move(small));
   }
   tied_ = verify::tied_positions(a);
-  untied_ = small_ * tied_.size() * sizes.size();
+  bases_ = std::min(small_, kUntieCases);
+  untied_ = bases_ * tied_.size() * sizes.size();
 }
 
 verify::Assignment
@@ -75,7 +82,8 @@ Case CaseSpace::at(uint64_t k) const {
   k /= sizes_.size();
   const verify::TiedPosition &t = tied_[k % tied_.size()];
   k /= tied_.size();
-  return {pick(vars_, small_choices_, k), {{t.pos, sizes_[size]}}};
+  return {pick(vars_, small_choices_, k * small_ / bases_),
+          {{t.pos, sizes_[size]}}};
 }
 
 } // namespace quarry::validate_axioms

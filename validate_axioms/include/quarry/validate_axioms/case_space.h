@@ -12,9 +12,10 @@
 // a number). Typing forces most ties; one it does not force is a shape
 // condition the prover assumes. To try the ties as the prover does, the
 // sweep also unties each tied dimension in turn, giving it every sweep
-// size at every case whose dimensions take the two smallest sizes: a tie
-// typing does not force, and no condition states, then shows as a case
-// that type-checks where the prover would use the axiom.
+// size at up to 256 cases (spread evenly) whose dimensions take the two
+// smallest sizes: a tie typing does not force, and no condition states,
+// then shows as a case that type-checks where the prover would use the
+// axiom.
 //
 // The cases are numbered: first the mixed-radix numbers over the choices,
 // in declaration order, then the untied ones (small case, tied dimension,
@@ -65,7 +66,7 @@ private:
   std::vector<std::string> dims_;
   std::vector<verify::TiedPosition> tied_;
   std::vector<int64_t> sizes_;
-  uint64_t plain_ = 0, small_ = 0, untied_ = 0;
+  uint64_t plain_ = 0, small_ = 0, bases_ = 0, untied_ = 0;
 };
 
 } // namespace quarry::validate_axioms
