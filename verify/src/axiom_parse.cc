@@ -452,15 +452,12 @@ private:
     } while (accept("and"));
   }
 
-  static bool applies(const Term &t, const std::string &op) {
-    if (t.kind != Term::Kind::Apply)
-      return false;
-    if (t.name == op)
-      return true;
-    for (const Term &arg : t.args)
-      if (applies(arg, op))
-        return true;
-    return false;
+  /// Whether the axiom applies operator `op`.
+  static bool applies(const Axiom &a, std::string_view op) {
+    std::vector<Term> uses;
+    collect_applications(a.lhs, op, uses);
+    collect_applications(a.rhs, op, uses);
+    return !uses.empty();
   }
 
   AxiomDomain &domain(Axiom &a) {
@@ -475,7 +472,7 @@ private:
       const std::string key = ident("a tensor variable or constant");
       const bool ok =
           (a.sorts.count(key) && a.sorts.at(key) == VarSort::Tensor) ||
-          (!a.sorts.count(key) && (applies(a.lhs, key) || applies(a.rhs, key)));
+          (!a.sorts.count(key) && applies(a, key));
       if (!ok)
         throw Error(t.pos, "'" + key + "' is not a tensor variable or " +
                                "operator of " + a.name);
@@ -640,10 +637,16 @@ private:
     return e;
   }
 
-  /// Every tensor has a shape, and every name in shapes and the condition
-  /// is a variable with values or an enum value of a parameter.
+  /// Every tensor and constant has a shape, and every name in shapes and
+  /// the condition is a variable with values or an enum value of a
+  /// parameter.
   void check_domain(Axiom &a) {
     AxiomDomain &dom = *a.domain;
+    for (const OpDecl &d : out_.ops)
+      if (op_info(d.kind).traits.constant && !dom.shapes.count(d.name) &&
+          applies(a, d.name))
+        throw Error(a.pos, a.name + ": give the shape of " + d.name +
+                               " under 'shapes'");
     for (const auto &[v, sort] : a.sorts) {
       if (sort == VarSort::Tensor && !dom.shapes.count(v))
         throw Error(a.pos, a.name + ": tensor '" + v + "' has no shape");
@@ -757,6 +760,16 @@ AxiomFile without_axioms(const AxiomFile &file,
     out.axioms.erase(it);
   }
   return out;
+}
+
+void collect_applications(const Term &t, std::string_view op,
+                          std::vector<Term> &out) {
+  if (t.kind != Term::Kind::Apply)
+    return;
+  if (t.name == op)
+    out.push_back(t);
+  for (const Term &arg : t.args)
+    collect_applications(arg, op, out);
 }
 
 void collect_variables(const Term &t, std::set<std::string> &out) {

@@ -1,9 +1,9 @@
 //===- shape_conditions.cc - What an axiom's shapes clause states ---------===//
 #include "quarry/verify/shape_conditions.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace quarry::verify {
 
@@ -18,16 +18,6 @@ constexpr int64_t kTried[] = {1, 2, 3, 4, 6};
 
 bool is_constant(const Axiom &a, const std::string &key) {
   return !a.sorts.count(key);
-}
-
-void collect_applications(const Term &t, const std::string &op,
-                          std::vector<Term> &out) {
-  if (t.kind != Term::Kind::Apply)
-    return;
-  if (t.name == op)
-    out.push_back(t);
-  for (const Term &arg : t.args)
-    collect_applications(arg, op, out);
 }
 
 /// The terms a shapes key names: the variable, or each application of the
@@ -104,6 +94,15 @@ DimRef dim_ref(const Term &t, int index) {
   return d;
 }
 
+/// A `where` atom's two sides.
+std::pair<DimRef, DimRef> sides(const DimAtom &w) {
+  Term x, y;
+  x.kind = y.kind = Term::Kind::Var;
+  x.name = w.var;
+  y.name = w.other_var;
+  return {dim_ref(x, w.dim), dim_ref(y, w.other_dim)};
+}
+
 } // namespace
 
 std::vector<TiedPosition> tied_positions(const Axiom &a) {
@@ -135,15 +134,6 @@ std::vector<DimCondition> derive_shape_conditions(const AxiomFile &file,
   std::vector<DimCondition> out;
   if (!a.domain)
     return out;
-  for (const OpDecl &d : file.ops) {
-    std::vector<Term> uses;
-    collect_applications(a.lhs, d.name, uses);
-    collect_applications(a.rhs, d.name, uses);
-    if (!uses.empty() && op_info(d.kind).traits.constant &&
-        !a.domain->shapes.count(d.name))
-      throw Error(a.pos,
-                  a.name + ": give the shape of " + d.name + " under 'shapes'");
-  }
   const std::vector<TiedPosition> tied = tied_positions(a);
   if (tied.empty())
     return out;
@@ -170,11 +160,8 @@ std::vector<DimCondition> derive_shape_conditions(const AxiomFile &file,
     return l < r ? l + "=" + r : r + "=" + l;
   };
   for (const DimAtom &w : a.preconditions) {
-    Term x, y;
-    x.kind = y.kind = Term::Kind::Var;
-    x.name = w.var;
-    y.name = w.other_var;
-    stated.insert(key(dim_ref(x, w.dim), dim_ref(y, w.other_dim)));
+    const auto [x, y] = sides(w);
+    stated.insert(key(x, y));
   }
   for (const TiedPosition &t : tied) {
     if (!free.count(t.pos))
@@ -216,12 +203,9 @@ std::optional<int64_t> dim_value(const Axiom &a, const Assignment &values,
 bool prover_conditions_hold(const Axiom &a, const Assignment &values,
                             const ShapeOverrides &overrides) {
   for (const DimAtom &w : a.preconditions) {
-    Term x, y;
-    x.kind = y.kind = Term::Kind::Var;
-    x.name = w.var;
-    y.name = w.other_var;
-    const auto l = dim_value(a, values, overrides, dim_ref(x, w.dim));
-    const auto r = dim_value(a, values, overrides, dim_ref(y, w.other_dim));
+    const auto [x, y] = sides(w);
+    const auto l = dim_value(a, values, overrides, x);
+    const auto r = dim_value(a, values, overrides, y);
     if (!l || !r || *l != *r)
       return false;
   }

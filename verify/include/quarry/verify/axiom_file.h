@@ -200,4 +200,8 @@ std::string print_term(const AxiomFile &file, const Term &t);
 /// Adds the names of the variables in `t` (tensors and parameters) to `out`.
 void collect_variables(const Term &t, std::set<std::string> &out);
 
+/// Appends every application of operator `op` in `t` (outermost first).
+void collect_applications(const Term &t, std::string_view op,
+                          std::vector<Term> &out);
+
 } // namespace quarry::verify
