@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_interface.h"
 #include "onnx_kept.h"
+#include "onnx_late_opsets.h"
 #include "onnx_names.h"
 #include "onnx_tensor.h"
 
@@ -87,6 +88,9 @@ public:
     // the same there.
     if (source_opset_ > 0 && source_opset_ < opset)
       onnx_io::lower_opset(model, source_opset_);
+    // After the checker, which knows opset 17's forms: a later opset's
+    // nodes in their own forms (onnx_late_opsets.h).
+    onnx_io::raise_from_opset17(*model.mutable_graph(), opset);
     return model.SerializeAsString();
   }
 

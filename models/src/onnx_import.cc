@@ -2,6 +2,7 @@
 #include "onnx_fold.h"
 #include "onnx_importer.h"
 #include "onnx_kept.h"
+#include "onnx_late_opsets.h"
 
 #include "quarry/core/file_io.h"
 
@@ -178,9 +179,9 @@ Model Importer::run() {
                   [](const auto &op) {
                     return op.domain().empty() || op.domain() == "ai.onnx";
                   });
-  if (onnx_domain && (opset_ < 1 || opset_ > 17))
-    fail("opset " + std::to_string(opset_) +
-         " is not supported (opsets 1 to 17 are)");
+  if (onnx_domain && (opset_ < 1 || opset_ > kLatestOpset))
+    fail("opset " + std::to_string(opset_) + " is not supported (opsets 1 to " +
+         std::to_string(kLatestOpset) + " are)");
   kept_.set_ir_version(model_.ir_version());
   *kept_.mutable_opset_import() = model_.opset_import();
   read_inputs_and_initializers();

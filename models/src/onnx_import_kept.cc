@@ -161,6 +161,18 @@ void Importer::import_node(
     fail("the node has no operator type");
   if (n.output_size() == 0)
     fail("the node has no outputs");
+  // A later opset's node is imported as its opset-17 form, node by node.
+  if (auto form = opset17_form()) {
+    const size_t first = opset17_nodes_.size();
+    for (onnx::NodeProto &k : *form)
+      opset17_nodes_.push_back(std::move(k));
+    for (size_t i = first; i < opset17_nodes_.size(); ++i) {
+      node_ = &opset17_nodes_[i];
+      import_node(table);
+    }
+    node_ = &n;
+    return;
+  }
   // Handlers and ONNX's shape inference take the node's form (operand
   // counts, attribute types, required attributes, subgraphs) as given.
   if (std::string why = onnx_checker_verdict(n); !why.empty())

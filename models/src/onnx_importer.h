@@ -12,6 +12,7 @@
 #include "onnx_tensor.h"
 #include "quarry/models/onnx.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <set>
@@ -90,6 +91,15 @@ public:
 
 private:
   void read_inputs_and_initializers();
+  /// The current node of a model past opset 17 in the form of opset 17
+  /// that computes the same (onnx_late_opsets.h): one or a few nodes, the
+  /// constants they read defined; nothing when the node's form is the same
+  /// at 17. Fails where opset 17 cannot say it.
+  std::optional<std::vector<onnx::NodeProto>> opset17_form();
+  /// A name for a value or constant of an opset-17 form, taken by nothing.
+  std::string opset17_name(const std::string &hint);
+  /// Defines constant `c` under a new name from `hint`; returns the name.
+  std::string opset17_constant(const std::string &hint, Constant c);
   void import_node(const std::map<std::string, Handler, std::less<>> &table);
   /// Why the current node cannot be handed to a handler ("" when it can):
   /// another domain, no handler, subgraphs, or an operand that is not
@@ -180,6 +190,10 @@ private:
   /// name, and each one cast to BOOL for kept nodes (onnx_bool).
   std::set<std::string> bools_;
   std::map<std::string, ValueRef> bool_casts_;
+  /// The opset-17 forms of later nodes, while they are imported, and the
+  /// names they took (opset17_form).
+  std::deque<onnx::NodeProto> opset17_nodes_;
+  std::set<std::string> opset17_names_;
 };
 
 /// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),

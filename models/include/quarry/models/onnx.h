@@ -1,13 +1,14 @@
 //===- onnx.h - ONNX import and export --------------------------*- C++ -*-===//
 //
-// Import reads an ONNX model (opsets 1 to 17) into a quarry Model: the
+// Import reads an ONNX model (opsets 1 to 22) into a quarry Model: the
 // algebra's operators wherever they express the ONNX operator exactly, the
 // float-only operators (core/SEMANTICS.md) otherwise; initializers and
 // Constant nodes become weights whose values land in the weight table.
 // Export writes any quarry graph as an ONNX model that passes the ONNX
 // checker: opset 14 (16 with GridSample, 17 with LayerNormalization), or
-// the imported model's opset where that is later, and an imported model's
-// interface as it was declared (input and output names, metadata).
+// the imported model's opset where that is later (past 17 in that opset's
+// forms: onnx_late_opsets.h), and an imported model's interface as it was
+// declared (input and output names, metadata).
 // models/ONNX.md lists the mapping.
 //
 //===----------------------------------------------------------------------===//
