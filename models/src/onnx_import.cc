@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <queue>
 #include <set>
 
 namespace quarry::onnx_io {
@@ -186,8 +187,8 @@ Model Importer::run() {
   *kept_.mutable_opset_import() = model_.opset_import();
   read_inputs_and_initializers();
   const auto &handlers = onnx_handlers();
-  for (const auto &n : model_.graph().node()) {
-    node_ = &n;
+  for (const onnx::NodeProto *n : nodes_in_order()) {
+    node_ = n;
     import_node(handlers);
   }
   node_ = nullptr;
@@ -245,6 +246,57 @@ Model Importer::run() {
   Model m{std::move(g_), std::move(used)};
   m.kept_onnx = kept_.SerializeAsString();
   return m;
+}
+
+std::vector<const onnx::NodeProto *> Importer::nodes_in_order() {
+  // ONNX asks for nodes in topological order; ONNX Runtime sorts them
+  // itself, and exporters write them otherwise. Kahn's order, each node as
+  // early as the model has it.
+  const auto &nodes = model_.graph().node();
+  const int count = nodes.size();
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < count; ++i)
+    for (const auto &o : nodes[i].output())
+      if (!o.empty())
+        producer.emplace(o, i);
+  std::vector<std::vector<int>> readers(count);
+  std::vector<std::vector<int>> reads(count);
+  std::vector<int> waiting(count, 0);
+  for (int i = 0; i < count; ++i)
+    for (const std::string &name : names_read(nodes[i]))
+      if (auto p = producer.find(name); p != producer.end()) {
+        readers[p->second].push_back(i);
+        reads[i].push_back(p->second);
+        ++waiting[i];
+      }
+  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+  for (int i = 0; i < count; ++i)
+    if (waiting[i] == 0)
+      ready.push(i);
+  std::vector<const onnx::NodeProto *> order;
+  while (!ready.empty()) {
+    const int i = ready.top();
+    ready.pop();
+    order.push_back(&nodes[i]);
+    for (int r : readers[i])
+      if (--waiting[r] == 0)
+        ready.push(r);
+  }
+  if (static_cast<int>(order.size()) == count)
+    return order;
+  // A node left waits on another left: following such waits count times
+  // from any of them ends on a cycle.
+  int at = 0;
+  while (waiting[at] == 0)
+    ++at;
+  for (int step = 0; step < count; ++step)
+    for (int p : reads[at])
+      if (waiting[p] > 0) {
+        at = p;
+        break;
+      }
+  node_ = &nodes[at];
+  fail("it reads what it computes, through a cycle of the graph");
 }
 
 void Importer::record_interface() {

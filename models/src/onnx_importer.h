@@ -91,6 +91,9 @@ public:
 
 private:
   void read_inputs_and_initializers();
+  /// The graph's nodes, each after the nodes computing what it reads (its
+  /// subgraphs' reads included); fails naming a node on a cycle.
+  std::vector<const onnx::NodeProto *> nodes_in_order();
   /// The current node of a model past opset 17 in the form of opset 17
   /// that computes the same (onnx_late_opsets.h): one or a few nodes, the
   /// constants they read defined; nothing when the node's form is the same

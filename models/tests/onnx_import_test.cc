@@ -720,6 +720,28 @@ TEST(OnnxImport, OpsetOutsideOneToTwentyTwoIsRefused) {
   }
 }
 
+TEST(OnnxImport, NodesImportInTheOrderTheirReadsAsk) {
+  // Written consumer first, as some exporters do; ONNX Runtime sorts them.
+  OnnxModel m;
+  m.input("x", {2, 3}).output("y");
+  m.node("Relu", {"n"}, {"y"});
+  m.node("Neg", {"x"}, {"n"});
+  const Model g = import_onnx_bytes(m.bytes(), "order.onnx");
+  const Bindings<float> b = bind_variables(g.graph, g.weights, 1);
+  const Tensor<float> y = run(g.graph, b).at(0);
+  for (int64_t i = 0; i < y.numel(); ++i)
+    EXPECT_EQ(y[i], std::max(0.0f, -b.at("x")[i]));
+  // A cycle is named by a node on it, not one after it.
+  OnnxModel c;
+  c.input("x", {2}).output("y");
+  c.node("Relu", {"b"}, {"y"});
+  c.node("Add", {"x", "b"}, {"a"});
+  c.node("Neg", {"a"}, {"b"});
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(c.bytes(), "cycle.onnx"); }),
+            "cycle.onnx: node 'Neg_b' (Neg): it reads what it computes, "
+            "through a cycle of the graph");
+}
+
 TEST(OnnxImport, BeforeOpsetSevenBroadcastingIsAskedForAndAligned) {
   OnnxModel m(6);
   m.input("x", {2, 3, 4}).input("b", {3}).output("y");
