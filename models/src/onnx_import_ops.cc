@@ -856,14 +856,36 @@ void pad(I &m) {
             {m.in(0)}));
 }
 
+/// An identity wherever nothing is dropped: at inference (training_mode
+/// absent or a constant false, from opset 12), and in training at a ratio
+/// of 0 (some exporters write that); the mask then keeps every element.
 void dropout(I &m) {
-  if (m.has_output(1))
-    m.fail("the mask output is not supported (inference only)");
-  // From opset 12, input 2 switches training on: random, not inference.
+  bool training = false;
   if (m.has_input(2)) {
-    const Constant *training = m.const_in(2);
-    if (!training || training->ints.size() != 1 || training->ints[0] != 0)
-      m.fail("training_mode must be a constant false (inference only)");
+    const Constant *t = m.const_in(2);
+    if (!t || t->ints.size() != 1)
+      m.fail("training_mode must be a constant (quarry runs inference)");
+    training = t->ints[0] != 0;
+  }
+  if (training) {
+    double ratio = 0.5;
+    if (m.has_input(1)) {
+      const Constant *r = m.const_in(1);
+      if (!r || r->reals.size() != 1)
+        m.fail("in training its ratio must be a constant");
+      ratio = r->reals[0];
+    }
+    if (ratio != 0.0)
+      m.fail("training_mode drops elements at random (ratio " +
+             std::to_string(ratio) + "); quarry runs inference");
+  }
+  if (m.has_output(1)) {
+    Constant mask;
+    mask.elem = onnx::TensorProto::BOOL;
+    mask.shape = m.input_shape(0);
+    mask.ints.assign(static_cast<size_t>(mask.shape.numel()), 1);
+    mask.reals.assign(mask.ints.size(), 1.0);
+    m.set_output_const(1, std::move(mask));
   }
   identity(m);
 }

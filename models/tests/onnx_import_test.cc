@@ -742,6 +742,43 @@ TEST(OnnxImport, NodesImportInTheOrderTheirReadsAsk) {
             "through a cycle of the graph");
 }
 
+TEST(OnnxImport, DropoutThatDropsNothingIsAnIdentityWithAFullMask) {
+  for (const bool training : {false, true}) {
+    OnnxModel m(13);
+    m.input("x", {2, 3}).output("y").output("mask");
+    m.proto()
+        .mutable_graph()
+        ->mutable_output(1)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(onnx::TensorProto::BOOL);
+    m.floats("ratio", {}, {0.0f});
+    auto *t = m.proto().mutable_graph()->add_initializer();
+    t->set_name("training");
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(training ? 1 : 0);
+    m.node("Dropout", {"x", "ratio", "training"}, {"y", "mask"});
+    const Model g = import_onnx_bytes(m.bytes(), "dropout.onnx");
+    const Bindings<float> b = bind_variables(g.graph, g.weights, 1);
+    const auto out = run(g.graph, b);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].data, b.at("x").data);
+    EXPECT_EQ(out[1].shape, (Shape{2, 3}));
+    for (float v : out[1].data)
+      EXPECT_EQ(v, 1.0f);
+  }
+  OnnxModel m(13);
+  m.input("x", {2, 3}).output("y").floats("ratio", {}, {0.25f});
+  auto *t = m.proto().mutable_graph()->add_initializer();
+  t->set_name("training");
+  t->set_data_type(onnx::TensorProto::BOOL);
+  t->add_int32_data(1);
+  m.node("Dropout", {"x", "ratio", "training"}, {"y"});
+  // What drops elements at random is kept, not imported as an identity.
+  const Model g = import_onnx_bytes(m.bytes(), "train.onnx");
+  EXPECT_EQ(kept_operator_types(g), std::vector<std::string>{"Dropout"});
+}
+
 TEST(OnnxImport, BeforeOpsetSevenBroadcastingIsAskedForAndAligned) {
   OnnxModel m(6);
   m.input("x", {2, 3, 4}).input("b", {3}).output("y");
