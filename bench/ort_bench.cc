@@ -166,6 +166,12 @@ bool element(const Ort::Value &v, size_t i, double &x) {
   case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
     x = v.GetTensorData<float>()[i];
     return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+    x = Ort::Float16_t::FromBits(v.GetTensorData<uint16_t>()[i]).ToFloat();
+    return true;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+    x = Ort::BFloat16_t::FromBits(v.GetTensorData<uint16_t>()[i]).ToFloat();
+    return true;
   case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
     x = v.GetTensorData<double>()[i];
     return true;
@@ -257,6 +263,8 @@ Args parse(int argc, char **argv) {
 struct Bound {
   Ort::Session session;
   std::vector<std::vector<float>> data;
+  /// float16 and bfloat16 inputs' bits.
+  std::vector<std::vector<uint16_t>> halves;
   /// The values of inputs fixed by --input-value.
   std::vector<int64_t> fixed_ints;
   std::vector<float> fixed_floats;
@@ -282,6 +290,7 @@ struct Bound {
     fixed_ints.reserve(session.GetInputCount());
     fixed_floats.reserve(session.GetInputCount());
     data.reserve(session.GetInputCount());
+    halves.reserve(session.GetInputCount());
     for (size_t i = 0; i < session.GetInputCount(); ++i) {
       in_names.push_back(session.GetInputNameAllocated(i, alloc).get());
       const Ort::TypeInfo type = session.GetInputTypeInfo(i);
@@ -305,7 +314,10 @@ struct Bound {
         }
         continue;
       }
-      if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+      const auto elem = info.GetElementType();
+      const bool half = elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ||
+                        elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
+      if (elem != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && !half)
         throw std::runtime_error(file + ": input '" + in_names.back() +
                                  "' is not float; fix it with "
                                  "--input-value");
@@ -323,6 +335,17 @@ struct Bound {
       data.emplace_back(static_cast<size_t>(n));
       for (float &v : data.back())
         v = dist(rng);
+      if (half) { // the same values, rounded to the input's type
+        halves.emplace_back();
+        for (float v : data.back())
+          halves.back().push_back(elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16
+                                      ? Ort::Float16_t(v).val
+                                      : Ort::BFloat16_t(v).val);
+        inputs.push_back(Ort::Value::CreateTensor(
+            mem, halves.back().data(), halves.back().size() * sizeof(uint16_t),
+            shape.data(), shape.size(), elem));
+        continue;
+      }
       inputs.push_back(Ort::Value::CreateTensor<float>(
           mem, data.back().data(), data.back().size(), shape.data(),
           shape.size()));
