@@ -34,6 +34,8 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     INTERFACE_LINK_LIBRARIES "gomp")
 endif()
 find_package(ONNX CONFIG REQUIRED)
+# float16 <-> float32 for ONNX tensors of float16.
+find_package(Imath CONFIG REQUIRED)
 
 # CUDA: on when nvcc is found (the toolkit's standard location is searched too).
 set(QUARRY_HAVE_CUDA OFF)

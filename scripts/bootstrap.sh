@@ -22,6 +22,7 @@ packages=(
   libssl-dev
   libdnnl-dev
   libonnx-dev libonnx-testdata
+  libimath-dev
   slurm-wlm munge
   libcli11-dev
   nlohmann-json3-dev

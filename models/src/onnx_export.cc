@@ -21,6 +21,7 @@
 #include <onnx/version_converter/convert.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -42,6 +43,18 @@ public:
       kept_ = onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
     for (const auto &vi : kept_.graph().input())
       input_elem_[vi.name()] = vi.type().tensor_type().elem_type();
+    // A weight made of a float16 constant goes out as one while its values
+    // are still float16 (the optimizer's new weights are float32).
+    for (const Node &n : g_.nodes()) {
+      auto e = input_elem_.find(n.name);
+      if (n.kind != OpKind::Weight || e == input_elem_.end())
+        continue;
+      const Tensor<float> &w = values_.at(n.name);
+      if (!std::all_of(w.data.begin(), w.data.end(), [&](float v) {
+            return onnx_io::round_to(e->second, v) == v || std::isnan(v);
+          }))
+        input_elem_.erase(e);
+    }
     tail_ = onnx_io::untyped_tail(kept_);
     if (tail_ && static_cast<size_t>(tail_->input_size()) > g_.outputs().size())
       throw Error("export: the untyped tail reads " +
@@ -101,7 +114,7 @@ private:
   std::string name(ValueRef v) const {
     const Node &n = g_.node(v.node);
     if (n.is_variable())
-      return variable_name(v) + (bool_input(n) ? "_float" : "");
+      return variable_name(v) + (cast_variable(n) ? "_float" : "");
     return prefix_ + std::to_string(v.node) +
            (n.num_outputs > 1 ? "_" + std::to_string(v.output) : "");
   }
@@ -115,13 +128,18 @@ private:
       return n.name;
     return prefix_ + "_" + n.name;
   }
-  /// A bool graph input, which quarry holds as 0 and 1: the graph's input
-  /// is the variable's name, cast to float as `name`_float.
-  bool bool_input(const Node &n) const {
-    if (n.kind != OpKind::Input)
-      return false;
+  /// A variable quarry holds as float32 that the model declared of another
+  /// type: a bool graph input (held as 0 and 1), a float16 or bfloat16
+  /// graph input or weight. It goes out under its name in its own type,
+  /// cast to float32 as `name`_float.
+  bool cast_variable(const Node &n) const {
     auto it = input_elem_.find(n.name);
-    return it != input_elem_.end() && it->second == onnx::TensorProto::BOOL;
+    if (!n.is_variable() || it == input_elem_.end())
+      return false;
+    return it->second == onnx::TensorProto::BOOL
+               ? n.kind == OpKind::Input
+               : it->second != onnx::TensorProto::FLOAT &&
+                     onnx_io::held_as_float(it->second);
   }
 
   /// The ONNX element type of `v`: float32 but for kept nodes' outputs and
@@ -131,7 +149,7 @@ private:
     if (n.kind == OpKind::Opaque)
       return static_cast<int32_t>(
           n.attrs.list(ops::Opaque::kTypes).at(v.output));
-    if (n.kind == OpKind::Input && !bool_input(n))
+    if (n.kind == OpKind::Input && !cast_variable(n))
       if (auto it = input_elem_.find(n.name); it != input_elem_.end())
         return it->second;
     return onnx::TensorProto::FLOAT;
@@ -222,9 +240,9 @@ private:
     const Shape &x0 = n.inputs.empty() ? Shape{} : g_.type(n.inputs[0])->shape;
     switch (n.kind) {
     case OpKind::Input:
-      if (bool_input(n)) {
+      if (cast_variable(n)) {
         add_value_info(graph_->add_input(), variable_name({id, 0}),
-                       n.types.at(0), onnx::TensorProto::BOOL);
+                       n.types.at(0), input_elem_.at(n.name));
         attr(node("Cast", {variable_name({id, 0})}, {out}), "to",
              int64_t{onnx::TensorProto::FLOAT});
         return;
@@ -233,6 +251,13 @@ private:
                      elem({id, 0}));
       return;
     case OpKind::Weight:
+      if (cast_variable(n)) {
+        *graph_->add_initializer() = onnx_io::encode_tensor(
+            variable_name({id, 0}), values_.at(n.name), input_elem_.at(n.name));
+        attr(node("Cast", {variable_name({id, 0})}, {out}), "to",
+             int64_t{onnx::TensorProto::FLOAT});
+        return;
+      }
       *graph_->add_initializer() =
           onnx_io::encode_tensor(name({id, 0}), values_.at(n.name));
       return;
@@ -866,6 +891,7 @@ private:
     case TP::UINT32:
     case TP::UINT64:
     case TP::FLOAT16:
+    case TP::BFLOAT16:
     case TP::DOUBLE:
       return true;
     default:

@@ -32,7 +32,7 @@ bool integral(int32_t elem) {
 }
 
 /// A constant of type `elem` from values given as doubles (rounded to
-/// float32 for FLOAT, truncated for integer types).
+/// float32, float16 or bfloat16 for those, truncated for integer types).
 Constant from_reals(int32_t elem, Shape shape, const std::vector<double> &v) {
   Constant c;
   c.elem = elem;
@@ -41,8 +41,8 @@ Constant from_reals(int32_t elem, Shape shape, const std::vector<double> &v) {
   c.ints.reserve(v.size());
   for (double x : v) {
     double r = x;
-    if (elem == TP::FLOAT)
-      r = static_cast<double>(static_cast<float>(x));
+    if (held_as_float(elem))
+      r = static_cast<double>(round_to(elem, static_cast<float>(x)));
     else if (elem == TP::BOOL)
       r = x != 0 ? 1 : 0;
     else if (integral(elem))

@@ -152,14 +152,10 @@ void Importer::read_inputs_and_initializers() {
     values_[input.name()] = v;
     if (elem == onnx::TensorProto::BOOL)
       bools_.insert(input.name()); // held as 0 and 1; export casts it
-    else if (elem != onnx::TensorProto::FLOAT)
+    else if (!held_as_float(elem))
       elem_[input.name()] = elem; // only kept nodes read it
-    if (elem != onnx::TensorProto::FLOAT) {
-      // Export gives it its type back.
-      auto *vi = kept_.mutable_graph()->add_input();
-      vi->set_name(g_.node(v.node).name);
-      vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
-    }
+    if (elem != onnx::TensorProto::FLOAT)
+      record_elem(g_.node(v.node).name, elem); // export gives it back
   }
   for (const auto &[name, shape] : opts_.input_shapes)
     if (!values_.count(name))
@@ -232,8 +228,10 @@ Model Importer::run() {
     auto c = constants_.find(name);
     const bool other =
         untyped_.count(name) || bools_.count(name) || elem_.count(name) ||
-        (c != constants_.end() && c->second.elem != onnx::TensorProto::FLOAT);
-    if (!other && out.type().has_tensor_type())
+        (c != constants_.end() && !held_as_float(c->second.elem));
+    // float16 and bfloat16, computed as float32, go out cast back.
+    if (!other && out.type().has_tensor_type() &&
+        !held_as_float(out.type().tensor_type().elem_type()))
       out.mutable_type()->mutable_tensor_type()->set_elem_type(
           onnx::TensorProto::FLOAT);
   }
@@ -328,6 +326,12 @@ void Importer::record_interface() {
   kept_.mutable_graph()->set_doc_string(model_.graph().doc_string());
 }
 
+void Importer::record_elem(const std::string &variable, int32_t elem) {
+  auto *vi = kept_.mutable_graph()->add_input();
+  vi->set_name(variable);
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+}
+
 void Importer::keep_constant_output(const std::string &name) {
   onnx::NodeProto k;
   k.set_op_type("Constant");
@@ -356,6 +360,9 @@ ValueRef Importer::in_const_as_value(const std::string &name) {
   if (c == constants_.end())
     fail("uses '" + name + "', which no earlier node or initializer defines");
   const ValueRef w = constant_weight(name, c->second.as_float());
+  if (c->second.elem != onnx::TensorProto::FLOAT &&
+      held_as_float(c->second.elem))
+    record_elem(g_.node(w.node).name, c->second.elem);
   values_[name] = w;
   return w;
 }

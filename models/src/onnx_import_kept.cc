@@ -499,9 +499,13 @@ bool Importer::lower_branches(
 
 bool Importer::kept_constant(const std::string &name,
                              std::vector<onnx::TensorProto> &out) const {
-  if (auto c = constants_.find(name); c != constants_.end())
-    out.push_back(encode_constant(name, c->second));
-  else if (auto u = undecoded_.find(name); u != undecoded_.end())
+  if (auto c = constants_.find(name); c != constants_.end()) {
+    // float16 and bfloat16 are float32 to quarry, its kept nodes included.
+    Constant as_held = c->second;
+    if (held_as_float(as_held.elem))
+      as_held.elem = onnx::TensorProto::FLOAT;
+    out.push_back(encode_constant(name, as_held));
+  } else if (auto u = undecoded_.find(name); u != undecoded_.end())
     out.push_back(*u->second);
   else
     return false;

@@ -893,7 +893,9 @@ void dropout(I &m) {
 void cast(I &m) {
   // A constant operand was folded already (onnx_fold.h).
   const int64_t to = m.attr_int("to", 1);
-  if (to == onnx::TensorProto::FLOAT)
+  // float16 and bfloat16 are computed as float32: a cast to them keeps
+  // float32's precision (nearer the exact value than ONNX's rounding).
+  if (held_as_float(static_cast<int32_t>(to)))
     return identity(m);
   if (to == onnx::TensorProto::BOOL) { // x != 0, held as 0 and 1
     if (m.is_bool(0))

@@ -162,6 +162,9 @@ private:
   /// hold exactly becomes a kept Constant node, so export writes it with
   /// its own type and values.
   void keep_constant_output(const std::string &name);
+  /// Records that quarry's variable `variable` (a graph input or weight)
+  /// is of ONNX element type `elem`, not float32, for export (onnx_kept.h).
+  void record_elem(const std::string &variable, int32_t elem);
   std::string fresh_name(const std::string &onnx_name);
 
   const onnx::ModelProto &model_;

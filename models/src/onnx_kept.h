@@ -7,7 +7,8 @@
 //                      attribute kReadsAttr naming its operands in order
 //   graph.initializer  the constants the kept nodes read (by original name)
 //   graph.input        the element types of graph inputs that are not
-//                      float32 (by quarry's input name)
+//                      float32, and of weights made of float16 and
+//                      bfloat16 constants (by quarry's variable name)
 //   graph.output       the model's outputs, as it declared them, in order
 //   opset_import       the opsets of the imported model
 //   functions          kInterfaceFunction: the graph inputs an application

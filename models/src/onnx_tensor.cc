@@ -3,6 +3,8 @@
 
 #include "quarry/core/error.h"
 
+#include <Imath/half.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -22,6 +24,31 @@ template <class T> std::vector<T> raw_values(const std::string &raw) {
   if (!v.empty())
     std::memcpy(v.data(), raw.data(), v.size() * sizeof(T));
   return v;
+}
+
+/// The float32 of a float16 or bfloat16 bit pattern.
+float widen(int32_t elem, uint16_t bits) {
+  if (elem == onnx::TensorProto::FLOAT16) {
+    Imath::half h;
+    h.setBits(bits);
+    return static_cast<float>(h);
+  }
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+
+/// The float16 or bfloat16 bit pattern nearest `v` (ties to even).
+uint16_t narrow(int32_t elem, float v) {
+  if (elem == onnx::TensorProto::FLOAT16)
+    return Imath::half(v).bits();
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  if (std::isnan(v))
+    return static_cast<uint16_t>((bits >> 16) | 0x40); // stays a NaN
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
 }
 
 template <class T> void append(Constant &c, const std::vector<T> &v) {
@@ -55,6 +82,20 @@ Constant decode_tensor(const onnx::TensorProto &t) {
                   : std::vector<float>(t.float_data().begin(),
                                        t.float_data().end()));
     break;
+  case TP::FLOAT16:
+  case TP::BFLOAT16: {
+    // Raw: two bytes each; else one bit pattern per int32.
+    const std::vector<uint16_t> bits =
+        raw ? raw_values<uint16_t>(t.raw_data())
+            : std::vector<uint16_t>(t.int32_data().begin(),
+                                    t.int32_data().end());
+    std::vector<float> wide;
+    wide.reserve(bits.size());
+    for (uint16_t b : bits)
+      wide.push_back(widen(t.data_type(), b));
+    append(c, wide);
+    break;
+  }
   case TP::DOUBLE:
     append(c, raw ? raw_values<double>(t.raw_data())
                   : std::vector<double>(t.double_data().begin(),
@@ -71,6 +112,7 @@ Constant decode_tensor(const onnx::TensorProto &t) {
                                          t.int32_data().end()));
     break;
   case TP::INT16:
+  case TP::UINT16:
   case TP::INT8:
   case TP::UINT8:
   case TP::BOOL:
@@ -79,6 +121,8 @@ Constant decode_tensor(const onnx::TensorProto &t) {
         append(c, raw_values<int8_t>(t.raw_data()));
       else if (t.data_type() == TP::INT16)
         append(c, raw_values<int16_t>(t.raw_data()));
+      else if (t.data_type() == TP::UINT16)
+        append(c, raw_values<uint16_t>(t.raw_data()));
       else
         append(c, raw_values<uint8_t>(t.raw_data()));
     } else {
@@ -97,16 +141,54 @@ Constant decode_tensor(const onnx::TensorProto &t) {
   return c;
 }
 
-onnx::TensorProto encode_tensor(const std::string &name,
-                                const Tensor<float> &t) {
+namespace {
+void fits_one_message(const std::string &name, const Tensor<float> &t,
+                      uint64_t bytes_each) {
   // Protobuf cannot serialize a message past 2 GiB: it would crash in the
   // writer, not fail.
-  const uint64_t bytes = t.data.size() * sizeof(float);
+  const uint64_t bytes = t.data.size() * bytes_each;
   if (bytes >= kMaxMessageBytes)
     throw Error("weight '" + name + "' " + t.shape.str() + " holds " +
                 std::to_string(bytes) +
                 " bytes, more than one protobuf message can (2 GiB); "
                 "quarry does not write ONNX external data");
+}
+} // namespace
+
+bool held_as_float(int32_t elem) {
+  return elem == onnx::TensorProto::FLOAT ||
+         elem == onnx::TensorProto::FLOAT16 ||
+         elem == onnx::TensorProto::BFLOAT16;
+}
+
+float round_to(int32_t elem, float v) {
+  const bool narrower = elem == onnx::TensorProto::FLOAT16 ||
+                        elem == onnx::TensorProto::BFLOAT16;
+  return narrower ? widen(elem, narrow(elem, v)) : v;
+}
+
+onnx::TensorProto encode_tensor(const std::string &name, const Tensor<float> &t,
+                                int32_t elem) {
+  if (elem == onnx::TensorProto::FLOAT)
+    return encode_tensor(name, t);
+  fits_one_message(name, t, sizeof(uint16_t));
+  std::vector<uint16_t> bits;
+  bits.reserve(t.data.size());
+  for (float v : t.data)
+    bits.push_back(narrow(elem, v));
+  onnx::TensorProto p;
+  p.set_name(name);
+  p.set_data_type(elem);
+  for (int64_t d : t.shape.dims)
+    p.add_dims(d);
+  p.set_raw_data(std::string(reinterpret_cast<const char *>(bits.data()),
+                             bits.size() * sizeof(uint16_t)));
+  return p;
+}
+
+onnx::TensorProto encode_tensor(const std::string &name,
+                                const Tensor<float> &t) {
+  fits_one_message(name, t, sizeof(float));
   onnx::TensorProto p;
   p.set_name(name);
   p.set_data_type(onnx::TensorProto::FLOAT);

@@ -21,9 +21,19 @@ struct Constant {
   Tensor<float> as_float() const;
 };
 
-/// Decodes a TensorProto (float, double, int32/64, int8/16, uint8, bool;
-/// raw or typed fields); throws a message without position on failure.
+/// Decodes a TensorProto (float, float16, bfloat16, double, int32/64,
+/// int8/16, uint8/16, bool; raw or typed fields); throws a message without
+/// position on failure.
 Constant decode_tensor(const onnx::TensorProto &t);
+
+/// Whether quarry holds values of ONNX element type `elem` as float32:
+/// float32, and float16 and bfloat16, whose every value is a float32 and
+/// which quarry computes in float32.
+bool held_as_float(int32_t elem);
+
+/// `v` rounded to the nearest value of float element type `elem` (FLOAT16
+/// or BFLOAT16; ties to even, as ONNX's Cast rounds); `v` for other types.
+float round_to(int32_t elem, float v);
 
 /// The size a serialized protobuf message must stay below (2 GiB).
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 31;
@@ -32,6 +42,10 @@ inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 31;
 /// naming the weight when it would not fit one message.
 onnx::TensorProto encode_tensor(const std::string &name,
                                 const Tensor<float> &t);
+/// The same, of float element type `elem` (FLOAT16, BFLOAT16: each value
+/// rounded by round_to).
+onnx::TensorProto encode_tensor(const std::string &name, const Tensor<float> &t,
+                                int32_t elem);
 /// An int64 TensorProto (shapes, axes, sizes).
 onnx::TensorProto encode_ints(const std::string &name,
                               const std::vector<int64_t> &values);
