@@ -611,10 +611,18 @@ private:
       for (const auto &vi : kept_.graph().value_info())
         reserved_.insert(vi.name());
     }
-    // A prefix for quarry's names that starts no kept name.
+    // A prefix for quarry's names that starts no kept name, and that no
+    // variable's name is followed by a number (an initializer named t36
+    // of a model quarry wrote).
     auto clashes = [&] {
       for (const auto &r : reserved_)
         if (r.compare(0, prefix_.size(), prefix_) == 0)
+          return true;
+      for (const Node &n : g_.nodes())
+        if (n.is_variable() && n.name.size() > prefix_.size() &&
+            n.name.compare(0, prefix_.size(), prefix_) == 0 &&
+            n.name.find_first_not_of("0123456789_", prefix_.size()) ==
+                std::string::npos)
           return true;
       return false;
     };

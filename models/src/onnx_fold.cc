@@ -26,6 +26,11 @@ using TP = onnx::TensorProto;
 using Inputs = std::vector<const Constant *>;
 using Folder = std::function<std::vector<Constant>(I &, const Inputs &)>;
 
+/// The integers float32 holds exactly, and sums of them stay exact.
+constexpr int64_t kExactInFloat = int64_t{1} << 24;
+/// The most elements a fold by reference makes beyond what it reads.
+constexpr int64_t kLargestFold = int64_t{1} << 20;
+
 bool integral(int32_t elem) {
   return elem != TP::FLOAT && elem != TP::DOUBLE && elem != TP::FLOAT16 &&
          elem != TP::BFLOAT16;
@@ -464,13 +469,64 @@ const std::map<std::string, Folder, std::less<>> &folders() {
   return table;
 }
 
+/// Any other operator quarry imports, its inputs all constants: the
+/// reference evaluation of what its handler builds. Integers take part
+/// where float32 holds them and the results exactly (data movement,
+/// sums); a non-integral result of integers is not folded.
+bool fold_by_reference(I &m) {
+  const auto &handlers = onnx_handlers();
+  const auto h = handlers.find(m.node().op_type());
+  if (h == handlers.end() || m.num_inputs() == 0)
+    return false;
+  int32_t elem = TP::FLOAT;
+  for (int i = 0; i < m.num_inputs(); ++i) {
+    if (!m.has_input(i))
+      continue;
+    const Constant *c = m.const_in(i);
+    if (!c || m.is_bool(i))
+      return false;
+    if (integral(c->elem) &&
+        std::any_of(c->ints.begin(), c->ints.end(),
+                    [](int64_t v) { return std::abs(v) > kExactInFloat; }))
+      return false;
+    if (i == 0)
+      elem = c->elem;
+  }
+  std::optional<std::vector<Tensor<float>>> values =
+      m.evaluate_handler(h->second);
+  if (!values)
+    return false;
+  // A constant much larger than what it is made of (a Tile, an Expand)
+  // would bloat the model: the graph computes it instead.
+  int64_t read = 0, made = 0;
+  for (int i = 0; i < m.num_inputs(); ++i)
+    if (m.has_input(i))
+      read += m.const_in(i)->shape.numel();
+  for (const Tensor<float> &t : *values)
+    made += t.numel();
+  if (made > std::max<int64_t>(read, kLargestFold))
+    return false;
+  std::vector<Constant> out;
+  for (const Tensor<float> &t : *values) {
+    std::vector<double> reals(t.data.begin(), t.data.end());
+    if (integral(elem) && std::any_of(reals.begin(), reals.end(), [](double v) {
+          return v != std::trunc(v) || std::abs(v) > kExactInFloat;
+        }))
+      return false;
+    out.push_back(from_reals(elem, t.shape, reals));
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    m.set_output_const(static_cast<int>(i), std::move(out[i]));
+  return true;
+}
+
 } // namespace
 
 bool fold_node(Importer &m) {
   const auto &table = folders();
   const auto it = table.find(m.node().op_type());
   if (it == table.end())
-    return false;
+    return fold_by_reference(m);
   const bool shape_only =
       m.node().op_type() == "Shape" || m.node().op_type() == "Size";
   Inputs in;

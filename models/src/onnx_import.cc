@@ -4,7 +4,9 @@
 #include "onnx_kept.h"
 #include "onnx_late_opsets.h"
 
+#include "quarry/core/evaluate.h"
 #include "quarry/core/file_io.h"
+#include "quarry/core/float_domain.h"
 
 #include <algorithm>
 #include <cctype>
@@ -449,6 +451,73 @@ std::vector<ValueRef> Importer::add_multi(OpKind kind, Attrs attrs,
 
 ValueRef Importer::add(OpKind kind, Attrs attrs, std::vector<ValueRef> inputs) {
   return add_multi(kind, std::move(attrs), std::move(inputs)).at(0);
+}
+
+std::optional<std::vector<Tensor<float>>>
+Importer::evaluate_handler(const Handler &h) {
+  const int before = g_.num_nodes();
+  try {
+    h(*this);
+  } catch (const Error &) {
+    roll_back(before);
+    return std::nullopt;
+  }
+  // What the handler built, alone: its nodes, and the weights they read,
+  // the values of the node's outputs marked.
+  Graph alone;
+  Bindings<float> bound;
+  std::map<int32_t, std::vector<ValueRef>> copied;
+  bool ok = true;
+  auto copy = [&](ValueRef v) -> ValueRef {
+    auto c = copied.find(v.node);
+    if (c == copied.end()) {
+      const Node &n = g_.node(v.node);
+      std::vector<ValueRef> outs;
+      if (n.kind == OpKind::Weight) {
+        outs.push_back(alone.weight(n.name, n.types.at(0).shape));
+        bound.emplace(n.name, weights_.at(n.name));
+      } else if (v.node < before) {
+        ok = false; // an earlier value of the graph is no constant
+        return v;
+      } else {
+        std::vector<ValueRef> ins;
+        for (ValueRef in : n.inputs)
+          ins.push_back(copied.at(in.node).at(in.output));
+        outs = alone.add(n.kind, n.attrs, std::move(ins));
+      }
+      c = copied.emplace(v.node, std::move(outs)).first;
+    }
+    return c->second.at(v.output);
+  };
+  for (int32_t id = before; id < g_.num_nodes() && ok; ++id) {
+    for (ValueRef in : g_.node(id).inputs)
+      if (ok)
+        copy(in);
+    if (ok)
+      copy({id, 0});
+  }
+  for (int k = 0; k < node_->output_size() && ok; ++k) {
+    auto v = node_->output(k).empty() ? values_.end()
+                                      : values_.find(node_->output(k));
+    ok = v != values_.end();
+    if (ok)
+      alone.mark_output(copy(v->second));
+  }
+  std::optional<std::vector<Tensor<float>>> out;
+  try {
+    if (ok)
+      out = evaluate(FloatDomain{}, alone, bound);
+  } catch (const Error &) {
+    out.reset(); // the handler's own import will say what is wrong
+  }
+  // The names it took are free again, so that the import names nodes as
+  // it would have.
+  for (int32_t id = before; id < g_.num_nodes(); ++id)
+    taken_.erase(g_.node(id).name);
+  roll_back(before);
+  for (const auto &name : node_->output())
+    values_.erase(name);
+  return out;
 }
 
 ValueRef Importer::constant_weight(const std::string &hint,

@@ -76,6 +76,12 @@ public:
   /// Output `i` is an ONNX bool, held as 0 and 1.
   void set_bool_output(int i);
 
+  /// The values of the current node's outputs, evaluated by the reference
+  /// semantics of what handler `h` builds from its inputs, which are all
+  /// constants; the graph is left as it was. Nothing when the handler
+  /// refuses the node or an output is not a value it computes.
+  std::optional<std::vector<Tensor<float>>> evaluate_handler(const Handler &h);
+
   /// Names a value or a constant for later nodes (run_as's inputs).
   void define(const std::string &name, ValueRef v) { values_[name] = v; }
   void define_const(const std::string &name, Constant c) {

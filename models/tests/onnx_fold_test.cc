@@ -10,6 +10,8 @@
 
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
+#include "quarry/core/text.h"
+#include "quarry/core/weights.h"
 #include "quarry/models/onnx.h"
 #include "quarry/testing/error_of.h"
 
@@ -203,6 +205,46 @@ TEST(OnnxFold, AnIndexOutOfRangeNamesTheNode) {
   EXPECT_EQ(error_of([&] { import(m); }),
             "f.onnx: node 'pick' (Gather): index 2 out of range for axis 0 "
             "of [2]");
+}
+
+} // namespace
+} // namespace quarry
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+TEST(OnnxFoldByReference, PadsSplitFromAnInitializerAreAConstant) {
+  // Pads computed as Concat(Split(initializer)), as some exporters write.
+  OnnxModel m(13);
+  m.input("x", {2, 3}).output("y").ints("parts", {0, 1, 1, 0});
+  m.ints("sizes", {2, 2});
+  m.node("Split", {"parts", "sizes"}, {"a", "b"});
+  set_int(m.node("Concat", {"b", "a"}, {"pads"}), "axis", 0);
+  m.node("Pad", {"x", "pads"}, {"y"});
+  const Model g = import(m);
+  const Graph want =
+      parse_graph("input x\ny = pad[pads=1,0,0,1](x)\noutput y", "want");
+  const Bindings<float> b = bind_variables(g.graph, g.weights, 1);
+  EXPECT_EQ(evaluate(FloatDomain{}, g.graph, b).at(0).data,
+            evaluate(FloatDomain{}, want, b).at(0).data);
+  EXPECT_EQ(g.graph.num_nodes(), 2); // x and the pad
+}
+
+TEST(OnnxFoldByReference, FloatOperatorsOfConstantsFoldToTheirValues) {
+  // relu(transpose(w)) of a constant is a constant; a mean of integers
+  // that is not an integer is left to the graph.
+  OnnxModel m(13);
+  m.output("y").output("z").floats("w", {2, 2}, {-1, 2, 3, -4});
+  m.ints("n", {1, 2});
+  m.node("Transpose", {"w"}, {"t"});
+  m.node("Relu", {"t"}, {"y"});
+  set_int(m.node("ReduceMean", {"n"}, {"z"}), "keepdims", 0);
+  const Model g = import(m);
+  EXPECT_EQ(values(folded_output(g)), (std::vector<float>{0, 3, 2, 0}));
+  const Node &z = g.graph.node(g.graph.outputs().at(1).node);
+  EXPECT_EQ(z.kind, OpKind::ReduceMean);
 }
 
 } // namespace
