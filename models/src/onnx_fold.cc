@@ -28,7 +28,8 @@ using Folder = std::function<std::vector<Constant>(I &, const Inputs &)>;
 
 /// The integers float32 holds exactly, and sums of them stay exact.
 constexpr int64_t kExactInFloat = int64_t{1} << 24;
-/// The most elements a fold by reference makes beyond what it reads.
+/// The most elements a value of a fold by reference may hold, where it
+/// reads fewer.
 constexpr int64_t kLargestFold = int64_t{1} << 20;
 
 bool integral(int32_t elem) {
@@ -492,19 +493,15 @@ bool fold_by_reference(I &m) {
     if (i == 0)
       elem = c->elem;
   }
-  std::optional<std::vector<Tensor<float>>> values =
-      m.evaluate_handler(h->second);
-  if (!values)
-    return false;
-  // A constant much larger than what it is made of (a Tile, an Expand)
+  // A constant much larger than what it is made of (a Tile, a Resize)
   // would bloat the model: the graph computes it instead.
-  int64_t read = 0, made = 0;
+  int64_t read = 0;
   for (int i = 0; i < m.num_inputs(); ++i)
     if (m.has_input(i))
       read += m.const_in(i)->shape.numel();
-  for (const Tensor<float> &t : *values)
-    made += t.numel();
-  if (made > std::max<int64_t>(read, kLargestFold))
+  std::optional<std::vector<Tensor<float>>> values =
+      m.evaluate_handler(h->second, std::max(read, kLargestFold));
+  if (!values)
     return false;
   std::vector<Constant> out;
   for (const Tensor<float> &t : *values) {

@@ -454,7 +454,7 @@ ValueRef Importer::add(OpKind kind, Attrs attrs, std::vector<ValueRef> inputs) {
 }
 
 std::optional<std::vector<Tensor<float>>>
-Importer::evaluate_handler(const Handler &h) {
+Importer::evaluate_handler(const Handler &h, int64_t max_elements) {
   const int before = g_.num_nodes();
   try {
     h(*this);
@@ -490,6 +490,8 @@ Importer::evaluate_handler(const Handler &h) {
     return c->second.at(v.output);
   };
   for (int32_t id = before; id < g_.num_nodes() && ok; ++id) {
+    for (const TensorType &t : g_.node(id).types)
+      ok = ok && t.shape.numel() <= max_elements;
     for (ValueRef in : g_.node(id).inputs)
       if (ok)
         copy(in);

@@ -79,8 +79,10 @@ public:
   /// The values of the current node's outputs, evaluated by the reference
   /// semantics of what handler `h` builds from its inputs, which are all
   /// constants; the graph is left as it was. Nothing when the handler
-  /// refuses the node or an output is not a value it computes.
-  std::optional<std::vector<Tensor<float>>> evaluate_handler(const Handler &h);
+  /// refuses the node, an output is not a value it computes, or a value
+  /// it computes holds more than `max_elements`.
+  std::optional<std::vector<Tensor<float>>>
+  evaluate_handler(const Handler &h, int64_t max_elements);
 
   /// Names a value or a constant for later nodes (run_as's inputs).
   void define(const std::string &name, ValueRef v) { values_[name] = v; }
