@@ -162,8 +162,8 @@ bool held_as_float(int32_t elem) {
 }
 
 float round_to(int32_t elem, float v) {
-  const bool narrower = elem == onnx::TensorProto::FLOAT16 ||
-                        elem == onnx::TensorProto::BFLOAT16;
+  const bool narrower =
+      elem == onnx::TensorProto::FLOAT16 || elem == onnx::TensorProto::BFLOAT16;
   return narrower ? widen(elem, narrow(elem, v)) : v;
 }
 
