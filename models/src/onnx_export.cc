@@ -720,7 +720,7 @@ private:
     add_kept_constants(k, *g);
     onnx::NodeProto *node = g->add_node();
     *node = k;
-    drop_reads_attr(*node);
+    drop_quarry_attrs(*node);
     int out = 0;
     for (const auto &o : k.output())
       if (!o.empty()) {
@@ -765,13 +765,13 @@ private:
     }
   }
 
-  static void drop_reads_attr(onnx::NodeProto &k) {
+  /// Drops the attributes quarry adds to a kept node (onnx_kept.h).
+  static void drop_quarry_attrs(onnx::NodeProto &k) {
     auto *attrs = k.mutable_attribute();
-    for (int i = 0; i < attrs->size(); ++i)
-      if (attrs->Get(i).name() == onnx_io::kReadsAttr) {
+    for (int i = attrs->size() - 1; i >= 0; --i)
+      if (attrs->Get(i).name() == onnx_io::kReadsAttr ||
+          attrs->Get(i).name() == onnx_io::kKeptBecauseAttr)
         attrs->DeleteSubrange(i, 1);
-        return;
-      }
   }
 
   /// The kept node of opaque operator `id`, reading the exported names of
@@ -798,7 +798,7 @@ private:
       if (from != outer && defined_outer_.insert(outer).second)
         node("Identity", {from}, {outer});
     }
-    drop_reads_attr(k);
+    drop_quarry_attrs(k);
     if (auto c = converted_.find(id); c != converted_.end()) {
       std::map<std::string, std::string> rename;
       for (size_t i = 0; i < reads.size(); ++i)

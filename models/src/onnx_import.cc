@@ -21,19 +21,29 @@ Importer::Importer(const onnx::ModelProto &model, const std::string &file,
                    const OnnxImportOptions &opts)
     : model_(model), file_(file), opts_(opts) {}
 
+std::string Importer::where() const {
+  if (!node_)
+    return "";
+  // A node is named by its name, else its first output; a malformed one
+  // may have neither.
+  std::string name = "without a name or outputs";
+  if (!node_->name().empty())
+    name = "'" + node_->name() + "'";
+  else if (node_->output_size() > 0)
+    name = "'" + node_->output(0) + "'";
+  return "node " + name + " (" + node_->op_type() + "): ";
+}
+
 void Importer::fail(const std::string &message) const {
-  std::string where;
-  if (node_) {
-    // A node is named by its name, else its first output; a malformed one
-    // may have neither.
-    std::string name = "without a name or outputs";
-    if (!node_->name().empty())
-      name = "'" + node_->name() + "'";
-    else if (node_->output_size() > 0)
-      name = "'" + node_->output(0) + "'";
-    where = "node " + name + " (" + node_->op_type() + "): ";
-  }
-  throw Error(SourcePos{file_, 0, 0}, where + message);
+  throw Error(SourcePos{file_, 0, 0}, where() + message);
+}
+
+std::string Importer::reason_of(const Error &e) const {
+  const std::string prefix = SourcePos{file_, 0, 0}.str() + ": " + where();
+  const std::string what = e.what();
+  return what.compare(0, prefix.size(), prefix) == 0
+             ? what.substr(prefix.size())
+             : what;
 }
 
 void Importer::run_as(const onnx::NodeProto &n,
@@ -348,7 +358,7 @@ void Importer::keep_constant_output(const std::string &name) {
     fail("graph output '" + name + "': " + e.what());
   }
   node_ = &k;
-  const std::string why = keep_node();
+  const std::string why = keep_node("a graph output that float32 cannot hold");
   node_ = nullptr;
   if (!why.empty())
     fail("graph output '" + name + "', a constant, cannot be kept: " + why);

@@ -16,10 +16,12 @@
 #include "onnx_kept.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <set>
 
 namespace quarry::onnx_io {
 
@@ -64,6 +66,40 @@ std::string Importer::onnx_checker_verdict(const onnx::NodeProto &n) const {
     std::string what = e.what();
     return "the ONNX checker rejects it: " + what.substr(0, what.find('\n'));
   }
+  return "";
+}
+
+std::string Importer::non_tensor_misread(const onnx::NodeProto &n) const {
+  // The checker leaves types to inference, whose functions take a tensor
+  // where the schema names one (found by fuzzing: MaxUnpool reading a map
+  // crashed it). Only graph inputs have a type before inference.
+  if (!default_domain(n.domain()))
+    return "";
+  auto opsets = opset_imports();
+  const auto *schema =
+      onnx::OpSchemaRegistry::Schema(n.op_type(), opsets[""], "");
+  if (!schema || schema->inputs().empty())
+    return "";
+  for (int i = 0; i < n.input_size(); ++i)
+    for (const auto &input : model_.graph().input()) {
+      if (input.name() != n.input(i) || input.type().has_tensor_type() ||
+          input.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
+        continue;
+      const auto &formal = schema->inputs()[std::min<size_t>(
+          static_cast<size_t>(i), schema->inputs().size() - 1)];
+      const onnx::DataType actual =
+          onnx::Utils::DataTypeUtils::ToType(input.type());
+      if (formal.GetTypes().count(actual))
+        continue;
+      std::set<std::string> kinds; // tensor, seq, map, optional
+      for (onnx::DataType t : formal.GetTypes())
+        kinds.insert(t->substr(0, t->find('(')));
+      std::string takes;
+      for (const std::string &k : kinds)
+        takes += (takes.empty() ? "a " : " or a ") + k;
+      return "it reads '" + input.name() + "', a " + *actual + ", where " +
+             n.op_type() + " takes " + takes;
+    }
   return "";
 }
 
@@ -145,10 +181,15 @@ std::string Importer::needs_keeping(
   for (const auto &name : n.input()) {
     if (undecoded_.count(name))
       return "it reads '" + name + "', a constant quarry cannot decode";
-    if (auto e = elem_.find(name); e != elem_.end())
-      return "it reads '" + name + "' of element type " +
-             onnx::TensorProto::DataType_Name(
-                 static_cast<onnx::TensorProto::DataType>(e->second));
+    if (auto e = elem_.find(name); e != elem_.end()) {
+      const std::string type = onnx::TensorProto::DataType_Name(
+          static_cast<onnx::TensorProto::DataType>(e->second));
+      for (const auto &input : model_.graph().input())
+        if (input.name() == name)
+          return "it reads graph input '" + name + "' of element type " + type +
+                 "; fix its value with --input-value " + name + "=...";
+      return "it reads '" + name + "' of element type " + type;
+    }
   }
   return "";
 }
@@ -177,6 +218,8 @@ void Importer::import_node(
   // counts, attribute types, required attributes, subgraphs) as given.
   if (std::string why = onnx_checker_verdict(n); !why.empty())
     fail(why);
+  if (std::string why = non_tensor_misread(n); !why.empty())
+    fail(why);
   if (reads_untyped()) {
     if (std::string why = add_to_tail(); !why.empty())
       fail("quarry keeps this node as it is (it reads a value whose shape is "
@@ -193,7 +236,7 @@ void Importer::import_node(
     return;
   const std::string why = needs_keeping(table);
   if (!why.empty()) {
-    const std::string failed = keep_node();
+    const std::string failed = keep_node(why);
     if (!failed.empty())
       fail("quarry keeps this node as it is (" + why +
            "), but cannot type its outputs: " + failed);
@@ -208,7 +251,7 @@ void Importer::import_node(
     // value, a computed operand it needs constant): keep the node when ONNX
     // can type it, else the handler's reason stands.
     roll_back(before);
-    if (!keep_node().empty())
+    if (!keep_node(reason_of(refused)).empty())
       throw;
   }
 }
@@ -280,7 +323,7 @@ void Importer::roll_back(int num_nodes) {
   g_.truncate(num_nodes);
 }
 
-std::string Importer::keep_node() {
+std::string Importer::keep_node(const std::string &because) {
   const onnx::NodeProto &n = *node_;
   const std::vector<std::string> reads = names_read(n);
 
@@ -385,6 +428,10 @@ std::string Importer::keep_node() {
   } catch (const Error &e) {
     return e.what();
   }
+  onnx::AttributeProto *reason = kept.add_attribute();
+  reason->set_name(kKeptBecauseAttr);
+  reason->set_type(onnx::AttributeProto::STRING);
+  reason->set_s(because);
   *kept_.mutable_graph()->add_node() = std::move(kept);
   for (auto &t : constants)
     if (kept_constants_.insert(t.name()).second)

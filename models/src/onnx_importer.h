@@ -119,8 +119,13 @@ private:
   needs_keeping(const std::map<std::string, Handler, std::less<>> &table) const;
   /// Adds the current node as an opaque operator, its outputs typed by ONNX
   /// shape inference, or to the untyped tail when neither inference nor the
-  /// model fixes their shapes; returns why it cannot ("" on success).
-  std::string keep_node();
+  /// model fixes their shapes; returns why it cannot ("" on success). The
+  /// kept node records `because`, why quarry keeps it (kKeptBecauseAttr).
+  std::string keep_node(const std::string &because);
+  /// "node 'NAME' (Op): " for the current node, as fail() starts.
+  std::string where() const;
+  /// What `e`, thrown by fail() for the current node, says of it.
+  std::string reason_of(const Error &e) const;
   /// Appends constant `name` (decoded or not) to `out`, as the initializer
   /// a kept node reads; false when no constant has that name. Throws
   /// quarry::Error when its element type cannot be written.
@@ -149,6 +154,10 @@ private:
   void record_interface();
   /// The model's opset per domain.
   std::unordered_map<std::string, int> opset_imports() const;
+  /// Why node `n` cannot be typed by ONNX: it reads a graph input that is
+  /// not a tensor (a map, a sequence) where its operator takes another
+  /// type ("" when it does not).
+  std::string non_tensor_misread(const onnx::NodeProto &n) const;
   /// What ONNX's checker says of node `n` ("" when it accepts it).
   std::string onnx_checker_verdict(const onnx::NodeProto &n) const;
   /// Why kept node `n` must not reach ONNX's shape inference in `probe`

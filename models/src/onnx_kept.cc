@@ -197,10 +197,11 @@ std::string changed_operator(const onnx::NodeProto &op, int64_t from,
     return params[std::min<size_t>(static_cast<size_t>(i), params.size() - 1)];
   };
   for (int i = 0; same && i < nin; ++i)
-    same = !a->inputs().empty() && !b->inputs().empty() &&
-           formal(a->inputs(), i).GetName() == formal(b->inputs(), i).GetName() &&
-           formal(a->inputs(), i).GetOption() ==
-               formal(b->inputs(), i).GetOption();
+    same =
+        !a->inputs().empty() && !b->inputs().empty() &&
+        formal(a->inputs(), i).GetName() == formal(b->inputs(), i).GetName() &&
+        formal(a->inputs(), i).GetOption() ==
+            formal(b->inputs(), i).GetOption();
   // An attribute the later version added means, left unset, what the
   // earlier version did (allowzero, training_mode); one it removed does
   // not; one the node sets must exist in both.
@@ -253,11 +254,32 @@ std::vector<std::string> kept_operator_types(const Model &m) {
   return types;
 }
 
-std::string untyped_tail_reason(const Model &m) {
+std::string unrunnable_reason(const Model &m) {
   if (m.kept_onnx.empty())
     return "";
   const onnx::ModelProto kept =
       onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
+  const std::vector<bool> live = m.graph.live_nodes();
+  for (int32_t id = 0; id < m.graph.num_nodes(); ++id) {
+    const Node &n = m.graph.node(id);
+    if (!live[id] || n.kind != OpKind::Opaque)
+      continue;
+    const int64_t k = n.attrs.i(ops::Opaque::kId);
+    if (k < 0 || k >= kept.graph().node_size())
+      continue;
+    const onnx::NodeProto &node = kept.graph().node(static_cast<int>(k));
+    std::string because;
+    for (const auto &a : node.attribute())
+      if (a.name() == onnx_io::kKeptBecauseAttr)
+        because = a.s();
+    // One line: a long reason (a list of values) is cut.
+    if (because.size() > 160)
+      because = because.substr(0, 157) + "...";
+    return "node '" + (node.name().empty() ? n.name : node.name()) + "' (" +
+           node.op_type() + ") is kept from the imported model as it is" +
+           (because.empty() ? "" : " (" + because + ")") +
+           "; quarry cannot run it";
+  }
   const auto *tail = onnx_io::untyped_tail(kept);
   if (!tail || tail->node_size() == 0)
     return "";

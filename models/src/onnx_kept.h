@@ -5,6 +5,7 @@
 // a ModelProto that holds:
 //   graph.node         the kept nodes, node K for opaque id K, each with the
 //                      attribute kReadsAttr naming its operands in order
+//                      and kKeptBecauseAttr saying why quarry keeps it
 //   graph.initializer  the constants the kept nodes read (by original name)
 //   graph.input        the element types of graph inputs that are not
 //                      float32, and of weights made of float16 and
@@ -47,6 +48,10 @@ namespace quarry::onnx_io {
 /// opaque operator's operands, in order. Export drops it.
 inline constexpr const char *kReadsAttr = "quarry_reads";
 
+/// The attribute of a kept node that says why quarry keeps it (what it
+/// lacks), for messages. Export drops it.
+inline constexpr const char *kKeptBecauseAttr = "quarry_kept_because";
+
 /// The name of the function in Model::kept_onnx that holds the untyped
 /// tail.
 inline constexpr const char *kTailFunction = "quarry_untyped_tail";
@@ -79,9 +84,10 @@ void names_defined_inside(const onnx::NodeProto &n, std::set<std::string> &out);
 /// mean the same at opset `to` as at `from` ("" when none does): the same
 /// schema, or one that takes the node's inputs and outputs as the same
 /// parameters and whose later version only added attributes the node
-/// leaves unset (a change of types, or allowzero), means the same, but for the operators whose meaning changed
-/// under the same signature (Softmax's axis at 13, the variadic Max, Min,
-/// Sum and Mean broadcasting from 8, PRelu's from 7).
+/// leaves unset (a change of types, or allowzero), means the same, but for the
+/// operators whose meaning changed under the same signature (Softmax's axis at
+/// 13, the variadic Max, Min, Sum and Mean broadcasting from 8, PRelu's from
+/// 7).
 std::string changed_operator(const onnx::NodeProto &op, int64_t from,
                              int64_t to);
 

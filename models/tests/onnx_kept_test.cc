@@ -195,7 +195,7 @@ TEST(OnnxKept, WhatFollowsAValueOfNoFixedShapeIsKeptAsOnnx) {
   EXPECT_EQ(kept_operator_types(m),
             (std::vector<std::string>{"NonZero", "Transpose", "Shape", "Cast",
                                       "ReduceSum", "Mul"}));
-  EXPECT_EQ(untyped_tail_reason(m),
+  EXPECT_EQ(unrunnable_reason(m),
             "node 'nz' (NonZero) is kept from the imported model as it is "
             "(the shapes of its outputs are not fixed, nor those of the 5 "
             "nodes after it); quarry cannot run it");
@@ -441,6 +441,44 @@ TEST(OnnxKept, WindowsAndKernelsShapeInferenceCannotTakeAreRefused) {
       error_of([&] { import_onnx_bytes(up.bytes(), "u.onnx"); });
   EXPECT_EQ(msg.rfind("u.onnx: node 'up' (ConvTranspose): ", 0), 0u) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
+} // namespace
+} // namespace quarry
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+TEST(OnnxKept, AKeptNodeIsNamedWithItsOperatorAndWhyItIsKept) {
+  // A sample rate fed at run time: the Equal reading it is kept, and the
+  // message says which input to fix and how.
+  OnnxModel m(13);
+  m.input("x", {2}).input("sr", {1}, onnx::TensorProto::INT64).output("y");
+  m.ints("rate", {16000});
+  m.node("Equal", {"sr", "rate"}, {"e"});
+  set_int(m.node("Cast", {"e"}, {"f"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Mul", {"x", "f"}, {"y"});
+  const Model g = import_onnx_bytes(m.bytes(), "vad.onnx");
+  EXPECT_EQ(unrunnable_reason(g),
+            "node 'Equal_e' (Equal) is kept from the imported model as it is "
+            "(it reads graph input 'sr' of element type INT64; fix its value "
+            "with --input-value sr=...); quarry cannot run it");
+  // A handler's refusal is the reason, and export does not write it.
+  OnnxModel c(13);
+  c.input("x", {1, 1, 4, 4, 4}).output("y");
+  c.floats("w", {1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f));
+  c.node("Conv", {"x", "w"}, {"y"});
+  const Model conv = import_onnx_bytes(c.bytes(), "video.onnx");
+  const std::string why = unrunnable_reason(conv);
+  EXPECT_EQ(why.rfind("node 'Conv_y' (Conv) is kept from the imported model "
+                      "as it is (",
+                      0),
+            0u)
+      << why;
+  EXPECT_EQ(export_onnx_bytes(conv).find("quarry_kept_because"),
+            std::string::npos);
 }
 
 } // namespace

@@ -41,11 +41,10 @@ void run(const RunOptions &o) {
     values[name] = std::move(value);
   auto backend = make_run_backend(o);
   auto exe = about_file(run_subject(o), [&] {
-    // Kept nodes in the graph are named by prepare; a model ending in an
-    // untyped tail runs its graph but not the tail.
-    if (runtime::why_unrunnable(g).empty())
-      if (const std::string why = untyped_tail_reason(m); !why.empty())
-        throw Error(why);
+    // A kept node, or an untyped tail after the graph, is named with
+    // its ONNX operator and why quarry keeps it.
+    if (const std::string why = unrunnable_reason(m); !why.empty())
+      throw Error(why);
     return backend->prepare(g, values);
   });
   exe->set_inputs(values);

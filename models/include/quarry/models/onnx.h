@@ -52,11 +52,11 @@ Model import_onnx(const std::string &path, const OnnxImportOptions &opts = {});
 /// quarry cannot run.
 std::vector<std::string> kept_operator_types(const Model &m);
 
-/// Why quarry cannot compute all of `m`'s outputs although its graph runs:
-/// the model ends in an untyped tail (nodes after a value whose shape is
-/// not fixed, kept as ONNX: onnx_kept.h), named by its first node; "" when
-/// it does not.
-std::string untyped_tail_reason(const Model &m);
+/// Why quarry cannot compute all of `m`'s outputs: a node kept as ONNX has
+/// it (named with its operator and why it is kept), or the model ends in an
+/// untyped tail (nodes after a value whose shape is not fixed, kept as
+/// ONNX: onnx_kept.h), named by its first node; "" when it can.
+std::string unrunnable_reason(const Model &m);
 
 /// How the interface of the serialized ONNX model `b` differs from `a`'s,
 /// as an application that feeds and reads it sees it: the graph inputs it
