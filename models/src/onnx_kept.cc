@@ -232,22 +232,36 @@ const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {
 
 namespace quarry {
 
-std::vector<std::string> kept_operator_types(const Model &m) {
-  std::vector<std::string> types;
-  if (m.kept_onnx.empty())
-    return types;
-  const onnx::ModelProto kept =
-      onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
+namespace {
+
+/// The kept node of each live opaque operator of `m`, in graph order
+/// (nullptr for an id `kept` lacks).
+std::vector<const onnx::NodeProto *>
+live_kept_nodes(const Model &m, const onnx::ModelProto &kept) {
+  std::vector<const onnx::NodeProto *> nodes;
   const std::vector<bool> live = m.graph.live_nodes();
   for (int32_t id = 0; id < m.graph.num_nodes(); ++id) {
     const Node &n = m.graph.node(id);
     if (!live[id] || n.kind != OpKind::Opaque)
       continue;
     const int64_t k = n.attrs.i(ops::Opaque::kId);
-    types.push_back(k >= 0 && k < kept.graph().node_size()
-                        ? kept.graph().node(static_cast<int>(k)).op_type()
-                        : "?");
+    nodes.push_back(k >= 0 && k < kept.graph().node_size()
+                        ? &kept.graph().node(static_cast<int>(k))
+                        : nullptr);
   }
+  return nodes;
+}
+
+} // namespace
+
+std::vector<std::string> kept_operator_types(const Model &m) {
+  std::vector<std::string> types;
+  if (m.kept_onnx.empty())
+    return types;
+  const onnx::ModelProto kept =
+      onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
+  for (const onnx::NodeProto *n : live_kept_nodes(m, kept))
+    types.push_back(n ? n->op_type() : "?");
   if (const auto *tail = onnx_io::untyped_tail(kept))
     for (const auto &n : tail->node())
       types.push_back(n.op_type());
@@ -259,15 +273,10 @@ std::string unrunnable_reason(const Model &m) {
     return "";
   const onnx::ModelProto kept =
       onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
-  const std::vector<bool> live = m.graph.live_nodes();
-  for (int32_t id = 0; id < m.graph.num_nodes(); ++id) {
-    const Node &n = m.graph.node(id);
-    if (!live[id] || n.kind != OpKind::Opaque)
+  for (const onnx::NodeProto *kept_node : live_kept_nodes(m, kept)) {
+    if (!kept_node)
       continue;
-    const int64_t k = n.attrs.i(ops::Opaque::kId);
-    if (k < 0 || k >= kept.graph().node_size())
-      continue;
-    const onnx::NodeProto &node = kept.graph().node(static_cast<int>(k));
+    const onnx::NodeProto &node = *kept_node;
     std::string because;
     for (const auto &a : node.attribute())
       if (a.name() == onnx_io::kKeptBecauseAttr)
@@ -275,8 +284,9 @@ std::string unrunnable_reason(const Model &m) {
     // One line: a long reason (a list of values) is cut.
     if (because.size() > 160)
       because = because.substr(0, 157) + "...";
-    return "node '" + (node.name().empty() ? n.name : node.name()) + "' (" +
-           node.op_type() + ") is kept from the imported model as it is" +
+    return "node '" + (node.name().empty() ? node.output(0) : node.name()) +
+           "' (" + node.op_type() +
+           ") is kept from the imported model as it is" +
            (because.empty() ? "" : " (" + because + ")") +
            "; quarry cannot run it";
   }
