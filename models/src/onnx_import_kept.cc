@@ -221,7 +221,9 @@ void Importer::import_node(
   if (std::string why = non_tensor_misread(n); !why.empty())
     fail(why);
   if (reads_untyped()) {
-    if (std::string why = add_to_tail(); !why.empty())
+    if (std::string why =
+            add_to_tail("it reads a value whose shape is not fixed");
+        !why.empty())
       fail("quarry keeps this node as it is (it reads a value whose shape is "
            "not fixed), but cannot: " +
            why);
@@ -407,7 +409,8 @@ std::string Importer::keep_node(const std::string &because) {
             if (d.has_dim_value() && d.dim_value() < 0)
               return "ONNX shape inference gives output '" + name +
                      "' the extent " + std::to_string(d.dim_value());
-      return add_to_tail(); // neither inference nor the model fixes it
+      // Neither inference nor the model fixes it.
+      return add_to_tail(because);
     }
     shapes.push_back(std::move(shape));
     types.push_back(elem);
@@ -576,7 +579,7 @@ onnx::FunctionProto &Importer::tail() {
   return *f;
 }
 
-std::string Importer::add_to_tail() {
+std::string Importer::add_to_tail(const std::string &because) {
   const onnx::NodeProto &n = *node_;
   std::vector<onnx::TensorProto> constants;
   std::vector<std::pair<std::string, ValueRef>> from_graph;
@@ -605,6 +608,8 @@ std::string Importer::add_to_tail() {
       f.add_input(name);
       tail_reads_.push_back(v);
     }
+  if (f.node_size() == 0)
+    f.set_doc_string(because);
   *f.add_node() = n;
   for (const auto &name : n.output())
     if (!name.empty()) {

@@ -143,9 +143,9 @@ private:
   void propagate_bool();
   /// Whether the current node reads a value of the untyped tail.
   bool reads_untyped() const;
-  /// Adds the current node to the untyped tail (onnx_kept.h); returns why
-  /// it cannot ("" on success).
-  std::string add_to_tail();
+  /// Adds the current node to the untyped tail (onnx_kept.h), `because`
+  /// why quarry keeps it; returns why it cannot ("" on success).
+  std::string add_to_tail(const std::string &because);
   /// The untyped tail in kept_, made on first use.
   onnx::FunctionProto &tail();
   /// Records in kept_ what export needs to write the model's interface as
@@ -243,5 +243,8 @@ void add_logic_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// RNN, GRU and LSTM unrolled over their fixed sequence length
 /// (onnx_import_recurrent.cc).
 void add_recurrent_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// Einsum as transposes, reshapes, sums and batched products
+/// (onnx_import_einsum.cc).
+void add_einsum_handler(std::map<std::string, Handler, std::less<>> &table);
 
 } // namespace quarry::onnx_io

@@ -234,6 +234,12 @@ namespace quarry {
 
 namespace {
 
+/// A reason short enough for one line of a message (a list of values
+/// cut).
+std::string one_line(const std::string &reason) {
+  return reason.size() > 160 ? reason.substr(0, 157) + "..." : reason;
+}
+
 /// The kept node of each live opaque operator of `m`, in graph order
 /// (nullptr for an id `kept` lacks).
 std::vector<const onnx::NodeProto *>
@@ -281,13 +287,10 @@ std::string unrunnable_reason(const Model &m) {
     for (const auto &a : node.attribute())
       if (a.name() == onnx_io::kKeptBecauseAttr)
         because = a.s();
-    // One line: a long reason (a list of values) is cut.
-    if (because.size() > 160)
-      because = because.substr(0, 157) + "...";
     return "node '" + (node.name().empty() ? node.output(0) : node.name()) +
            "' (" + node.op_type() +
            ") is kept from the imported model as it is" +
-           (because.empty() ? "" : " (" + because + ")") +
+           (because.empty() ? "" : " (" + one_line(because) + ")") +
            "; quarry cannot run it";
   }
   const auto *tail = onnx_io::untyped_tail(kept);
@@ -298,7 +301,10 @@ std::string unrunnable_reason(const Model &m) {
       first.name().empty() ? first.output(0) : first.name();
   const int more = tail->node_size() - 1;
   return "node '" + name + "' (" + first.op_type() +
-         ") is kept from the imported model as it is (the shapes of its "
+         ") is kept from the imported model as it is (" +
+         (tail->doc_string().empty() ? ""
+                                     : one_line(tail->doc_string()) + "; ") +
+         "the shapes of its "
          "outputs are not fixed" +
          (more > 0 ? ", nor those of the " + std::to_string(more) +
                          (more == 1 ? " node" : " nodes") + " after it"

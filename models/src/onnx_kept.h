@@ -20,7 +20,8 @@
 //   graph.name, graph.doc_string
 //                      the imported model's, which export writes back
 // and, when the model has an untyped tail:
-//   functions          also kTailFunction: the tail's nodes in model order;
+//   functions          also kTailFunction: the tail's nodes in model order
+//                      (its doc_string why quarry keeps the first);
 //                      its inputs are the original names of the values the
 //                      tail reads from quarry's graph, which are that
 //                      graph's last outputs in the same order, and its

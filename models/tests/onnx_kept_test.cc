@@ -197,8 +197,9 @@ TEST(OnnxKept, WhatFollowsAValueOfNoFixedShapeIsKeptAsOnnx) {
                                       "ReduceSum", "Mul"}));
   EXPECT_EQ(unrunnable_reason(m),
             "node 'nz' (NonZero) is kept from the imported model as it is "
-            "(the shapes of its outputs are not fixed, nor those of the 5 "
-            "nodes after it); quarry cannot run it");
+            "(quarry has no NonZero; the shapes of its outputs are not "
+            "fixed, nor those of the 5 nodes after it); quarry cannot run "
+            "it");
   // The graph computes z, the model output outside the tail, then what
   // the tail reads: r and z.
   ASSERT_EQ(m.graph.outputs().size(), 3u);
