@@ -1023,6 +1023,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
       t.emplace("Reduce" + onnx_name(ops::kReduceNames[f]),
                 reduce(static_cast<ops::ReduceFn>(f)));
     add_composite_handlers(t);
+    add_einsum_handler(t);
     return t;
   }();
   return table;
