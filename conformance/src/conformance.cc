@@ -193,11 +193,8 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
                   "import: " + without_file(e.what(), model_path));
   }
   // A node kept as it is imports but cannot run: quarry lacks it.
-  if (const auto kept = kept_operator_types(m); !kept.empty())
-    return finish(Outcome::Unsupported,
-                  "import: operator " + kept[0] +
-                      " is not supported (kept as it is, which quarry "
-                      "cannot run)");
+  if (const std::string why = unrunnable_reason(m); !why.empty())
+    return finish(Outcome::Unsupported, "import: " + why);
   std::vector<std::string> input_names;
   for (const Node &n : m.graph.nodes())
     if (n.kind == OpKind::Input)

@@ -184,10 +184,18 @@ std::string Importer::needs_keeping(
     if (auto e = elem_.find(name); e != elem_.end()) {
       const std::string type = onnx::TensorProto::DataType_Name(
           static_cast<onnx::TensorProto::DataType>(e->second));
-      for (const auto &input : model_.graph().input())
-        if (input.name() == name)
-          return "it reads graph input '" + name + "' of element type " + type +
-                 "; fix its value with --input-value " + name + "=...";
+      for (const auto &input : model_.graph().input()) {
+        if (input.name() != name)
+          continue;
+        // A parameter of one value (a sample rate) can be fixed.
+        int64_t elements = 1;
+        for (const auto &d : input.type().tensor_type().shape().dim())
+          elements *= d.has_dim_value() ? d.dim_value() : 2;
+        return "it reads graph input '" + name + "' of element type " + type +
+               (elements == 1
+                    ? "; fix its value with --input-value " + name + "=..."
+                    : "");
+      }
       return "it reads '" + name + "' of element type " + type;
     }
   }
@@ -222,7 +230,7 @@ void Importer::import_node(
     fail(why);
   if (reads_untyped()) {
     if (std::string why =
-            add_to_tail("it reads a value whose shape is not fixed");
+            add_to_tail(""); // the message says its shapes are not fixed
         !why.empty())
       fail("quarry keeps this node as it is (it reads a value whose shape is "
            "not fixed), but cannot: " +
@@ -465,6 +473,12 @@ ValueRef Importer::onnx_bool(const std::string &name) {
   reads->set_name(kReadsAttr);
   reads->set_type(onnx::AttributeProto::STRINGS);
   reads->add_strings(name);
+  onnx::AttributeProto *because = cast.add_attribute();
+  because->set_name(kKeptBecauseAttr);
+  because->set_type(onnx::AttributeProto::STRING);
+  because->set_s("'" + name +
+                 "' is a bool, held as 0 and 1, which a kept node "
+                 "reads as ONNX's bool");
   const int64_t id = kept_.graph().node_size();
   const ValueRef b =
       g_.add(OpKind::Opaque,
