@@ -94,9 +94,11 @@ void Importer::read_inputs_and_initializers() {
     try {
       constants_[init.name()] = decode_tensor(init);
     } catch (const Error &e) {
-      // External data is refused at once (the file would be needed);
-      // a type quarry cannot decode is for kept nodes to read.
-      if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      // External data is refused at once (the file would be needed), as
+      // is a malformed tensor (too few values); a type quarry cannot
+      // decode is for kept nodes to read.
+      if (init.data_location() == onnx::TensorProto::EXTERNAL ||
+          decodable(init.data_type()))
         fail(std::string("initializer: ") + e.what());
       undecoded_[init.name()] = &init;
     }

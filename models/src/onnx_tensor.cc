@@ -155,6 +155,26 @@ void fits_one_message(const std::string &name, const Tensor<float> &t,
 }
 } // namespace
 
+bool decodable(int32_t elem) {
+  using TP = onnx::TensorProto;
+  switch (elem) {
+  case TP::FLOAT:
+  case TP::FLOAT16:
+  case TP::BFLOAT16:
+  case TP::DOUBLE:
+  case TP::INT64:
+  case TP::INT32:
+  case TP::INT16:
+  case TP::UINT16:
+  case TP::INT8:
+  case TP::UINT8:
+  case TP::BOOL:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool held_as_float(int32_t elem) {
   return elem == onnx::TensorProto::FLOAT ||
          elem == onnx::TensorProto::FLOAT16 ||

@@ -26,6 +26,9 @@ struct Constant {
 /// position on failure.
 Constant decode_tensor(const onnx::TensorProto &t);
 
+/// Whether decode_tensor reads tensors of ONNX element type `elem`.
+bool decodable(int32_t elem);
+
 /// Whether quarry holds values of ONNX element type `elem` as float32:
 /// float32, and float16 and bfloat16, whose every value is a float32 and
 /// which quarry computes in float32.

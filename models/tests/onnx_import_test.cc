@@ -842,3 +842,50 @@ TEST(ModelFile, WeightsAreWrittenAsOneGraphProto) {
 
 } // namespace
 } // namespace quarry
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+TEST(OnnxImport, GraphsAsOnnxRuntimeTakesThem) {
+  // An initializer that is also a graph input (its default value), an
+  // unused initializer, an empty optional input, and value_info for an
+  // intermediate: what ONNX Runtime accepts.
+  OnnxModel m(13);
+  m.input("x", {2, 3}).input("bias", {3}).output("y");
+  m.floats("bias", {3}, {1, 2, 3}).floats("unused", {2}, {5, 6});
+  m.floats("lo", {}, {0.0f});
+  m.node("Add", {"x", "bias"}, {"s"});
+  m.node("Clip", {"s", "lo", ""}, {"y"});
+  OnnxModel::value(m.proto().mutable_graph()->add_value_info(), "s", {2, 3});
+  const Model g = import_onnx_bytes(m.bytes(), "ort.onnx");
+  const Bindings<float> b = bind_variables(g.graph, g.weights, 2);
+  const Tensor<float> y = run(g.graph, b).at(0);
+  const Tensor<float> &x = b.at("x");
+  for (int64_t i = 0; i < y.numel(); ++i)
+    EXPECT_EQ(y[i], std::max(0.0f, x[i] + static_cast<float>(i % 3 + 1)));
+  // The initializer's value is the bias; only x is fed.
+  int inputs = 0;
+  for (const Node &n : g.graph.nodes())
+    inputs += n.kind == OpKind::Input;
+  EXPECT_EQ(inputs, 1);
+}
+
+TEST(OnnxImport, AFloat16InitializerOfTheWrongLengthIsRefused) {
+  OnnxModel m(13);
+  m.input("x", {3}).output("y");
+  auto *t = m.proto().mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT16);
+  t->add_dims(3);
+  t->set_raw_data(std::string("\x00\x3c\x00\x3c\x00", 5)); // 2.5 values
+  m.node("Mul", {"x", "w"}, {"y"});
+  const std::string why =
+      error_of([&] { import_onnx_bytes(m.bytes(), "half.onnx"); });
+  EXPECT_NE(why.find("'w' has 2 values for shape [3]"), std::string::npos)
+      << why;
+}
+
+} // namespace
+} // namespace quarry
