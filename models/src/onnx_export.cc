@@ -129,14 +129,14 @@ private:
     return prefix_ + "_" + n.name;
   }
   /// A variable quarry holds as float32 that the model declared of another
-  /// type: a bool graph input (held as 0 and 1), a float16 or bfloat16
-  /// graph input or weight. It goes out under its name in its own type,
-  /// cast to float32 as `name`_float.
+  /// type: a graph input of bools (held as 0 and 1) or 8- and 16-bit
+  /// integers, a float16 or bfloat16 graph input or weight. It goes out
+  /// under its name in its own type, cast to float32 as `name`_float.
   bool cast_variable(const Node &n) const {
     auto it = input_elem_.find(n.name);
     if (!n.is_variable() || it == input_elem_.end())
       return false;
-    return it->second == onnx::TensorProto::BOOL
+    return onnx_io::held_exactly(it->second)
                ? n.kind == OpKind::Input
                : it->second != onnx::TensorProto::FLOAT &&
                      onnx_io::held_as_float(it->second);

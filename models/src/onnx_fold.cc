@@ -479,7 +479,6 @@ bool fold_by_reference(I &m) {
   const auto h = handlers.find(m.node().op_type());
   if (h == handlers.end() || m.num_inputs() == 0)
     return false;
-  int32_t elem = TP::FLOAT;
   for (int i = 0; i < m.num_inputs(); ++i) {
     if (!m.has_input(i))
       continue;
@@ -490,8 +489,6 @@ bool fold_by_reference(I &m) {
         std::any_of(c->ints.begin(), c->ints.end(),
                     [](int64_t v) { return std::abs(v) > kExactInFloat; }))
       return false;
-    if (i == 0)
-      elem = c->elem;
   }
   // A constant much larger than what it is made of (a Tile, a Resize)
   // would bloat the model: the graph computes it instead.
@@ -499,12 +496,22 @@ bool fold_by_reference(I &m) {
   for (int i = 0; i < m.num_inputs(); ++i)
     if (m.has_input(i))
       read += m.const_in(i)->shape.numel();
-  std::optional<std::vector<Tensor<float>>> values =
+  const auto evaluated =
       m.evaluate_handler(h->second, std::max(read, kLargestFold));
-  if (!values)
+  if (!evaluated)
     return false;
   std::vector<Constant> out;
-  for (const Tensor<float> &t : *values) {
+  // An output has its operands' type (an integer Split, a mean of
+  // integers that must stay one), unless the handler gives it another (a
+  // quantized one) or the operator makes floats of integers.
+  const int32_t first = m.const_in(0) ? m.const_in(0)->elem : TP::FLOAT;
+  const bool to_float = m.node().op_type() == "DequantizeLinear";
+  for (size_t k = 0; k < evaluated->values.size(); ++k) {
+    const Tensor<float> &t = evaluated->values[k];
+    const int32_t elem = evaluated->elems.at(k) != TP::FLOAT
+                             ? evaluated->elems[k]
+                         : to_float ? TP::FLOAT
+                                    : first;
     std::vector<double> reals(t.data.begin(), t.data.end());
     if (integral(elem) && std::any_of(reals.begin(), reals.end(), [](double v) {
           return v != std::trunc(v) || std::abs(v) > kExactInFloat;

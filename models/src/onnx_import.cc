@@ -164,8 +164,8 @@ void Importer::read_inputs_and_initializers() {
     }
     const ValueRef v = g_.input(fresh_name(input.name()), shape);
     values_[input.name()] = v;
-    if (elem == onnx::TensorProto::BOOL)
-      bools_.insert(input.name()); // held as 0 and 1; export casts it
+    if (held_exactly(elem))
+      held_[input.name()] = elem; // as float32; export casts it
     else if (!held_as_float(elem))
       elem_[input.name()] = elem; // only kept nodes read it
     if (elem != onnx::TensorProto::FLOAT)
@@ -241,7 +241,7 @@ Model Importer::run() {
     const std::string &name = out.name();
     auto c = constants_.find(name);
     const bool other =
-        untyped_.count(name) || bools_.count(name) || elem_.count(name) ||
+        untyped_.count(name) || held_.count(name) || elem_.count(name) ||
         (c != constants_.end() && !held_as_float(c->second.elem));
     // float16 and bfloat16, computed as float32, go out cast back.
     if (!other && out.type().has_tensor_type() &&
@@ -465,11 +465,12 @@ ValueRef Importer::add(OpKind kind, Attrs attrs, std::vector<ValueRef> inputs) {
   return add_multi(kind, std::move(attrs), std::move(inputs)).at(0);
 }
 
-std::optional<std::vector<Tensor<float>>>
+std::optional<Importer::Evaluated>
 Importer::evaluate_handler(const Handler &h, int64_t max_elements) {
   const int before = g_.num_nodes();
   try {
     h(*this);
+    propagate_held();
   } catch (const Error &) {
     roll_back(before);
     return std::nullopt;
@@ -517,12 +518,20 @@ Importer::evaluate_handler(const Handler &h, int64_t max_elements) {
     if (ok)
       alone.mark_output(copy(v->second));
   }
-  std::optional<std::vector<Tensor<float>>> out;
+  std::optional<Evaluated> out;
   try {
     if (ok)
-      out = evaluate(FloatDomain{}, alone, bound);
+      out = Evaluated{evaluate(FloatDomain{}, alone, bound), {}};
   } catch (const Error &) {
     out.reset(); // the handler's own import will say what is wrong
+  }
+  for (const auto &name : node_->output()) {
+    auto held = held_.find(name);
+    if (out)
+      out->elems.push_back(held == held_.end() ? onnx::TensorProto::FLOAT
+                                               : held->second);
+    if (held != held_.end())
+      held_.erase(held);
   }
   // The names it took are free again, so that the import names nodes as
   // it would have.
@@ -548,29 +557,42 @@ void Importer::set_output(int i, ValueRef v) {
 }
 
 bool Importer::is_bool(int i) const {
+  return held_elem(i) == onnx::TensorProto::BOOL;
+}
+
+int32_t Importer::held_elem(int i) const {
   if (!has_input(i))
-    return false;
+    return 0;
   if (const Constant *c = const_in(i))
-    return c->elem == onnx::TensorProto::BOOL;
-  return bools_.count(node_->input(i)) > 0;
+    return held_as_float(c->elem) ? 0 : c->elem;
+  auto h = held_.find(node_->input(i));
+  return h == held_.end() ? 0 : h->second;
 }
 
-void Importer::set_bool_output(int i) {
+void Importer::set_held_output(int i, int32_t elem) {
   if (i < node_->output_size() && !node_->output(i).empty())
-    bools_.insert(node_->output(i));
+    held_[node_->output(i)] = elem;
 }
 
-void Importer::propagate_bool() {
-  // Operators whose outputs have their first operand's element type.
+bool passes_type_through(std::string_view op) {
+  // Their outputs have their first operand's element type, and their
+  // values are the operands' values (or their greatest or least): the
+  // same in float32 as in the integers it holds exactly.
   static const std::set<std::string, std::less<>> same_type = {
-      "Identity", "Dropout",   "Reshape",      "Flatten",
-      "Squeeze",  "Unsqueeze", "Transpose",    "Concat",
-      "Slice",    "Split",     "Gather",       "Expand",
-      "Tile",     "Pad",       "DepthToSpace", "SpaceToDepth"};
-  if (!same_type.count(node_->op_type()) || !is_bool(0))
+      "Identity",     "Dropout",      "Reshape", "Flatten", "Squeeze",
+      "Unsqueeze",    "Transpose",    "Concat",  "Slice",   "Split",
+      "Gather",       "Expand",       "Tile",    "Pad",     "DepthToSpace",
+      "SpaceToDepth", "Max",          "Min",     "Clip",    "Relu",
+      "MaxPool",      "GlobalMaxPool"};
+  return same_type.count(op) > 0;
+}
+
+void Importer::propagate_held() {
+  const int32_t elem = held_elem(0);
+  if (!passes_type_through(node_->op_type()) || elem == 0)
     return;
   for (int k = 0; k < node_->output_size(); ++k)
-    set_bool_output(k);
+    set_held_output(k, elem);
 }
 
 void Importer::set_output_const(int i, Constant c) {

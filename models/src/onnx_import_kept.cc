@@ -21,6 +21,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace quarry::onnx_io {
@@ -181,6 +182,16 @@ std::string Importer::needs_keeping(
   for (const auto &name : n.input()) {
     if (undecoded_.count(name))
       return "it reads '" + name + "', a constant quarry cannot decode";
+    // Integers held as float32 go where float32 arithmetic is theirs: it
+    // neither wraps nor truncates a division.
+    if (auto h = held_.find(name);
+        h != held_.end() && h->second != onnx::TensorProto::BOOL &&
+        !passes_type_through(n.op_type()) && n.op_type() != "QuantizeLinear" &&
+        n.op_type() != "DequantizeLinear" && n.op_type() != "Cast")
+      return "it reads '" + name + "', of element type " +
+             onnx::TensorProto::DataType_Name(
+                 static_cast<onnx::TensorProto::DataType>(h->second)) +
+             ", whose arithmetic quarry does not do";
     if (auto e = elem_.find(name); e != elem_.end()) {
       const std::string type = onnx::TensorProto::DataType_Name(
           static_cast<onnx::TensorProto::DataType>(e->second));
@@ -255,7 +266,7 @@ void Importer::import_node(
   const int before = g_.num_nodes();
   try {
     table.find(n.op_type())->second(*this);
-    propagate_bool();
+    propagate_held();
   } catch (const Error &refused) {
     // The handler cannot express this use of the operator (an attribute
     // value, a computed operand it needs constant): keep the node when ONNX
@@ -352,16 +363,16 @@ std::string Importer::keep_node(const std::string &because) {
   reads_attr->set_type(onnx::AttributeProto::STRINGS);
   for (const auto &name : reads) {
     if (auto v = values_.find(name); v != values_.end()) {
-      const bool held_bool = bools_.count(name) > 0;
-      operands.push_back(held_bool ? onnx_bool(name) : v->second);
+      const auto held = held_.find(name);
+      operands.push_back(held != held_.end() ? onnx_typed(name) : v->second);
       reads_attr->add_strings(name);
       auto *vi = pg->add_input();
       vi->set_name(name);
       auto *tt = vi->mutable_type()->mutable_tensor_type();
       auto e = elem_.find(name);
-      tt->set_elem_type(held_bool          ? onnx::TensorProto::BOOL
-                        : e == elem_.end() ? onnx::TensorProto::FLOAT
-                                           : e->second);
+      tt->set_elem_type(held != held_.end() ? held->second
+                        : e == elem_.end()  ? onnx::TensorProto::FLOAT
+                                            : e->second);
       auto *shape = tt->mutable_shape();
       for (int64_t d : g_.type(v->second)->shape.dims)
         shape->add_dim()->set_dim_value(d);
@@ -456,19 +467,26 @@ std::string Importer::keep_node(const std::string &because) {
   return "";
 }
 
-ValueRef Importer::onnx_bool(const std::string &name) {
-  if (auto it = bool_casts_.find(name); it != bool_casts_.end())
+ValueRef Importer::onnx_typed(const std::string &name) {
+  if (auto it = held_casts_.find(name); it != held_casts_.end())
     return it->second;
   const ValueRef v = values_.at(name);
+  const int32_t elem = held_.at(name);
+  const std::string type = onnx::TensorProto::DataType_Name(
+      static_cast<onnx::TensorProto::DataType>(elem));
+  std::string lower;
+  for (char c : type)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string cast_name = name + "_as_" + lower;
   onnx::NodeProto cast;
   cast.set_op_type("Cast");
-  cast.set_name(name + "_as_bool");
+  cast.set_name(cast_name);
   cast.add_input(name);
-  cast.add_output(name + "_as_bool");
+  cast.add_output(cast_name);
   onnx::AttributeProto *to = cast.add_attribute();
   to->set_name("to");
   to->set_type(onnx::AttributeProto::INT);
-  to->set_i(onnx::TensorProto::BOOL);
+  to->set_i(elem);
   onnx::AttributeProto *reads = cast.add_attribute();
   reads->set_name(kReadsAttr);
   reads->set_type(onnx::AttributeProto::STRINGS);
@@ -476,21 +494,20 @@ ValueRef Importer::onnx_bool(const std::string &name) {
   onnx::AttributeProto *because = cast.add_attribute();
   because->set_name(kKeptBecauseAttr);
   because->set_type(onnx::AttributeProto::STRING);
-  because->set_s("'" + name +
-                 "' is a bool, held as 0 and 1, which a kept node "
-                 "reads as ONNX's bool");
+  because->set_s("'" + name + "' is a " + lower +
+                 " held as float32, which a kept node reads as ONNX's " +
+                 lower);
   const int64_t id = kept_.graph().node_size();
   const ValueRef b =
       g_.add(OpKind::Opaque,
-             make_attrs(
-                 OpKind::Opaque,
-                 {{"id", id},
-                  {"shapes", ops::Opaque::encode_shapes({shape(v)})},
-                  {"types", std::vector<int64_t>{onnx::TensorProto::BOOL}}}),
-             {v}, fresh_name(name + "_as_bool"))
+             make_attrs(OpKind::Opaque,
+                        {{"id", id},
+                         {"shapes", ops::Opaque::encode_shapes({shape(v)})},
+                         {"types", std::vector<int64_t>{elem}}}),
+             {v}, fresh_name(cast_name))
           .at(0);
   *kept_.mutable_graph()->add_node() = std::move(cast);
-  bool_casts_.emplace(name, b);
+  held_casts_.emplace(name, b);
   return b;
 }
 
@@ -506,8 +523,8 @@ bool Importer::lower_branches(
   const auto constants = constants_;
   const auto untyped = untyped_;
   const auto tail_reads = tail_reads_;
-  const auto bools = bools_;
-  const auto bool_casts = bool_casts_;
+  const auto held = held_;
+  const auto held_casts = held_casts_;
   const auto elem = elem_;
   const auto kept_constants = kept_constants_;
   const auto taken = taken_;
@@ -528,7 +545,8 @@ bool Importer::lower_branches(
           throw Error("a branch output is not a float tensor");
         outs[b].push_back(in_const_as_value(o.name()));
         bool_outs[b].push_back(
-            bools_.count(o.name()) > 0 ||
+            (held_.count(o.name()) &&
+             held_.at(o.name()) == onnx::TensorProto::BOOL) ||
             (constants_.count(o.name()) &&
              constants_.at(o.name()).elem == onnx::TensorProto::BOOL));
       }
@@ -552,8 +570,8 @@ bool Importer::lower_branches(
     constants_ = constants;
     untyped_ = untyped;
     tail_reads_ = tail_reads;
-    bools_ = bools;
-    bool_casts_ = bool_casts;
+    held_ = held;
+    held_casts_ = held_casts;
     elem_ = elem;
     kept_constants_ = kept_constants;
     taken_ = taken;
@@ -610,7 +628,7 @@ std::string Importer::add_to_tail(const std::string &because) {
     if (v == values_.end())
       return "it reads '" + name + "', which no earlier node defines";
     from_graph.emplace_back(name,
-                            bools_.count(name) ? onnx_bool(name) : v->second);
+                            held_.count(name) ? onnx_typed(name) : v->second);
   }
   onnx::FunctionProto &f = tail();
   for (auto &t : constants)

@@ -1024,6 +1024,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
                 reduce(static_cast<ops::ReduceFn>(f)));
     add_composite_handlers(t);
     add_einsum_handler(t);
+    add_quantized_handlers(t);
     return t;
   }();
   return table;

@@ -74,15 +74,26 @@ public:
   /// comparison's result, or a bool constant.
   bool is_bool(int i) const;
   /// Output `i` is an ONNX bool, held as 0 and 1.
-  void set_bool_output(int i);
+  void set_bool_output(int i) { set_held_output(i, onnx::TensorProto::BOOL); }
+  /// Output `i` is of ONNX type `elem`, its values held as float32 (a
+  /// quantized integer).
+  void set_held_output(int i, int32_t elem);
+  /// The ONNX type of input `i` where quarry holds it as float32 but ONNX
+  /// types it otherwise (held_; an integer constant); 0 otherwise.
+  int32_t held_elem(int i) const;
 
-  /// The values of the current node's outputs, evaluated by the reference
-  /// semantics of what handler `h` builds from its inputs, which are all
-  /// constants; the graph is left as it was. Nothing when the handler
-  /// refuses the node, an output is not a value it computes, or a value
-  /// it computes holds more than `max_elements`.
-  std::optional<std::vector<Tensor<float>>>
-  evaluate_handler(const Handler &h, int64_t max_elements);
+  /// The current node's outputs, evaluated by the reference semantics of
+  /// what handler `h` builds from its inputs, which are all constants,
+  /// each with its ONNX type (float32 but where the handler or an operand
+  /// passed through says otherwise); the graph is left as it was. Nothing
+  /// when the handler refuses the node, an output is not a value it
+  /// computes, or a value it computes holds more than `max_elements`.
+  struct Evaluated {
+    std::vector<Tensor<float>> values;
+    std::vector<int32_t> elems;
+  };
+  std::optional<Evaluated> evaluate_handler(const Handler &h,
+                                            int64_t max_elements);
 
   /// Names a value or a constant for later nodes (run_as's inputs).
   void define(const std::string &name, ValueRef v) { values_[name] = v; }
@@ -131,16 +142,17 @@ private:
   /// quarry::Error when its element type cannot be written.
   bool kept_constant(const std::string &name,
                      std::vector<onnx::TensorProto> &out) const;
-  /// The value named `name`, which quarry holds as 0 and 1, as ONNX's bool
-  /// for kept nodes: a kept Cast to BOOL, made on first use.
-  ValueRef onnx_bool(const std::string &name);
+  /// The value named `name`, which quarry holds as float32 (held_), in
+  /// its ONNX type for kept nodes: a kept Cast, made on first use.
+  ValueRef onnx_typed(const std::string &name);
   /// An If whose condition is computed: both branches, node by node, and
   /// where(cond, then, else) per output; false (nothing changed) when that
   /// cannot express it (a branch output of another shape, a kept node).
   bool lower_branches(const std::map<std::string, Handler, std::less<>> &table);
   /// After handler of the current node ran: an operator that passes its
-  /// operand's type through (Reshape, Concat, ...) gives a bool of a bool.
-  void propagate_bool();
+  /// operand's type through (Reshape, Concat, ...) gives a bool of a bool,
+  /// a quantized integer of one.
+  void propagate_held();
   /// Whether the current node reads a value of the untyped tail.
   bool reads_untyped() const;
   /// Adds the current node to the untyped tail (onnx_kept.h), `because`
@@ -209,15 +221,22 @@ private:
   /// What the untyped tail reads from quarry's graph, in the order of the
   /// tail function's inputs.
   std::vector<ValueRef> tail_reads_;
-  /// The values ONNX types as bool that quarry holds as 0 and 1, by ONNX
-  /// name, and each one cast to BOOL for kept nodes (onnx_bool).
-  std::set<std::string> bools_;
-  std::map<std::string, ValueRef> bool_casts_;
+  /// The values quarry holds as float32 that ONNX types otherwise, with
+  /// that type, by ONNX name: bools as 0 and 1, quantized integers as
+  /// their values; and each one cast to its type for kept nodes
+  /// (onnx_typed).
+  std::map<std::string, int32_t> held_;
+  std::map<std::string, ValueRef> held_casts_;
   /// The opset-17 forms of later nodes, while they are imported, and the
   /// names they took (opset17_form).
   std::deque<onnx::NodeProto> opset17_nodes_;
   std::set<std::string> opset17_names_;
 };
+
+/// Whether ONNX operator `op` gives outputs of its first operand's type
+/// whose values are among its operands' (a Reshape, a Max): one quarry runs
+/// in float32 on the integers it holds exactly, as on bools.
+bool passes_type_through(std::string_view op);
 
 /// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),
 /// broadcast otherwise.
@@ -243,6 +262,9 @@ void add_logic_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// RNN, GRU and LSTM unrolled over their fixed sequence length
 /// (onnx_import_recurrent.cc).
 void add_recurrent_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// QuantizeLinear and DequantizeLinear in float, the integers held as
+/// float32 (onnx_import_quantized.cc).
+void add_quantized_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// Einsum as transposes, reshapes, sums and batched products
 /// (onnx_import_einsum.cc).
 void add_einsum_handler(std::map<std::string, Handler, std::less<>> &table);

@@ -181,6 +181,12 @@ bool held_as_float(int32_t elem) {
          elem == onnx::TensorProto::BFLOAT16;
 }
 
+bool held_exactly(int32_t elem) {
+  return elem == onnx::TensorProto::BOOL || elem == onnx::TensorProto::INT8 ||
+         elem == onnx::TensorProto::UINT8 || elem == onnx::TensorProto::INT16 ||
+         elem == onnx::TensorProto::UINT16;
+}
+
 float round_to(int32_t elem, float v) {
   const bool narrower =
       elem == onnx::TensorProto::FLOAT16 || elem == onnx::TensorProto::BFLOAT16;

@@ -34,6 +34,11 @@ bool decodable(int32_t elem);
 /// which quarry computes in float32.
 bool held_as_float(int32_t elem);
 
+/// Whether quarry holds a graph input of ONNX element type `elem` as
+/// float32 values that are exactly its own: bools as 0 and 1, and the 8-
+/// and 16-bit integers of quantized models.
+bool held_exactly(int32_t elem);
+
 /// `v` rounded to the nearest value of float element type `elem` (FLOAT16
 /// or BFLOAT16; ties to even, as ONNX's Cast rounds); `v` for other types.
 float round_to(int32_t elem, float v);

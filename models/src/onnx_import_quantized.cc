@@ -1,0 +1,117 @@
+//===- onnx_import_quantized.cc - QuantizeLinear and DequantizeLinear -----===//
+//
+// A quantized model in ONNX's QDQ form computes in float around pairs of
+// QuantizeLinear and DequantizeLinear. quarry holds the quantized integers
+// as float32 (exact: at most 16 bits) and states each operator with the
+// float ones it has, as ONNX defines it:
+//   QuantizeLinear    y = clamp(round(x / scale) + zero_point, type's range)
+//   DequantizeLinear  y = (x - zero_point) * scale
+// with round's halves to even, and scale and zero point per tensor or per
+// slice along `axis`. Quantized weights fold to float constants; on
+// activations the pair stays in the graph, where `round` is float-only and
+// so a boundary no rule rewrites across.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_importer.h"
+
+namespace quarry::onnx_io {
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
+using TP = onnx::TensorProto;
+
+/// Input `i` (a scale or zero point: one value, or one per slice along
+/// the node's axis of input 0) shaped to broadcast against input 0.
+ValueRef per_axis(I &m, int i) {
+  const ValueRef v = m.in(i);
+  const Shape sx = m.input_shape(0), sv = m.shape(v);
+  if (sv.rank() == 0 || (sv.rank() == 1 && sv[0] == 1))
+    return v;
+  if (sv.rank() != 1)
+    m.fail("input " + std::to_string(i) + " " + sv.str() +
+           " is neither one value nor one per slice (blocked quantization "
+           "is not supported)");
+  const int axis = m.axis(m.attr_int("axis", 1), sx.rank());
+  if (sx[axis] != sv[0])
+    m.fail("input " + std::to_string(i) + " holds " + std::to_string(sv[0]) +
+           " values for axis " + std::to_string(axis) + " of extent " +
+           std::to_string(sx[axis]));
+  Ints dims(static_cast<size_t>(sx.rank()), 1);
+  dims[static_cast<size_t>(axis)] = sv[0];
+  return reshape_to(m, v, dims);
+}
+
+ValueRef scalar(I &m, float v) {
+  return m.constant_weight(m.node().output(0) + "_bound",
+                           Tensor<float>(Shape{}, v));
+}
+
+/// The quantized type of a QuantizeLinear's output: its zero point's, else
+/// uint8.
+int32_t quantized_type(I &m) {
+  if (const Constant *zp = m.const_in(2))
+    return zp->elem;
+  return m.has_input(2) ? m.held_elem(2) : TP::UINT8;
+}
+
+void quantize_linear(I &m) {
+  const int32_t type = quantized_type(m);
+  float lo, hi;
+  switch (type) {
+  case TP::UINT8:
+    lo = 0, hi = 255;
+    break;
+  case TP::INT8:
+    lo = -128, hi = 127;
+    break;
+  case TP::UINT16:
+    lo = 0, hi = 65535;
+    break;
+  case TP::INT16:
+    lo = -32768, hi = 32767;
+    break;
+  default:
+    m.fail("quantizing to " +
+           TP::DataType_Name(static_cast<TP::DataType>(type)) +
+           " is not supported (8- and 16-bit integers are)");
+  }
+  if (const Constant *scale = m.const_in(1))
+    for (double s : scale->reals)
+      if (!(s > 0))
+        m.fail("a scale of " + std::to_string(s) + " (scales are positive)");
+  ValueRef y = binary(m, BroadcastFn::Div, m.in(0), per_axis(m, 1));
+  y = m.add(OpKind::Pointwise,
+            make_attrs(OpKind::Pointwise,
+                       {{"fn", static_cast<int64_t>(ops::PointwiseFn::Round)}}),
+            {y});
+  if (m.has_input(2))
+    y = binary(m, BroadcastFn::Add, y, per_axis(m, 2));
+  y = binary(m, BroadcastFn::Max, y, scalar(m, lo));
+  y = binary(m, BroadcastFn::Min, y, scalar(m, hi));
+  m.set_output(0, y);
+  m.set_held_output(0, type);
+}
+
+void dequantize_linear(I &m) {
+  if (const Constant *zp = m.const_in(2); zp && held_as_float(zp->elem))
+    m.fail("its zero point is of element type " +
+           TP::DataType_Name(static_cast<TP::DataType>(zp->elem)) +
+           ", not an integer type");
+  ValueRef x = m.in(0);
+  if (m.has_input(2))
+    x = binary(m, BroadcastFn::Sub, x, per_axis(m, 2));
+  m.set_output(0, binary(m, BroadcastFn::Mul, x, per_axis(m, 1)));
+}
+
+} // namespace
+
+void add_quantized_handlers(
+    std::map<std::string, Handler, std::less<>> &table) {
+  table.emplace("QuantizeLinear", quantize_linear);
+  table.emplace("DequantizeLinear", dequantize_linear);
+}
+
+} // namespace quarry::onnx_io

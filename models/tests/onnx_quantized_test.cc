@@ -1,0 +1,112 @@
+//===- onnx_quantized_test.cc - QDQ models against ONNX's definitions -----===//
+#include "onnx_builder.h"
+
+#include "quarry/core/evaluate.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/core/weights.h"
+#include "quarry/models/onnx.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+using TP = onnx::TensorProto;
+
+void integers(OnnxModel &m, const std::string &name, int32_t elem,
+              const Ints &shape, const std::vector<int> &v) {
+  auto *t = m.proto().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(elem);
+  for (int64_t d : shape)
+    t->add_dims(d);
+  for (int x : v)
+    t->add_int32_data(x);
+}
+
+Tensor<float> run(const Model &g, Bindings<float> &b) {
+  b = bind_variables(g.graph, g.weights, 3);
+  return evaluate(FloatDomain{}, g.graph, b).at(0);
+}
+
+TEST(OnnxQuantized, QuantizeThenDequantizeRoundsAndSaturates) {
+  // x / 0.005 spans [-200, 200): with zero point 128 the uint8 range cuts
+  // both ends.
+  OnnxModel m(13);
+  m.input("x", {4, 8}).output("y").floats("s", {}, {0.005f});
+  integers(m, "zp", TP::UINT8, {}, {128});
+  m.node("QuantizeLinear", {"x", "s", "zp"}, {"q"});
+  m.node("DequantizeLinear", {"q", "s", "zp"}, {"y"});
+  const Model g = import_onnx_bytes(m.bytes(), "qdq.onnx");
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  Bindings<float> b;
+  const Tensor<float> y = run(g, b);
+  const Tensor<float> &x = b.at("x");
+  int saturated = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const float q =
+        std::clamp(std::nearbyint(x[i] / 0.005f) + 128.0f, 0.0f, 255.0f);
+    saturated += q == 0 || q == 255;
+    EXPECT_EQ(y[i], (q - 128.0f) * 0.005f) << i;
+  }
+  EXPECT_GT(saturated, 0);
+}
+
+TEST(OnnxQuantized, PerChannelWeightsFoldToFloats) {
+  // int8 weights, a scale per output channel: a constant, folded.
+  OnnxModel m(13);
+  m.input("x", {1, 2, 3, 3}).output("y");
+  integers(m, "wq", TP::INT8, {2, 2, 1, 1}, {10, -20, 127, -128});
+  m.floats("ws", {2}, {0.5f, 0.25f});
+  integers(m, "wz", TP::INT8, {2}, {0, 1});
+  set_int(m.node("DequantizeLinear", {"wq", "ws", "wz"}, {"w"}), "axis", 0);
+  m.node("Conv", {"x", "w"}, {"y"});
+  const Model g = import_onnx_bytes(m.bytes(), "w8.onnx");
+  int ops = 0;
+  for (const Node &n : g.graph.nodes())
+    ops += !n.is_variable();
+  EXPECT_EQ(ops, 1); // the convolution alone
+  Bindings<float> b;
+  const Tensor<float> y = run(g, b);
+  const Tensor<float> &x = b.at("x");
+  const float w[2][2] = {{10 * 0.5f, -20 * 0.5f},
+                         {(127 - 1) * 0.25f, (-128 - 1) * 0.25f}};
+  for (int o = 0; o < 2; ++o)
+    for (int p = 0; p < 9; ++p)
+      EXPECT_NEAR(y[o * 9 + p], w[o][0] * x[p] + w[o][1] * x[9 + p], 1e-5);
+}
+
+TEST(OnnxQuantized, AQuantizedOutputGoesOutInItsType) {
+  OnnxModel m(13);
+  m.input("x", {6}).output("q").floats("s", {}, {0.01f});
+  integers(m, "zp", TP::INT8, {}, {-3});
+  m.proto()
+      .mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(TP::INT8);
+  m.node("QuantizeLinear", {"x", "s", "zp"}, {"q"});
+  const std::string bytes = m.bytes();
+  const Model g = import_onnx_bytes(bytes, "q.onnx");
+  EXPECT_EQ(interface_differences(bytes, export_onnx_bytes(g)),
+            std::vector<std::string>{});
+}
+
+TEST(OnnxQuantized, AScaleOfZeroIsKeptSayingWhy) {
+  OnnxModel m(13);
+  m.input("x", {6}).output("y").floats("s", {}, {0.0f});
+  m.node("QuantizeLinear", {"x", "s"}, {"q"});
+  m.node("DequantizeLinear", {"q", "s"}, {"y"});
+  EXPECT_EQ(unrunnable_reason(import_onnx_bytes(m.bytes(), "z.onnx")),
+            "node 'QuantizeLinear_q' (QuantizeLinear) is kept from the "
+            "imported model as it is (a scale of 0.000000 (scales are "
+            "positive)); quarry cannot run it");
+}
+
+} // namespace
+} // namespace quarry
