@@ -170,6 +170,19 @@ std::string Importer::check_kept_node(const onnx::NodeProto &n,
   return "";
 }
 
+namespace {
+
+/// The operators that take quantized integers as ONNX defines them, and
+/// Cast, whose cast to float32 of one is the identity.
+bool reads_quantized(const std::string &op) {
+  static const std::set<std::string, std::less<>> kReaders = {
+      "QuantizeLinear", "DequantizeLinear", "ConvInteger", "MatMulInteger",
+      "Cast"};
+  return kReaders.count(op) > 0;
+}
+
+} // namespace
+
 std::string Importer::needs_keeping(
     const std::map<std::string, Handler, std::less<>> &table) const {
   const onnx::NodeProto &n = *node_;
@@ -186,8 +199,7 @@ std::string Importer::needs_keeping(
     // neither wraps nor truncates a division.
     if (auto h = held_.find(name);
         h != held_.end() && h->second != onnx::TensorProto::BOOL &&
-        !passes_type_through(n.op_type()) && n.op_type() != "QuantizeLinear" &&
-        n.op_type() != "DequantizeLinear" && n.op_type() != "Cast")
+        !passes_type_through(n.op_type()) && !reads_quantized(n.op_type()))
       return "it reads '" + name + "', of element type " +
              onnx::TensorProto::DataType_Name(
                  static_cast<onnx::TensorProto::DataType>(h->second)) +

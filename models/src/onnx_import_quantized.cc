@@ -49,6 +49,19 @@ ValueRef scalar(I &m, float v) {
                            Tensor<float>(Shape{}, v));
 }
 
+ValueRef round_half_even(I &m, ValueRef x) {
+  return m.add(
+      OpKind::Pointwise,
+      make_attrs(OpKind::Pointwise,
+                 {{"fn", static_cast<int64_t>(ops::PointwiseFn::Round)}}),
+      {x});
+}
+
+ValueRef clamp(I &m, ValueRef x, float lo, float hi) {
+  x = binary(m, BroadcastFn::Max, x, scalar(m, lo));
+  return binary(m, BroadcastFn::Min, x, scalar(m, hi));
+}
+
 /// The quantized type of a QuantizeLinear's output: its zero point's, else
 /// uint8.
 int32_t quantized_type(I &m) {
@@ -82,16 +95,11 @@ void quantize_linear(I &m) {
     for (double s : scale->reals)
       if (!(s > 0))
         m.fail("a scale of " + std::to_string(s) + " (scales are positive)");
-  ValueRef y = binary(m, BroadcastFn::Div, m.in(0), per_axis(m, 1));
-  y = m.add(OpKind::Pointwise,
-            make_attrs(OpKind::Pointwise,
-                       {{"fn", static_cast<int64_t>(ops::PointwiseFn::Round)}}),
-            {y});
+  ValueRef y =
+      round_half_even(m, binary(m, BroadcastFn::Div, m.in(0), per_axis(m, 1)));
   if (m.has_input(2))
     y = binary(m, BroadcastFn::Add, y, per_axis(m, 2));
-  y = binary(m, BroadcastFn::Max, y, scalar(m, lo));
-  y = binary(m, BroadcastFn::Min, y, scalar(m, hi));
-  m.set_output(0, y);
+  m.set_output(0, clamp(m, y, lo, hi));
   m.set_held_output(0, type);
 }
 
@@ -106,12 +114,87 @@ void dequantize_linear(I &m) {
   m.set_output(0, binary(m, BroadcastFn::Mul, x, per_axis(m, 1)));
 }
 
+/// DynamicQuantizeLinear: uint8 over the range of x and 0, as ONNX
+/// defines it; its three outputs y, scale and zero point.
+void dynamic_quantize_linear(I &m) {
+  const ValueRef x = m.in(0);
+  Ints all;
+  for (int i = 0; i < m.shape(x).rank(); ++i)
+    all.push_back(i);
+  auto extreme = [&](ops::ReduceFn fn, BroadcastFn with_zero) {
+    const ValueRef r =
+        m.add(OpKind::Reduce,
+              make_attrs(OpKind::Reduce, {{"fn", static_cast<int64_t>(fn)},
+                                          {"axes", all},
+                                          {"keepdims", int64_t{0}}}),
+              {x});
+    return binary(m, with_zero, r, scalar(m, 0.0f));
+  };
+  const ValueRef lo = extreme(ops::ReduceFn::Min, BroadcastFn::Min),
+                 hi = extreme(ops::ReduceFn::Max, BroadcastFn::Max);
+  const ValueRef scale =
+      binary(m, BroadcastFn::Div, binary(m, BroadcastFn::Sub, hi, lo),
+             scalar(m, 255.0f));
+  const ValueRef zp = round_half_even(
+      m, clamp(m,
+               binary(m, BroadcastFn::Div,
+                      binary(m, BroadcastFn::Sub, scalar(m, 0.0f), lo), scale),
+               0, 255));
+  const ValueRef y = clamp(
+      m,
+      binary(m, BroadcastFn::Add,
+             round_half_even(m, binary(m, BroadcastFn::Div, x, scale)), zp),
+      0, 255);
+  m.set_output(0, y);
+  m.set_held_output(0, TP::UINT8);
+  m.set_output(1, scale);
+  m.set_output(2, zp);
+  m.set_held_output(2, TP::UINT8);
+}
+
+/// ConvInteger and MatMulInteger: `float_op` of each operand less its
+/// zero point (per tensor, or per output channel or row/column), exact in
+/// float32 while the sums stay below 2^24; the int32 result held as
+/// float32.
+Handler integer_product(const std::string &float_op) {
+  return [float_op](I &m) {
+    onnx::NodeProto n = m.node();
+    n.set_op_type(float_op);
+    const bool conv = float_op == "Conv";
+    for (int i = 0; i < 2; ++i) {
+      ValueRef v = m.in(i);
+      if (m.has_input(i + 2)) {
+        ValueRef zp = m.in(i + 2);
+        const Shape sz = m.shape(zp), sv = m.shape(v);
+        // Per channel (the kernel's first axis) or per row of A.
+        if (sz.rank() == 1 && sz[0] > 1 && (conv ? i == 1 : i == 0)) {
+          Ints dims(static_cast<size_t>(sv.rank()), 1);
+          dims[conv ? 0 : static_cast<size_t>(sv.rank() - 2)] = sz[0];
+          zp = reshape_to(m, zp, dims);
+        }
+        v = binary(m, BroadcastFn::Sub, v, zp);
+      }
+      const std::string name = n.output(0) + "#operand" + std::to_string(i);
+      m.define(name, v);
+      n.set_input(i, name);
+    }
+    n.mutable_input()->DeleteSubrange(2, n.input_size() - 2);
+    n.set_output(0, n.output(0) + "#float");
+    m.run_as(n, onnx_handlers().at(float_op));
+    m.set_output(0, m.value(n.output(0)));
+    m.set_held_output(0, TP::INT32);
+  };
+}
+
 } // namespace
 
 void add_quantized_handlers(
     std::map<std::string, Handler, std::less<>> &table) {
   table.emplace("QuantizeLinear", quantize_linear);
   table.emplace("DequantizeLinear", dequantize_linear);
+  table.emplace("DynamicQuantizeLinear", dynamic_quantize_linear);
+  table.emplace("ConvInteger", integer_product("Conv"));
+  table.emplace("MatMulInteger", integer_product("MatMul"));
 }
 
 } // namespace quarry::onnx_io

@@ -97,6 +97,33 @@ TEST(OnnxQuantized, AQuantizedOutputGoesOutInItsType) {
             std::vector<std::string>{});
 }
 
+TEST(OnnxQuantized, DynamicQuantizationApproximatesTheFloatProduct) {
+  // x quantized at run time to uint8, an int8 kernel, ConvInteger, the
+  // int32 sum cast and scaled back: within a quantization step of the
+  // float convolution.
+  OnnxModel m(13);
+  m.input("x", {1, 2, 4, 4}).output("y");
+  integers(m, "w", TP::INT8, {3, 2, 1, 1}, {50, -100, 127, 0, -128, 25});
+  m.floats("ws", {}, {0.01f});
+  m.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"});
+  m.node("ConvInteger", {"xq", "w", "xz"}, {"acc"});
+  set_int(m.node("Cast", {"acc"}, {"accf"}), "to", TP::FLOAT);
+  m.node("Mul", {"xs", "ws"}, {"s"});
+  m.node("Mul", {"accf", "s"}, {"y"});
+  const Model g = import_onnx_bytes(m.bytes(), "dyn.onnx");
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  Bindings<float> b;
+  const Tensor<float> y = run(g, b);
+  const Tensor<float> &x = b.at("x");
+  const float w[3][2] = {{0.5f, -1.0f}, {1.27f, 0.0f}, {-1.28f, 0.25f}};
+  for (int o = 0; o < 3; ++o)
+    for (int p = 0; p < 16; ++p) {
+      const float want = w[o][0] * x[p] + w[o][1] * x[16 + p];
+      // x's step is at most 2/255; each of two taps errs by half of it.
+      EXPECT_NEAR(y[o * 16 + p], want, 1.3f * (2.0f / 255)) << o << " " << p;
+    }
+}
+
 TEST(OnnxQuantized, AScaleOfZeroIsKeptSayingWhy) {
   OnnxModel m(13);
   m.input("x", {6}).output("y").floats("s", {}, {0.0f});
