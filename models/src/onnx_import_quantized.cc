@@ -186,6 +186,68 @@ Handler integer_product(const std::string &float_op) {
   };
 }
 
+/// The value `op`'s handler computes as a node reading `inputs` (names of
+/// values or constants) and writing `out`, with `attrs` and named as the
+/// current node (so that messages name it).
+ValueRef run_node(I &m, const std::string &op,
+                  const std::vector<std::string> &inputs,
+                  const std::string &out,
+                  const std::vector<onnx::AttributeProto> &attrs = {}) {
+  onnx::NodeProto n;
+  n.set_op_type(op);
+  n.set_name(m.node().name());
+  for (const auto &i : inputs)
+    n.add_input(i);
+  n.add_output(out);
+  for (const auto &a : attrs)
+    *n.add_attribute() = a;
+  m.run_as(n, onnx_handlers().at(op));
+  return m.value(out);
+}
+
+onnx::AttributeProto axis_attr(int64_t axis) {
+  onnx::AttributeProto a;
+  a.set_name("axis");
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(axis);
+  return a;
+}
+
+/// QLinearConv and QLinearMatMul: the operands dequantized (the kernel per
+/// output channel, the bias at the product of the two scales), `float_op`,
+/// and the result quantized at the output's scale and zero point, as
+/// ONNX's integer arithmetic gives them but for float32's rounding of the
+/// rescale. Inputs: a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp[, B].
+Handler linear_product(const std::string &float_op) {
+  return [float_op](I &m) {
+    const onnx::NodeProto &node = m.node();
+    if (node.input_size() < 8)
+      m.fail("it takes at least 8 inputs, not " +
+             std::to_string(node.input_size()));
+    const std::string base = node.output(0) + "#";
+    const bool conv = float_op == "Conv";
+    run_node(m, "DequantizeLinear",
+             {node.input(0), node.input(1), node.input(2)}, base + "a");
+    run_node(m, "DequantizeLinear",
+             {node.input(3), node.input(4), node.input(5)}, base + "b",
+             {axis_attr(conv ? 0 : -1)});
+    std::vector<std::string> operands{base + "a", base + "b"};
+    if (m.has_input(8)) { // int32 bias at scale a_scale * b_scale
+      const ValueRef scale = binary(m, BroadcastFn::Mul, m.in(1), m.in(4));
+      m.define(base + "bias", binary(m, BroadcastFn::Mul, m.in(8), scale));
+      operands.push_back(base + "bias");
+    }
+    std::vector<onnx::AttributeProto> attrs;
+    if (conv)
+      attrs.assign(node.attribute().begin(), node.attribute().end());
+    run_node(m, float_op, operands, base + "float", attrs);
+    m.set_output(0, run_node(m, "QuantizeLinear",
+                             {base + "float", node.input(6), node.input(7)},
+                             base + "y"));
+    m.set_held_output(0, m.held_elem(7) ? m.held_elem(7) : TP::UINT8);
+  };
+}
+
 } // namespace
 
 void add_quantized_handlers(
@@ -195,6 +257,8 @@ void add_quantized_handlers(
   table.emplace("DynamicQuantizeLinear", dynamic_quantize_linear);
   table.emplace("ConvInteger", integer_product("Conv"));
   table.emplace("MatMulInteger", integer_product("MatMul"));
+  table.emplace("QLinearConv", linear_product("Conv"));
+  table.emplace("QLinearMatMul", linear_product("MatMul"));
 }
 
 } // namespace quarry::onnx_io

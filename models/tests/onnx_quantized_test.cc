@@ -124,6 +124,40 @@ TEST(OnnxQuantized, DynamicQuantizationApproximatesTheFloatProduct) {
     }
 }
 
+TEST(OnnxQuantized, QLinearConvIsItsQdqForm) {
+  // The operator form and the QDQ form of one quantized convolution with
+  // an int32 bias compute the same.
+  auto model = [](bool qlinear) {
+    OnnxModel m(13);
+    m.input("x", {1, 2, 4, 4}).output("y");
+    m.floats("xs", {}, {0.01f}).floats("ws", {3}, {0.02f, 0.01f, 0.03f});
+    m.floats("ys", {}, {0.05f});
+    integers(m, "xz", TP::UINT8, {}, {128});
+    integers(m, "wz", TP::INT8, {3}, {0, 0, 0});
+    integers(m, "yz", TP::UINT8, {}, {10});
+    integers(m, "w", TP::INT8, {3, 2, 1, 1}, {50, -100, 127, 0, -128, 25});
+    integers(m, "b", TP::INT32, {3}, {1000, -2000, 300});
+    m.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"});
+    if (qlinear) {
+      m.node("QLinearConv",
+             {"xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"}, {"yq"});
+    } else {
+      m.floats("bs", {3}, {0.01f * 0.02f, 0.01f * 0.01f, 0.01f * 0.03f});
+      integers(m, "bz", TP::INT32, {3}, {0, 0, 0});
+      m.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"});
+      set_int(m.node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}), "axis", 0);
+      set_int(m.node("DequantizeLinear", {"b", "bs", "bz"}, {"bd"}), "axis", 0);
+      m.node("Conv", {"xd", "wd", "bd"}, {"c"});
+      m.node("QuantizeLinear", {"c", "ys", "yz"}, {"yq"});
+    }
+    m.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"});
+    return import_onnx_bytes(m.bytes(), "qconv.onnx");
+  };
+  Bindings<float> b;
+  const Tensor<float> a = run(model(true), b), q = run(model(false), b);
+  EXPECT_EQ(a.data, q.data);
+}
+
 TEST(OnnxQuantized, AScaleOfZeroIsKeptSayingWhy) {
   OnnxModel m(13);
   m.input("x", {6}).output("y").floats("s", {}, {0.0f});
