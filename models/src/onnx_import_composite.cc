@@ -3,8 +3,8 @@
 // Operators quarry has no operator for but can state exactly with the ones
 // it has: normalizations as reductions and broadcasts, LogSoftmax through
 // log-sum-exp, PRelu, Sum and Mean, and 1-D convolution and pooling as
-// their 2-D forms over a height of 1. RNN, GRU and LSTM, unrolled, are in
-// onnx_import_recurrent.cc.
+// their 2-D forms over a height of 1 (3-D ones: onnx_import_3d.cc). RNN,
+// GRU and LSTM, unrolled, are in onnx_import_recurrent.cc.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_importer.h"
@@ -358,6 +358,7 @@ void add_composite_handlers(
     if (it != table.end())
       it->second = lifted_1d(it->second);
   }
+  add_3d_window_handlers(table);
 }
 
 } // namespace quarry::onnx_io

@@ -262,6 +262,11 @@ void add_logic_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// RNN, GRU and LSTM unrolled over their fixed sequence length
 /// (onnx_import_recurrent.cc).
 void add_recurrent_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// Conv, MaxPool and AveragePool over 5-D operands as their 2-D forms, one
+/// per tap of the kernel's depth (onnx_import_3d.cc); wraps the 2-D
+/// handlers in `table`.
+void add_3d_window_handlers(
+    std::map<std::string, Handler, std::less<>> &table);
 /// QuantizeLinear and DequantizeLinear in float, the integers held as
 /// float32 (onnx_import_quantized.cc).
 void add_quantized_handlers(std::map<std::string, Handler, std::less<>> &table);

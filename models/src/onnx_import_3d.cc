@@ -1,0 +1,217 @@
+//===- onnx_import_3d.cc - 3-D convolution and pooling as 2-D -------------===//
+//
+// A window operator over [n, c, depth, h, w] is its 2-D form applied once
+// per tap of the kernel's depth: the input, padded along depth, is turned
+// to [n, depth, c, h, w]; for tap k the depths the windows read at that
+// tap (every stride-th from k times the dilation) become a batch of
+// [n * depth_out, c, h, w], which the 2-D handler takes with the 2-D
+// attributes; the taps' results are summed (Conv), maximized (MaxPool) or
+// averaged (AveragePool, divided by the depths each window counts), and
+// turned back to [n, c_out, depth_out, h_out, w_out]. A kernel of depth k
+// costs k 2-D operators.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_importer.h"
+
+#include <cmath>
+#include <limits>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
+
+enum class Kind { Conv, MaxPool, AveragePool };
+
+onnx::AttributeProto ints_attr(const char *name, const Ints &v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v)
+    a.add_ints(x);
+  return a;
+}
+
+onnx::AttributeProto int_attr(const char *name, int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+
+/// Three values of window attribute `name` (`def` each when absent).
+Ints three(I &m, const char *name, int64_t def) {
+  Ints v = m.attr_ints(name).value_or(Ints(3, def));
+  if (v.size() != 3)
+    m.fail(std::string(name) + " must have 3 values for a 3-D window, not " +
+           std::to_string(v.size()));
+  return v;
+}
+
+/// Kernel tap `k` of depth of the 5-D kernel (input 1) as a 4-D kernel.
+ValueRef kernel_tap(I &m, int64_t k) {
+  const Shape sw = m.input_shape(1);
+  const Ints tap{sw[0], sw[1], sw[3], sw[4]};
+  if (const Constant *w = m.const_in(1)) {
+    Tensor<float> t(Shape(tap), 0.0f);
+    const int64_t plane = sw[3] * sw[4];
+    for (int64_t oc = 0; oc < sw[0] * sw[1]; ++oc)
+      for (int64_t p = 0; p < plane; ++p)
+        t[oc * plane + p] = static_cast<float>(
+            w->reals[static_cast<size_t>((oc * sw[2] + k) * plane + p)]);
+    return m.constant_weight(m.node().output(0) + "_tap" + std::to_string(k),
+                             std::move(t));
+  }
+  const ValueRef s = m.add(OpKind::Slice,
+                           make_attrs(OpKind::Slice, {{"starts", Ints{k}},
+                                                      {"ends", Ints{k + 1}},
+                                                      {"axes", Ints{2}},
+                                                      {"steps", Ints{1}}}),
+                           {m.in(1)});
+  return reshape_to(m, s, tap);
+}
+
+Handler depth_taps(Kind kind, Handler two_d) {
+  return [kind, two_d](I &m) {
+    if (m.input_shape(0).rank() != 5)
+      return two_d(m);
+    const onnx::NodeProto &node = m.node();
+    const Shape sx = m.input_shape(0);
+    if (kind == Kind::MaxPool && m.has_output(1))
+      m.fail("the indices output of a 3-D MaxPool is not supported");
+    Ints k;
+    if (kind == Kind::Conv) {
+      const Shape sw = m.input_shape(1);
+      if (sw.rank() != 5)
+        m.fail("the kernel " + sw.str() + " is not 5-D");
+      k = {sw[2], sw[3], sw[4]};
+    } else {
+      k = three(m, "kernel_shape", 0);
+    }
+    const Ints s = three(m, "strides", 1), d = three(m, "dilations", 1);
+    Ints p = m.attr_ints("pads").value_or(Ints(6, 0));
+    if (p.size() != 6)
+      m.fail("pads must have 6 values for a 3-D window");
+    for (int a = 0; a < 3; ++a)
+      if (k[a] < 1 || s[a] < 1 || d[a] < 1 || p[a] < 0 || p[a + 3] < 0)
+        m.fail("kernel, strides and dilations must be positive, pads at "
+               "least 0");
+    const std::string auto_pad = m.attr_string("auto_pad", "NOTSET");
+    for (int a = 0; a < 3 && auto_pad != "NOTSET"; ++a) {
+      const int64_t in = sx[a + 2], extent = (k[a] - 1) * d[a] + 1;
+      const int64_t out = auto_pad == "VALID" ? (in - extent) / s[a] + 1
+                                              : (in + s[a] - 1) / s[a];
+      const int64_t total =
+          std::max<int64_t>(0, (out - 1) * s[a] + extent - in);
+      p[a] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
+      p[a + 3] = total - p[a];
+      if (auto_pad == "VALID")
+        p[a] = p[a + 3] = 0;
+    }
+    const int64_t depth = sx[2], extent = (k[0] - 1) * d[0] + 1;
+    const int64_t padded = depth + p[0] + p[3];
+    if (padded < extent)
+      m.fail("the kernel's depth " + std::to_string(extent) +
+             " is past the padded input's " + std::to_string(padded));
+    const int64_t out = (padded - extent) / s[0] + 1;
+    if (m.attr_int("ceil_mode", 0) != 0 && (padded - extent) % s[0] != 0)
+      m.fail("ceil_mode that adds a window along depth is not supported");
+
+    // Depth padding: zeros, or for MaxPool what never wins.
+    ValueRef x = m.in(0);
+    if (p[0] > 0 || p[3] > 0)
+      x = m.add(
+          OpKind::Pad,
+          make_attrs(OpKind::Pad,
+                     {{"pads", Ints{0, 0, p[0], 0, 0, 0, 0, p[3], 0, 0}},
+                      {"value", kind == Kind::MaxPool
+                                    ? double(-std::numeric_limits<float>::max())
+                                    : 0.0}}),
+          {x});
+    x = transpose(m, x, {0, 2, 1, 3, 4});
+    onnx::NodeProto n;
+    n.set_op_type(node.op_type());
+    n.set_name(node.name().empty() ? node.output(0) : node.name());
+    *n.add_attribute() = ints_attr("kernel_shape", {k[1], k[2]});
+    *n.add_attribute() = ints_attr("strides", {s[1], s[2]});
+    *n.add_attribute() = ints_attr("pads", {p[1], p[2], p[4], p[5]});
+    *n.add_attribute() = ints_attr("dilations", {d[1], d[2]});
+    for (const char *a : {"group", "ceil_mode", "count_include_pad"})
+      if (m.attr(a))
+        *n.add_attribute() = int_attr(a, m.attr_int(a, 0));
+    const std::string base = node.output(0) + "#tap";
+    ValueRef acc{};
+    Shape one;
+    for (int64_t tap = 0; tap < k[0]; ++tap) {
+      const int64_t from = tap * d[0];
+      const ValueRef rows =
+          m.add(OpKind::Slice,
+                make_attrs(OpKind::Slice,
+                           {{"starts", Ints{from}},
+                            {"ends", Ints{from + (out - 1) * s[0] + 1}},
+                            {"axes", Ints{1}},
+                            {"steps", Ints{s[0]}}}),
+                {x});
+      const std::string in = base + std::to_string(tap);
+      m.define(in, reshape_to(m, rows, {sx[0] * out, sx[1], sx[3], sx[4]}));
+      n.clear_input();
+      n.add_input(in);
+      if (kind == Kind::Conv) {
+        m.define(in + "w", kernel_tap(m, tap));
+        n.add_input(in + "w");
+        if (tap == 0 && m.has_input(2))
+          n.add_input(node.input(2));
+      }
+      n.clear_output();
+      n.add_output(in + "out");
+      m.run_as(n, two_d);
+      const ValueRef r = m.value(in + "out");
+      one = m.shape(r);
+      acc = tap == 0 ? r
+                     : binary(m,
+                              kind == Kind::MaxPool ? BroadcastFn::Max
+                                                    : BroadcastFn::Add,
+                              acc, r);
+    }
+    if (kind == Kind::AveragePool) {
+      // Each window's mean over the depths it counts: all k taps with
+      // count_include_pad, else those that fall inside the input.
+      const bool all = m.attr_int("count_include_pad", 0) != 0;
+      Tensor<float> scale(Shape{sx[0] * out, 1, 1, 1}, 0.0f);
+      for (int64_t b = 0; b < sx[0]; ++b)
+        for (int64_t o = 0; o < out; ++o) {
+          int64_t counted = 0;
+          for (int64_t tap = 0; tap < k[0]; ++tap) {
+            const int64_t at = o * s[0] + tap * d[0] - p[0];
+            counted += all || (at >= 0 && at < depth);
+          }
+          scale[b * out + o] =
+              1.0f / static_cast<float>(std::max<int64_t>(counted, 1));
+        }
+      acc = binary(
+          m, BroadcastFn::Mul, acc,
+          m.constant_weight(node.output(0) + "_depths", std::move(scale)));
+    }
+    const ValueRef y = reshape_to(m, acc, {sx[0], out, one[1], one[2], one[3]});
+    m.set_output(0, transpose(m, y, {0, 2, 1, 3, 4}));
+  };
+}
+
+} // namespace
+
+void add_3d_window_handlers(
+    std::map<std::string, Handler, std::less<>> &table) {
+  const std::pair<const char *, Kind> ops[] = {
+      {"Conv", Kind::Conv},
+      {"MaxPool", Kind::MaxPool},
+      {"AveragePool", Kind::AveragePool}};
+  for (const auto &[op, kind] : ops)
+    if (auto it = table.find(op); it != table.end())
+      it->second = depth_taps(kind, it->second);
+}
+
+} // namespace quarry::onnx_io
