@@ -751,9 +751,17 @@ void resize(I &m) {
     const auto &scales = m.need_const(scales_at, "scales").reals;
     if (static_cast<int>(scales.size()) != sx.rank())
       m.fail("scales must have one value per axis");
-    for (int i = 0; i < sx.rank(); ++i)
+    for (int i = 0; i < sx.rank(); ++i) {
       out.push_back(static_cast<int64_t>(
           std::floor(static_cast<double>(sx[i]) * scales[i])));
+      // quarry's resize maps coordinates by out/in; ONNX by the scale
+      // given, which differs where in * scale is not a whole number.
+      if (static_cast<double>(out.back()) != sx[i] * scales[i])
+        m.fail("scale " + std::to_string(scales[i]) + " of axis " +
+               std::to_string(i) + " gives " + std::to_string(out.back()) +
+               " of " + std::to_string(sx[i]) +
+               ", not in that ratio, which quarry's resize needs");
+    }
   }
   m.set_output(
       0,
