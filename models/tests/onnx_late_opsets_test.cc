@@ -364,6 +364,23 @@ TEST(LateOpset, WhatOpset17CannotSayIsRefusedNamingTheNode) {
                           "dilations other than its default is not supported");
   }
   {
+    // Malformed later nodes: a missing attribute, an unknown value.
+    OnnxModel m(18);
+    m.input("x", {2, 4, 3}).output("y");
+    m.floats("s", {2}, {1, 1}).floats("b", {2}, {0, 0});
+    m.node("GroupNormalization", {"x", "s", "b"}, {"y"});
+    EXPECT_EQ(refusal(m), "late.onnx: node 'GroupNormalization_y' "
+                          "(GroupNormalization): num_groups 0 does not divide "
+                          "4 channels");
+  }
+  {
+    OnnxModel m(20);
+    m.input("x", {2, 3}).output("y");
+    set_string(m.node("Gelu", {"x"}, {"y"}), "approximate", "fast");
+    EXPECT_EQ(refusal(m), "late.onnx: node 'Gelu_y' (Gelu): approximate "
+                          "'fast' is not none or tanh");
+  }
+  {
     OnnxModel m(18);
     m.input("x", {2, 3})
         .output("y")
