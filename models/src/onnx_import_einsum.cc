@@ -150,10 +150,7 @@ ValueRef arrange(Importer &m, ValueRef x, const Labels &from,
   Ints perm;
   for (int l : to)
     perm.push_back(std::find(from.begin(), from.end(), l) - from.begin());
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i)
-    identity = identity && perm[i] == static_cast<int64_t>(i);
-  return identity ? x : transpose(m, x, perm);
+  return transpose(m, x, perm);
 }
 
 /// `o` with the labels that neither `keep` nor another operand reads

@@ -27,6 +27,11 @@ ValueRef binary(Importer &m, ops::BroadcastFn fn, ValueRef x, ValueRef y) {
 }
 
 ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm) {
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
+  if (identity)
+    return x;
   return m.add(OpKind::Transpose,
                make_attrs(OpKind::Transpose, {{"perm", std::move(perm)}}), {x});
 }
@@ -1033,6 +1038,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
     add_composite_handlers(t);
     add_einsum_handler(t);
     add_quantized_handlers(t);
+    add_dft_handler(t);
     return t;
   }();
   return table;

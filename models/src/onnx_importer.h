@@ -241,6 +241,7 @@ bool passes_type_through(std::string_view op);
 /// x (op) y: ewadd/ewmul for equal shapes (the algebra's operators),
 /// broadcast otherwise.
 ValueRef binary(Importer &m, ops::BroadcastFn fn, ValueRef x, ValueRef y);
+/// x with its axes in the order `perm` (x itself for the identity).
 ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm);
 /// x with shape `dims` (x itself when it has them).
 ValueRef reshape_to(Importer &m, ValueRef x, std::vector<int64_t> dims);
@@ -270,6 +271,9 @@ void add_3d_window_handlers(
 /// QuantizeLinear and DequantizeLinear in float, the integers held as
 /// float32 (onnx_import_quantized.cc).
 void add_quantized_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// DFT of a fixed length as products with constant cosine and sine
+/// matrices (onnx_import_dft.cc).
+void add_dft_handler(std::map<std::string, Handler, std::less<>> &table);
 /// Einsum as transposes, reshapes, sums and batched products
 /// (onnx_import_einsum.cc).
 void add_einsum_handler(std::map<std::string, Handler, std::less<>> &table);

@@ -1,0 +1,124 @@
+//===- onnx_import_dft.cc - DFT as products with constant matrices --------===//
+//
+// ONNX's DFT of a fixed length L is linear in its input: with the signal
+// axis brought next to the last (the real and imaginary parts) and the
+// other axes flattened to rows, the real and imaginary parts of the
+// result are products of the input's parts with the constant matrices
+//   C[n][k] = cos(2 pi n k / L),  S[n][k] = sin(2 pi n k / L)
+// (Re = xr C + s xi S, Im = xi C - s xr S, s = 1 forward and -1 inverse,
+// the inverse divided by L), k < L, or k <= L/2 one-sided.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_importer.h"
+
+#include <cmath>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+using I = Importer;
+using Ints = std::vector<int64_t>;
+
+ValueRef part(I &m, ValueRef x, int64_t which, int64_t rows, int64_t len) {
+  const int r = m.shape(x).rank();
+  const ValueRef s = m.add(OpKind::Slice,
+                           make_attrs(OpKind::Slice, {{"starts", Ints{which}},
+                                                      {"ends", Ints{which + 1}},
+                                                      {"axes", Ints{r - 1}},
+                                                      {"steps", Ints{1}}}),
+                           {x});
+  return reshape_to(m, s, {rows, len});
+}
+
+void dft(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const int r = sx.rank();
+  if (r < 3 || (sx[r - 1] != 1 && sx[r - 1] != 2))
+    m.fail("input " + sx.str() +
+           " is not [batch, ..., signal, 1 or 2] (real or complex)");
+  const int axis = m.axis(m.attr_int("axis", 1), r);
+  if (axis == r - 1)
+    m.fail("the signal axis cannot be the last (its parts)");
+  const bool inverse = m.attr_int("inverse", 0) != 0,
+             onesided = m.attr_int("onesided", 0) != 0;
+  if (inverse && onesided)
+    m.fail("an inverse one-sided DFT is not defined");
+  const int64_t n = sx[axis];
+  int64_t len = n;
+  if (m.has_input(1)) {
+    const Constant &l = m.need_const(1, "dft_length");
+    if (l.ints.size() != 1 || l.ints[0] < 1 || l.ints[0] > (1 << 16))
+      m.fail("dft_length must be one value from 1 to 65536");
+    len = l.ints[0];
+  }
+  const int64_t out = onesided ? len / 2 + 1 : len;
+  // The signal axis next to the parts, the other axes in order before.
+  Ints perm, back(static_cast<size_t>(r));
+  for (int i = 0; i < r - 1; ++i)
+    if (i != axis)
+      perm.push_back(i);
+  perm.push_back(axis);
+  perm.push_back(r - 1);
+  for (int i = 0; i < r; ++i)
+    back[static_cast<size_t>(perm[i])] = i;
+  ValueRef v = transpose(m, x, perm);
+  // Zeros past the signal, or the signal cut, to the length.
+  if (len != n) {
+    Ints pads(2 * static_cast<size_t>(r), 0);
+    pads[static_cast<size_t>(r + r - 2)] = std::max<int64_t>(0, len - n);
+    v = m.add(OpKind::Pad, make_attrs(OpKind::Pad, {{"pads", pads}}), {v});
+    if (len < n)
+      v = m.add(OpKind::Slice,
+                make_attrs(OpKind::Slice, {{"starts", Ints{0}},
+                                           {"ends", Ints{len}},
+                                           {"axes", Ints{r - 2}},
+                                           {"steps", Ints{1}}}),
+                {v});
+  }
+  int64_t rows = 1;
+  Ints lead;
+  for (int i = 0; i < r - 2; ++i) {
+    rows *= sx[static_cast<int>(perm[i])];
+    lead.push_back(sx[static_cast<int>(perm[i])]);
+  }
+  const double sign = inverse ? -1 : 1, scale = inverse ? 1.0 / len : 1.0;
+  auto matrix = [&](const std::string &hint, bool sine, double by) {
+    Tensor<float> t(Shape{len, out}, 0.0f);
+    for (int64_t i = 0; i < len; ++i)
+      for (int64_t k = 0; k < out; ++k) {
+        const double theta = 2 * M_PI * static_cast<double>((i * k) % len) /
+                             static_cast<double>(len);
+        t[i * out + k] = static_cast<float>(
+            by * scale * (sine ? std::sin(theta) : std::cos(theta)));
+      }
+    return m.constant_weight(m.node().output(0) + "_" + hint, std::move(t));
+  };
+  const ValueRef xr = part(m, v, 0, rows, len);
+  const ValueRef cosine = matrix("cos", false, 1);
+  ValueRef re = m.add(OpKind::MatMul, {xr, cosine});
+  ValueRef im = m.add(OpKind::MatMul, {xr, matrix("minus_sin", true, -sign)});
+  if (sx[r - 1] == 2) {
+    const ValueRef xi = part(m, v, 1, rows, len);
+    re = binary(m, ops::BroadcastFn::Add, re,
+                m.add(OpKind::MatMul, {xi, matrix("sin", true, sign)}));
+    im = binary(m, ops::BroadcastFn::Add, im,
+                m.add(OpKind::MatMul, {xi, cosine}));
+  }
+  Ints dims = lead;
+  dims.push_back(out);
+  dims.push_back(1);
+  const ValueRef y = m.add(
+      OpKind::Concat, make_attrs(OpKind::Concat, {{"axis", int64_t{r - 1}}}),
+      {reshape_to(m, re, dims), reshape_to(m, im, dims)});
+  m.set_output(0, transpose(m, y, back));
+}
+
+} // namespace
+
+void add_dft_handler(std::map<std::string, Handler, std::less<>> &table) {
+  table.emplace("DFT", dft);
+}
+
+} // namespace quarry::onnx_io
