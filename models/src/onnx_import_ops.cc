@@ -736,6 +736,57 @@ void grid_sample(I &m) {
                {m.in(0), m.in(1)}));
 }
 
+/// The output extents of `sx` at `scales`, floored as ONNX has them; fails
+/// where one is not in its scale's ratio to the input: quarry's resize
+/// maps coordinates by out/in, ONNX by the scale.
+Ints scaled_extents(I &m, const Shape &sx, const std::vector<double> &scales) {
+  if (static_cast<int>(scales.size()) != sx.rank())
+    m.fail("scales must have one value per axis");
+  Ints out;
+  for (int i = 0; i < sx.rank(); ++i) {
+    const double want = static_cast<double>(sx[i]) * scales[i];
+    if (!(want >= 1 && want <= double(int64_t{1} << 40)))
+      m.fail("scale " + std::to_string(scales[i]) + " of axis " +
+             std::to_string(i) + " gives no extent quarry holds");
+    out.push_back(static_cast<int64_t>(std::floor(want)));
+    if (static_cast<double>(out.back()) != want)
+      m.fail("scale " + std::to_string(scales[i]) + " of axis " +
+             std::to_string(i) + " gives " + std::to_string(out.back()) +
+             " of " + std::to_string(sx[i]) +
+             ", not in that ratio, which quarry's resize needs");
+  }
+  return out;
+}
+
+/// Upsample (deprecated at 10): a resize with asymmetric coordinates and
+/// nearest's floor, its scales an attribute before opset 9 and input 1
+/// from it.
+void upsample(I &m) {
+  const ValueRef x = m.in(0);
+  std::vector<double> scales;
+  if (m.opset() < 9) {
+    if (const auto *a = m.attr("scales"))
+      scales.assign(a->floats().begin(), a->floats().end());
+  } else {
+    scales = m.need_const(1, "scales").reals;
+  }
+  std::string mode = m.attr_string("mode", "nearest");
+  if (mode == "bilinear")
+    mode = "linear";
+  if (mode != "nearest" && mode != "linear")
+    m.fail("mode " + mode + " is not supported (nearest, linear are)");
+  m.set_output(
+      0,
+      m.add(OpKind::Resize,
+            make_attrs(
+                OpKind::Resize,
+                {{"shape", scaled_extents(m, m.shape(x), scales)},
+                 {"mode", enum_index(m, ops::kResizeModeNames, mode, "mode")},
+                 {"coord", static_cast<int64_t>(ops::ResizeCoord::Asymmetric)},
+                 {"nearest", static_cast<int64_t>(ops::ResizeNearest::Floor)}}),
+            {x}));
+}
+
 void resize(I &m) {
   const ValueRef x = m.in(0);
   const Shape sx = m.shape(x);
@@ -753,20 +804,7 @@ void resize(I &m) {
       !m.need_const(3, "sizes").ints.empty()) {
     out = m.need_const(3, "sizes").ints;
   } else {
-    const auto &scales = m.need_const(scales_at, "scales").reals;
-    if (static_cast<int>(scales.size()) != sx.rank())
-      m.fail("scales must have one value per axis");
-    for (int i = 0; i < sx.rank(); ++i) {
-      out.push_back(static_cast<int64_t>(
-          std::floor(static_cast<double>(sx[i]) * scales[i])));
-      // quarry's resize maps coordinates by out/in; ONNX by the scale
-      // given, which differs where in * scale is not a whole number.
-      if (static_cast<double>(out.back()) != sx[i] * scales[i])
-        m.fail("scale " + std::to_string(scales[i]) + " of axis " +
-               std::to_string(i) + " gives " + std::to_string(out.back()) +
-               " of " + std::to_string(sx[i]) +
-               ", not in that ratio, which quarry's resize needs");
-    }
+    out = scaled_extents(m, sx, m.need_const(scales_at, "scales").reals);
   }
   m.set_output(
       0,
@@ -1025,6 +1063,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"Hardmax", along_axis(OpKind::Hardmax)},
         {"GridSample", grid_sample},
         {"Resize", resize},
+        {"Upsample", upsample},
         {"Pad", pad},
     };
     // Every other pointwise function takes no attribute: ONNX names it

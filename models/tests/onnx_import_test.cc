@@ -503,6 +503,32 @@ std::vector<Case> cases() {
                  return m;
                },
                "input x\nweight k\ny = broadcast[fn=mul](x, k)\noutput y"});
+  c.push_back(
+      {"UpsampleOfOpset7",
+       [] {
+         OnnxModel m(7);
+         m.input("x", {1, 1, 2, 2}).output("y");
+         auto &n = m.node("Upsample", {"x"}, {"y"});
+         auto *a = n.add_attribute();
+         a->set_name("scales");
+         a->set_type(onnx::AttributeProto::FLOATS);
+         for (float v : {1.0f, 1.0f, 2.0f, 3.0f})
+           a->add_floats(v);
+         return m;
+       },
+       "input x\ny = resize[shape=1,1,4,6 mode=nearest coord=asymmetric "
+       "nearest=floor](x)\noutput y"});
+  c.push_back(
+      {"UpsampleLinearOfOpset9",
+       [] {
+         OnnxModel m(9);
+         m.input("x", {1, 1, 2, 2}).output("y");
+         m.floats("s", {4}, {1, 1, 2, 2});
+         set_string(m.node("Upsample", {"x", "s"}, {"y"}), "mode", "linear");
+         return m;
+       },
+       "input x\ny = resize[shape=1,1,4,4 mode=linear "
+       "coord=asymmetric](x)\noutput y"});
   c.push_back({"PadConstant",
                [] {
                  OnnxModel m;
