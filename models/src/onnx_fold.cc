@@ -212,8 +212,11 @@ std::vector<Constant> fold_where(I &m, const Inputs &in) {
   return elementwise(e)(m, in);
 }
 
+/// Cast, or CastLike (to the type of its input 1).
 std::vector<Constant> fold_cast(I &m, const Inputs &in) {
-  const auto to = static_cast<int32_t>(m.attr_int("to", TP::FLOAT));
+  const auto to = in.size() > 1 && in[1]
+                      ? in[1]->elem
+                      : static_cast<int32_t>(m.attr_int("to", TP::FLOAT));
   if (integral(in[0]->elem) && integral(to) && to != TP::BOOL)
     return {from_ints(to, in[0]->shape, in[0]->ints)};
   return {from_reals(to, in[0]->shape, in[0]->reals)};
@@ -423,6 +426,7 @@ const std::map<std::string, Folder, std::less<>> &folders() {
       {"Shape", fold_shape},
       {"Size", fold_size},
       {"Cast", fold_cast},
+      {"CastLike", fold_cast},
       {"Concat", fold_concat},
       {"Gather", fold_gather},
       {"Slice", fold_slice},

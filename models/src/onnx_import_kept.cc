@@ -177,7 +177,7 @@ namespace {
 bool reads_quantized(const std::string &op) {
   static const std::set<std::string, std::less<>> kReaders = {
       "QuantizeLinear", "DequantizeLinear", "ConvInteger", "MatMulInteger",
-      "QLinearConv",    "QLinearMatMul",    "Cast"};
+      "QLinearConv",    "QLinearMatMul",    "Cast",        "CastLike"};
   return kReaders.count(op) > 0;
 }
 

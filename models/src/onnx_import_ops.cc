@@ -957,10 +957,52 @@ void cast(I &m) {
                     m.constant_weight("zero", Tensor<float>(Shape{}, 0.0f))));
     return m.set_bool_output(0);
   }
+  // To an integer type quarry holds exactly (quantized integers): a float
+  // truncated toward zero, as ONNX's Cast converts (values past the type's
+  // range are undefined there); an integer it holds already is the same.
+  const auto type = static_cast<int32_t>(to);
+  if (held_exactly(type) || type == onnx::TensorProto::INT32) {
+    const int32_t from = m.held_elem(0);
+    if (from == 0) {
+      const ValueRef x = m.in(0);
+      auto fn = [&](ops::PointwiseFn f, ValueRef v) {
+        return m.add(
+            OpKind::Pointwise,
+            make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(f)}}),
+            {v});
+      };
+      m.set_output(
+          0, binary(m, BroadcastFn::Mul, fn(ops::PointwiseFn::Sign, x),
+                    fn(ops::PointwiseFn::Floor, fn(ops::PointwiseFn::Abs, x))));
+      return m.set_held_output(0, type);
+    }
+    if (from != onnx::TensorProto::BOOL) {
+      identity(m);
+      return m.set_held_output(0, type);
+    }
+  }
   m.fail("Cast of a computed tensor to " +
          onnx::TensorProto::DataType_Name(
              static_cast<onnx::TensorProto::DataType>(m.attr_int("to", 0))) +
          " is not supported; quarry graphs hold float32");
+}
+
+/// CastLike: a Cast to the type of input 1.
+void cast_like(I &m) {
+  int32_t to = m.held_elem(1);
+  if (const Constant *like = m.const_in(1))
+    to = like->elem;
+  if (to == 0)
+    to = onnx::TensorProto::FLOAT; // a value quarry holds as float32
+  onnx::NodeProto n = m.node();
+  n.set_op_type("Cast");
+  n.mutable_input()->DeleteSubrange(1, n.input_size() - 1);
+  n.clear_attribute();
+  auto *a = n.add_attribute();
+  a->set_name("to");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(to);
+  m.run_as(n, cast);
 }
 
 } // namespace
@@ -999,6 +1041,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"Identity", identity},
         {"Dropout", dropout},
         {"Cast", cast},
+        {"CastLike", cast_like},
         {"Constant", constant},
         {"Relu", unary(OpKind::Relu)},
         {"Sigmoid", unary(OpKind::Sigmoid)},

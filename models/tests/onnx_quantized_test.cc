@@ -158,6 +158,19 @@ TEST(OnnxQuantized, QLinearConvIsItsQdqForm) {
   EXPECT_EQ(a.data, q.data);
 }
 
+TEST(OnnxQuantized, ACastToAnIntegerTruncatesTowardZero) {
+  OnnxModel m(13);
+  m.input("x", {4}).output("y");
+  set_int(m.node("Cast", {"x"}, {"q"}), "to", TP::INT8);
+  set_int(m.node("Cast", {"q"}, {"y"}), "to", TP::FLOAT);
+  const Model g = import_onnx_bytes(m.bytes(), "cast.onnx");
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  Bindings<float> b = bind_variables(g.graph, g.weights, 1);
+  b.at("x") = Tensor<float>(Shape{4}, {-2.7f, -0.5f, 0.9f, 3.2f});
+  EXPECT_EQ(evaluate(FloatDomain{}, g.graph, b).at(0).data,
+            (std::vector<float>{-2, 0, 0, 3}));
+}
+
 TEST(OnnxQuantized, AScaleOfZeroIsKeptSayingWhy) {
   OnnxModel m(13);
   m.input("x", {6}).output("y").floats("s", {}, {0.0f});
