@@ -4,6 +4,7 @@
 #include "quarry/models/model_file.h"
 #include "quarry/models/zoo.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -35,9 +36,23 @@ void run_import(const ImportOptions &o) {
               m.weights.empty() ? "" : (" in " + weights_path(o.out)).c_str());
   const std::vector<std::string> kept = kept_operator_types(m);
   if (!kept.empty()) {
+    // One line: each operator once with its count, the first few.
+    std::vector<std::pair<std::string, int>> counts;
+    for (const std::string &t : kept) {
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto &c) { return c.first == t; });
+      if (it == counts.end())
+        counts.emplace_back(t, 1);
+      else
+        ++it->second;
+    }
     std::string types;
-    for (const std::string &t : kept)
-      types += (types.empty() ? "" : ", ") + t;
+    for (size_t i = 0; i < counts.size() && i < 6; ++i)
+      types +=
+          (i ? ", " : "") + counts[i].first +
+          (counts[i].second > 1 ? " x" + std::to_string(counts[i].second) : "");
+    if (counts.size() > 6)
+      types += " and " + std::to_string(counts.size() - 6) + " more operators";
     std::printf("kept as they are (optimized around, exported unchanged, not "
                 "runnable in quarry): %zu nodes (%s) in %s\n",
                 kept.size(), types.c_str(), kept_path(o.out).c_str());
