@@ -88,8 +88,13 @@ std::string Importer::non_tensor_misread(const onnx::NodeProto &n) const {
         continue;
       const auto &formal = schema->inputs()[std::min<size_t>(
           static_cast<size_t>(i), schema->inputs().size() - 1)];
-      const onnx::DataType actual =
-          onnx::Utils::DataTypeUtils::ToType(input.type());
+      onnx::DataType actual;
+      try {
+        actual = onnx::Utils::DataTypeUtils::ToType(input.type());
+      } catch (const std::exception &) {
+        // Found by fuzzing: ONNX names no type of some malformed protos.
+        return "it reads '" + input.name() + "', of a type ONNX cannot name";
+      }
       if (formal.GetTypes().count(actual))
         continue;
       std::set<std::string> kinds; // tensor, seq, map, optional
