@@ -282,6 +282,11 @@ ValueRef add_bias(I &m, ValueRef y) {
   const int64_t co = m.shape(y)[1];
   ValueRef bias;
   if (const Constant *c = m.const_in(2)) {
+    // Found by fuzzing: a bias of another size was relabelled [co,1,1].
+    if (c->shape.numel() != co)
+      m.fail("the bias " + c->shape.str() + " holds " +
+             std::to_string(c->shape.numel()) + " values for " +
+             std::to_string(co) + " output channels");
     Tensor<float> t = c->as_float();
     t.shape = Shape{co, 1, 1};
     bias = m.constant_weight(m.node().input(2), std::move(t));
