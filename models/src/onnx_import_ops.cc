@@ -1126,6 +1126,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
     add_einsum_handler(t);
     add_quantized_handlers(t);
     add_dft_handler(t);
+    add_scatter_handlers(t);
     return t;
   }();
   return table;

@@ -271,6 +271,9 @@ void add_3d_window_handlers(
 /// QuantizeLinear and DequantizeLinear in float, the integers held as
 /// float32 (onnx_import_quantized.cc).
 void add_quantized_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// ScatterElements, ScatterND and Scatter at constant indices
+/// (onnx_import_scatter.cc).
+void add_scatter_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// DFT of a fixed length as products with constant cosine and sine
 /// matrices (onnx_import_dft.cc).
 void add_dft_handler(std::map<std::string, Handler, std::less<>> &table);
