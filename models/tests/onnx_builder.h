@@ -44,10 +44,15 @@ public:
     return *this;
   }
   OnnxModel &ints(const std::string &name, const Ints &v) {
+    return ints(name, Ints{static_cast<int64_t>(v.size())}, v);
+  }
+  /// An int64 initializer of `shape`.
+  OnnxModel &ints(const std::string &name, const Ints &shape, const Ints &v) {
     auto *t = m_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::INT64);
-    t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t d : shape)
+      t->add_dims(d);
     for (int64_t x : v)
       t->add_int64_data(x);
     return *this;

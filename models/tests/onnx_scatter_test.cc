@@ -13,21 +13,10 @@ namespace {
 
 using namespace quarry::testing;
 
-void int_initializer(OnnxModel &m, const std::string &name, const Ints &shape,
-                     const Ints &v) {
-  auto *t = m.proto().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : shape)
-    t->add_dims(d);
-  for (int64_t x : v)
-    t->add_int64_data(x);
-}
-
 TEST(OnnxScatter, NdWritesWholeRowsOfComputedUpdates) {
   OnnxModel m(13);
   m.input("data", {4, 3}).input("upd", {2, 3}).output("y");
-  int_initializer(m, "idx", {2, 1}, {3, -3}); // rows 3 and 1
+  m.ints("idx", {2, 1}, {3, -3}); // rows 3 and 1
   m.node("ScatterND", {"data", "idx", "upd"}, {"y"});
   const Model g = import_onnx_bytes(m.bytes(), "nd.onnx");
   EXPECT_TRUE(kept_operator_types(g).empty());
@@ -44,7 +33,7 @@ TEST(OnnxScatter, NdWritesWholeRowsOfComputedUpdates) {
 TEST(OnnxScatter, ElementsAlongAnAxisAndTheLastWriteWins) {
   OnnxModel m(13);
   m.input("data", {2, 4}).input("upd", {2, 2}).output("y");
-  int_initializer(m, "idx", {2, 2}, {1, 1, -1, 0}); // row 0 writes 1 twice
+  m.ints("idx", {2, 2}, {1, 1, -1, 0}); // row 0 writes 1 twice
   set_int(m.node("ScatterElements", {"data", "idx", "upd"}, {"y"}), "axis", 1);
   const Model g = import_onnx_bytes(m.bytes(), "el.onnx");
   const Bindings<float> b = bind_variables(g.graph, g.weights, 6);
@@ -57,7 +46,7 @@ TEST(OnnxScatter, ElementsAlongAnAxisAndTheLastWriteWins) {
 TEST(OnnxScatter, AReductionIsKeptSayingSo) {
   OnnxModel m(16);
   m.input("data", {3}).input("upd", {1}).output("y");
-  int_initializer(m, "idx", {1, 1}, {0});
+  m.ints("idx", {1, 1}, {0});
   set_string(m.node("ScatterND", {"data", "idx", "upd"}, {"y"}), "reduction",
              "add");
   EXPECT_EQ(unrunnable_reason(import_onnx_bytes(m.bytes(), "r.onnx")),
