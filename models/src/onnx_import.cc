@@ -37,11 +37,16 @@ void Importer::fail(const std::string &message) const {
 }
 
 std::string Importer::reason_of(const Error &e) const {
-  const std::string prefix = SourcePos{file_, 0, 0}.str() + ": " + where();
-  const std::string what = e.what();
-  return what.compare(0, prefix.size(), prefix) == 0
-             ? what.substr(prefix.size())
-             : what;
+  // Without the file, and without the node fail() named: this one, or the
+  // node a handler ran as (run_as: CastLike as its Cast).
+  std::string what = e.what();
+  const std::string file = SourcePos{file_, 0, 0}.str() + ": ";
+  if (what.compare(0, file.size(), file) == 0)
+    what = what.substr(file.size());
+  if (const size_t named = what.find("): ");
+      what.rfind("node ", 0) == 0 && named != std::string::npos)
+    what = what.substr(named + 3);
+  return what;
 }
 
 void Importer::run_as(const onnx::NodeProto &n,

@@ -135,7 +135,8 @@ private:
   std::string keep_node(const std::string &because);
   /// "node 'NAME' (Op): " for the current node, as fail() starts.
   std::string where() const;
-  /// What `e`, thrown by fail() for the current node, says of it.
+  /// What `e`, thrown by fail(), says of the node, without the file or
+  /// the node's name.
   std::string reason_of(const Error &e) const;
   /// Appends constant `name` (decoded or not) to `out`, as the initializer
   /// a kept node reads; false when no constant has that name. Throws
@@ -266,8 +267,7 @@ void add_recurrent_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// Conv, MaxPool and AveragePool over 5-D operands as their 2-D forms, one
 /// per tap of the kernel's depth (onnx_import_3d.cc); wraps the 2-D
 /// handlers in `table`.
-void add_3d_window_handlers(
-    std::map<std::string, Handler, std::less<>> &table);
+void add_3d_window_handlers(std::map<std::string, Handler, std::less<>> &table);
 /// QuantizeLinear and DequantizeLinear in float, the integers held as
 /// float32 (onnx_import_quantized.cc).
 void add_quantized_handlers(std::map<std::string, Handler, std::less<>> &table);

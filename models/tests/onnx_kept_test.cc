@@ -479,6 +479,19 @@ TEST(OnnxKept, AKeptNodeIsNamedWithItsOperatorAndWhyItIsKept) {
             "supported, got [1,1,4,4,4]); quarry cannot run it");
   EXPECT_EQ(export_onnx_bytes(conv).find("quarry_kept_because"),
             std::string::npos);
+  // A handler run as another node (CastLike as its Cast): its reason alone.
+  OnnxModel like(15);
+  like.input("x", {2}).output("y");
+  auto *d = like.proto().mutable_graph()->add_initializer();
+  d->set_name("d");
+  d->set_data_type(onnx::TensorProto::DOUBLE);
+  d->add_dims(1);
+  d->add_double_data(1.0);
+  like.node("CastLike", {"x", "d"}, {"y"});
+  EXPECT_EQ(unrunnable_reason(import_onnx_bytes(like.bytes(), "like.onnx")),
+            "node 'CastLike_y' (CastLike) is kept from the imported model as "
+            "it is (Cast of a computed tensor to DOUBLE is not supported; "
+            "quarry graphs hold float32); quarry cannot run it");
 }
 
 } // namespace
