@@ -5,6 +5,7 @@
 // and written as initializers. The result passes onnx::checker.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_attrs.h"
 #include "onnx_interface.h"
 #include "onnx_kept.h"
 #include "onnx_late_opsets.h"
@@ -177,30 +178,9 @@ private:
       n->add_output(o);
     return n;
   }
-  static void attr(onnx::NodeProto *n, const char *nm, int64_t v) {
-    auto *a = n->add_attribute();
-    a->set_name(nm);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(v);
-  }
-  static void attr(onnx::NodeProto *n, const char *nm, float v) {
-    auto *a = n->add_attribute();
-    a->set_name(nm);
-    a->set_type(onnx::AttributeProto::FLOAT);
-    a->set_f(v);
-  }
-  static void attr(onnx::NodeProto *n, const char *nm, const Ints &v) {
-    auto *a = n->add_attribute();
-    a->set_name(nm);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : v)
-      a->add_ints(x);
-  }
-  static void attr(onnx::NodeProto *n, const char *nm, const std::string &v) {
-    auto *a = n->add_attribute();
-    a->set_name(nm);
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(v);
+  template <class V>
+  static void attr(onnx::NodeProto *n, const char *nm, const V &v) {
+    onnx_io::add_attr(*n, nm, v);
   }
   /// A new int64 initializer; returns its name.
   std::string ints(const std::string &hint, const Ints &v) {

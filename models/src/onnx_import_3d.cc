@@ -11,6 +11,7 @@
 // costs k 2-D operators.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_attrs.h"
 #include "onnx_importer.h"
 
 #include <cmath>
@@ -25,23 +26,6 @@ using Ints = std::vector<int64_t>;
 using ops::BroadcastFn;
 
 enum class Kind { Conv, MaxPool, AveragePool };
-
-onnx::AttributeProto ints_attr(const char *name, const Ints &v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v)
-    a.add_ints(x);
-  return a;
-}
-
-onnx::AttributeProto int_attr(const char *name, int64_t v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(v);
-  return a;
-}
 
 /// Three values of window attribute `name` (`def` each when absent).
 Ints three(I &m, const char *name, int64_t def) {
@@ -136,13 +120,13 @@ Handler depth_taps(Kind kind, Handler two_d) {
     onnx::NodeProto n;
     n.set_op_type(node.op_type());
     n.set_name(node.name().empty() ? node.output(0) : node.name());
-    *n.add_attribute() = ints_attr("kernel_shape", {k[1], k[2]});
-    *n.add_attribute() = ints_attr("strides", {s[1], s[2]});
-    *n.add_attribute() = ints_attr("pads", {p[1], p[2], p[4], p[5]});
-    *n.add_attribute() = ints_attr("dilations", {d[1], d[2]});
+    add_attr(n, "kernel_shape", Ints{k[1], k[2]});
+    add_attr(n, "strides", Ints{s[1], s[2]});
+    add_attr(n, "pads", Ints{p[1], p[2], p[4], p[5]});
+    add_attr(n, "dilations", Ints{d[1], d[2]});
     for (const char *a : {"group", "ceil_mode", "count_include_pad"})
       if (m.attr(a))
-        *n.add_attribute() = int_attr(a, m.attr_int(a, 0));
+        add_attr(n, a, m.attr_int(a, 0));
     const std::string base = node.output(0) + "#tap";
     ValueRef acc{};
     Shape one;

@@ -11,6 +11,7 @@
 // ranks, which the checker leaves alone, are screened before inference.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_attrs.h"
 #include "onnx_fold.h"
 #include "onnx_importer.h"
 #include "onnx_kept.h"
@@ -411,10 +412,7 @@ std::string Importer::keep_node(const std::string &because) {
   } catch (const Error &e) {
     return e.what();
   }
-  onnx::AttributeProto *reason = kept.add_attribute();
-  reason->set_name(kKeptBecauseAttr);
-  reason->set_type(onnx::AttributeProto::STRING);
-  reason->set_s(because);
+  add_attr(kept, kKeptBecauseAttr, because);
   *kept_.mutable_graph()->add_node() = std::move(kept);
   for (auto &t : constants)
     if (kept_constants_.insert(t.name()).second)
@@ -444,20 +442,11 @@ ValueRef Importer::onnx_typed(const std::string &name) {
   cast.set_name(cast_name);
   cast.add_input(name);
   cast.add_output(cast_name);
-  onnx::AttributeProto *to = cast.add_attribute();
-  to->set_name("to");
-  to->set_type(onnx::AttributeProto::INT);
-  to->set_i(elem);
-  onnx::AttributeProto *reads = cast.add_attribute();
-  reads->set_name(kReadsAttr);
-  reads->set_type(onnx::AttributeProto::STRINGS);
-  reads->add_strings(name);
-  onnx::AttributeProto *because = cast.add_attribute();
-  because->set_name(kKeptBecauseAttr);
-  because->set_type(onnx::AttributeProto::STRING);
-  because->set_s("'" + name + "' is a " + lower +
-                 " held as float32, which a kept node reads as ONNX's " +
-                 lower);
+  add_attr(cast, "to", int64_t{elem});
+  add_attr(cast, kReadsAttr, std::vector<std::string>{name});
+  add_attr(cast, kKeptBecauseAttr,
+           "'" + name + "' is a " + lower +
+               " held as float32, which a kept node reads as ONNX's " + lower);
   const int64_t id = kept_.graph().node_size();
   const ValueRef b =
       g_.add(OpKind::Opaque,

@@ -4,6 +4,7 @@
 // where they are exact (models/ONNX.md), the float-only ones otherwise.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_attrs.h"
 #include "onnx_importer.h"
 #include "onnx_names.h"
 
@@ -1003,10 +1004,7 @@ void cast_like(I &m) {
   n.set_op_type("Cast");
   n.mutable_input()->DeleteSubrange(1, n.input_size() - 1);
   n.clear_attribute();
-  auto *a = n.add_attribute();
-  a->set_name("to");
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(to);
+  add_attr(n, "to", int64_t{to});
   m.run_as(n, cast);
 }
 

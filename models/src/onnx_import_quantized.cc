@@ -12,6 +12,7 @@
 // so a boundary no rule rewrites across.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx_attrs.h"
 #include "onnx_importer.h"
 
 namespace quarry::onnx_io {
@@ -205,14 +206,6 @@ ValueRef run_node(I &m, const std::string &op,
   return m.value(out);
 }
 
-onnx::AttributeProto axis_attr(int64_t axis) {
-  onnx::AttributeProto a;
-  a.set_name("axis");
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(axis);
-  return a;
-}
-
 /// QLinearConv and QLinearMatMul: the operands dequantized (the kernel per
 /// output channel, the bias at the product of the two scales), `float_op`,
 /// and the result quantized at the output's scale and zero point, as
@@ -230,7 +223,7 @@ Handler linear_product(const std::string &float_op) {
              {node.input(0), node.input(1), node.input(2)}, base + "a");
     run_node(m, "DequantizeLinear",
              {node.input(3), node.input(4), node.input(5)}, base + "b",
-             {axis_attr(conv ? 0 : -1)});
+             {make_attr("axis", int64_t{conv ? 0 : -1})});
     std::vector<std::string> operands{base + "a", base + "b"};
     if (m.has_input(8)) { // int32 bias at scale a_scale * b_scale
       const ValueRef scale = binary(m, BroadcastFn::Mul, m.in(1), m.in(4));

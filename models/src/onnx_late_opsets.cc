@@ -1,5 +1,6 @@
 //===- onnx_late_opsets.cc - Operators as opsets 18 to 22 define them -----===//
 #include "onnx_late_opsets.h"
+#include "onnx_attrs.h"
 #include "onnx_importer.h"
 
 #include <algorithm>
@@ -43,21 +44,11 @@ void keep_inputs(onnx::NodeProto &n, int count) {
     n.mutable_input()->DeleteSubrange(count, n.input_size() - count);
 }
 
-void set_attr(onnx::NodeProto &n, const char *name, const Ints &v) {
+/// `n` with attribute `name` set to `v`, in place of any it had.
+template <class V>
+void set_attr(onnx::NodeProto &n, const char *name, const V &v) {
   drop_attr(n, name);
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v)
-    a->add_ints(x);
-}
-
-void set_attr(onnx::NodeProto &n, const char *name, const std::string &v) {
-  drop_attr(n, name);
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
+  add_attr(n, name, v);
 }
 
 /// A node of `type` reading `in` and writing `out`, named as the node it
@@ -493,14 +484,8 @@ void raise_from_opset17(onnx::GraphProto &graph, int64_t opset) {
       c->set_op_type("Constant");
       c->set_name(name);
       c->add_output(name);
-      auto *value = c->add_attribute();
-      value->set_name("value");
-      value->set_type(onnx::AttributeProto::TENSOR);
-      onnx::TensorProto &t = *value->mutable_t();
-      t.set_data_type(onnx::TensorProto::INT64);
-      t.add_dims(axes->ints_size());
-      for (int64_t v : axes->ints())
-        t.add_int64_data(v);
+      add_attr(*c, "value",
+               encode_ints("", Ints(axes->ints().begin(), axes->ints().end())));
       drop_attr(n, "axes");
       keep_inputs(n, 1);
       n.add_input(name);
