@@ -50,13 +50,7 @@ ValueRef kernel_tap(I &m, int64_t k) {
     return m.constant_weight(m.node().output(0) + "_tap" + std::to_string(k),
                              std::move(t));
   }
-  const ValueRef s = m.add(OpKind::Slice,
-                           make_attrs(OpKind::Slice, {{"starts", Ints{k}},
-                                                      {"ends", Ints{k + 1}},
-                                                      {"axes", Ints{2}},
-                                                      {"steps", Ints{1}}}),
-                           {m.in(1)});
-  return reshape_to(m, s, tap);
+  return reshape_to(m, slice_along(m, m.in(1), 2, k, k + 1), tap);
 }
 
 Handler depth_taps(Kind kind, Handler two_d) {
@@ -133,13 +127,7 @@ Handler depth_taps(Kind kind, Handler two_d) {
     for (int64_t tap = 0; tap < k[0]; ++tap) {
       const int64_t from = tap * d[0];
       const ValueRef rows =
-          m.add(OpKind::Slice,
-                make_attrs(OpKind::Slice,
-                           {{"starts", Ints{from}},
-                            {"ends", Ints{from + (out - 1) * s[0] + 1}},
-                            {"axes", Ints{1}},
-                            {"steps", Ints{s[0]}}}),
-                {x});
+          slice_along(m, x, 1, from, from + (out - 1) * s[0] + 1, s[0]);
       const std::string in = base + std::to_string(tap);
       m.define(in, reshape_to(m, rows, {sx[0] * out, sx[1], sx[3], sx[4]}));
       n.clear_input();

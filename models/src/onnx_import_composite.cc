@@ -18,6 +18,48 @@ ValueRef reshape_to(Importer &m, ValueRef x, std::vector<int64_t> dims) {
                make_attrs(OpKind::Reshape, {{"shape", std::move(dims)}}), {x});
 }
 
+ValueRef pointwise(Importer &m, ops::PointwiseFn fn, ValueRef x) {
+  return m.add(
+      OpKind::Pointwise,
+      make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(fn)}}), {x});
+}
+
+ValueRef reduce_over(Importer &m, ops::ReduceFn fn, ValueRef x,
+                     const std::vector<int64_t> &axes, bool keepdims) {
+  return m.add(OpKind::Reduce,
+               make_attrs(OpKind::Reduce, {{"fn", static_cast<int64_t>(fn)},
+                                           {"axes", axes},
+                                           {"keepdims", int64_t{keepdims}}}),
+               {x});
+}
+
+ValueRef slice_along(Importer &m, ValueRef x, int64_t axis, int64_t start,
+                     int64_t end, int64_t step) {
+  return m.add(
+      OpKind::Slice,
+      make_attrs(OpKind::Slice, {{"starts", std::vector<int64_t>{start}},
+                                 {"ends", std::vector<int64_t>{end}},
+                                 {"axes", std::vector<int64_t>{axis}},
+                                 {"steps", std::vector<int64_t>{step}}}),
+      {x});
+}
+
+ValueRef run_node(Importer &m, const std::string &op,
+                  const std::vector<std::string> &inputs,
+                  const std::string &out,
+                  const std::vector<onnx::AttributeProto> &attrs) {
+  onnx::NodeProto n;
+  n.set_op_type(op);
+  n.set_name(m.node().name());
+  for (const auto &i : inputs)
+    n.add_input(i);
+  n.add_output(out);
+  for (const auto &a : attrs)
+    *n.add_attribute() = a;
+  m.run_as(n, onnx_handlers().at(op));
+  return m.value(out);
+}
+
 namespace {
 
 using I = Importer;
@@ -26,20 +68,6 @@ using ops::BroadcastFn;
 
 ValueRef scalar(I &m, const std::string &hint, float v) {
   return m.constant_weight(hint, Tensor<float>(Shape{1}, v));
-}
-
-ValueRef pointwise(I &m, ops::PointwiseFn fn, ValueRef x) {
-  return m.add(
-      OpKind::Pointwise,
-      make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(fn)}}), {x});
-}
-
-ValueRef reduce(I &m, ops::ReduceFn fn, ValueRef x, const Ints &axes) {
-  return m.add(OpKind::Reduce,
-               make_attrs(OpKind::Reduce, {{"fn", static_cast<int64_t>(fn)},
-                                           {"axes", axes},
-                                           {"keepdims", int64_t{1}}}),
-               {x});
 }
 
 ValueRef mean(I &m, ValueRef x, const Ints &axes) {
@@ -176,10 +204,10 @@ void log_softmax(I &m) {
   if (m.opset() < 13)
     for (int i = axis + 1; i < r; ++i)
       axes.push_back(i);
-  const ValueRef d =
-      binary(m, BroadcastFn::Sub, x, reduce(m, ops::ReduceFn::Max, x, axes));
+  const ValueRef d = binary(m, BroadcastFn::Sub, x,
+                            reduce_over(m, ops::ReduceFn::Max, x, axes));
   m.set_output(0, binary(m, BroadcastFn::Sub, d,
-                         reduce(m, ops::ReduceFn::LogSumExp, d, axes)));
+                         reduce_over(m, ops::ReduceFn::LogSumExp, d, axes)));
 }
 
 /// max(x, 0) + slope * min(x, 0): exact, slope broadcast to x (before

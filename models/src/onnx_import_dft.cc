@@ -22,13 +22,7 @@ using Ints = std::vector<int64_t>;
 
 ValueRef part(I &m, ValueRef x, int64_t which, int64_t rows, int64_t len) {
   const int r = m.shape(x).rank();
-  const ValueRef s = m.add(OpKind::Slice,
-                           make_attrs(OpKind::Slice, {{"starts", Ints{which}},
-                                                      {"ends", Ints{which + 1}},
-                                                      {"axes", Ints{r - 1}},
-                                                      {"steps", Ints{1}}}),
-                           {x});
-  return reshape_to(m, s, {rows, len});
+  return reshape_to(m, slice_along(m, x, r - 1, which, which + 1), {rows, len});
 }
 
 void dft(I &m) {
@@ -70,12 +64,7 @@ void dft(I &m) {
     pads[static_cast<size_t>(r + r - 2)] = std::max<int64_t>(0, len - n);
     v = m.add(OpKind::Pad, make_attrs(OpKind::Pad, {{"pads", pads}}), {v});
     if (len < n)
-      v = m.add(OpKind::Slice,
-                make_attrs(OpKind::Slice, {{"starts", Ints{0}},
-                                           {"ends", Ints{len}},
-                                           {"axes", Ints{r - 2}},
-                                           {"steps", Ints{1}}}),
-                {v});
+      v = slice_along(m, v, r - 2, 0, len);
   }
   int64_t rows = 1;
   Ints lead;

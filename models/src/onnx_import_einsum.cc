@@ -165,12 +165,7 @@ void sum_out(Importer &m, Operand &o, const std::set<int> &keep) {
       axes.push_back(static_cast<int64_t>(i));
   if (axes.empty())
     return;
-  o.value = m.add(OpKind::Reduce,
-                  make_attrs(OpKind::Reduce,
-                             {{"fn", static_cast<int64_t>(ops::ReduceFn::Sum)},
-                              {"axes", axes},
-                              {"keepdims", int64_t{0}}}),
-                  {o.value});
+  o.value = reduce_over(m, ops::ReduceFn::Sum, o.value, axes, false);
   o.labels = left;
 }
 

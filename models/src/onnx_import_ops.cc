@@ -971,15 +971,10 @@ void cast(I &m) {
     const int32_t from = m.held_elem(0);
     if (from == 0) {
       const ValueRef x = m.in(0);
-      auto fn = [&](ops::PointwiseFn f, ValueRef v) {
-        return m.add(
-            OpKind::Pointwise,
-            make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(f)}}),
-            {v});
-      };
-      m.set_output(
-          0, binary(m, BroadcastFn::Mul, fn(ops::PointwiseFn::Sign, x),
-                    fn(ops::PointwiseFn::Floor, fn(ops::PointwiseFn::Abs, x))));
+      m.set_output(0, binary(m, BroadcastFn::Mul,
+                             pointwise(m, PointwiseFn::Sign, x),
+                             pointwise(m, PointwiseFn::Floor,
+                                       pointwise(m, PointwiseFn::Abs, x))));
       return m.set_held_output(0, type);
     }
     if (from != onnx::TensorProto::BOOL) {

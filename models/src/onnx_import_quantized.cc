@@ -50,14 +50,6 @@ ValueRef scalar(I &m, float v) {
                            Tensor<float>(Shape{}, v));
 }
 
-ValueRef round_half_even(I &m, ValueRef x) {
-  return m.add(
-      OpKind::Pointwise,
-      make_attrs(OpKind::Pointwise,
-                 {{"fn", static_cast<int64_t>(ops::PointwiseFn::Round)}}),
-      {x});
-}
-
 ValueRef clamp(I &m, ValueRef x, float lo, float hi) {
   x = binary(m, BroadcastFn::Max, x, scalar(m, lo));
   return binary(m, BroadcastFn::Min, x, scalar(m, hi));
@@ -96,8 +88,8 @@ void quantize_linear(I &m) {
     for (double s : scale->reals)
       if (!(s > 0))
         m.fail("a scale of " + std::to_string(s) + " (scales are positive)");
-  ValueRef y =
-      round_half_even(m, binary(m, BroadcastFn::Div, m.in(0), per_axis(m, 1)));
+  ValueRef y = pointwise(m, ops::PointwiseFn::Round,
+                         binary(m, BroadcastFn::Div, m.in(0), per_axis(m, 1)));
   if (m.has_input(2))
     y = binary(m, BroadcastFn::Add, y, per_axis(m, 2));
   m.set_output(0, clamp(m, y, lo, hi));
@@ -123,29 +115,27 @@ void dynamic_quantize_linear(I &m) {
   for (int i = 0; i < m.shape(x).rank(); ++i)
     all.push_back(i);
   auto extreme = [&](ops::ReduceFn fn, BroadcastFn with_zero) {
-    const ValueRef r =
-        m.add(OpKind::Reduce,
-              make_attrs(OpKind::Reduce, {{"fn", static_cast<int64_t>(fn)},
-                                          {"axes", all},
-                                          {"keepdims", int64_t{0}}}),
-              {x});
-    return binary(m, with_zero, r, scalar(m, 0.0f));
+    return binary(m, with_zero, reduce_over(m, fn, x, all, false),
+                  scalar(m, 0.0f));
   };
   const ValueRef lo = extreme(ops::ReduceFn::Min, BroadcastFn::Min),
                  hi = extreme(ops::ReduceFn::Max, BroadcastFn::Max);
   const ValueRef scale =
       binary(m, BroadcastFn::Div, binary(m, BroadcastFn::Sub, hi, lo),
              scalar(m, 255.0f));
-  const ValueRef zp = round_half_even(
-      m, clamp(m,
-               binary(m, BroadcastFn::Div,
-                      binary(m, BroadcastFn::Sub, scalar(m, 0.0f), lo), scale),
-               0, 255));
-  const ValueRef y = clamp(
-      m,
-      binary(m, BroadcastFn::Add,
-             round_half_even(m, binary(m, BroadcastFn::Div, x, scale)), zp),
-      0, 255);
+  const ValueRef zp = pointwise(
+      m, ops::PointwiseFn::Round,
+      clamp(m,
+            binary(m, BroadcastFn::Div,
+                   binary(m, BroadcastFn::Sub, scalar(m, 0.0f), lo), scale),
+            0, 255));
+  const ValueRef y =
+      clamp(m,
+            binary(m, BroadcastFn::Add,
+                   pointwise(m, ops::PointwiseFn::Round,
+                             binary(m, BroadcastFn::Div, x, scale)),
+                   zp),
+            0, 255);
   m.set_output(0, y);
   m.set_held_output(0, TP::UINT8);
   m.set_output(1, scale);
@@ -185,25 +175,6 @@ Handler integer_product(const std::string &float_op) {
     m.set_output(0, m.value(n.output(0)));
     m.set_held_output(0, TP::INT32);
   };
-}
-
-/// The value `op`'s handler computes as a node reading `inputs` (names of
-/// values or constants) and writing `out`, with `attrs` and named as the
-/// current node (so that messages name it).
-ValueRef run_node(I &m, const std::string &op,
-                  const std::vector<std::string> &inputs,
-                  const std::string &out,
-                  const std::vector<onnx::AttributeProto> &attrs = {}) {
-  onnx::NodeProto n;
-  n.set_op_type(op);
-  n.set_name(m.node().name());
-  for (const auto &i : inputs)
-    n.add_input(i);
-  n.add_output(out);
-  for (const auto &a : attrs)
-    *n.add_attribute() = a;
-  m.run_as(n, onnx_handlers().at(op));
-  return m.value(out);
 }
 
 /// QLinearConv and QLinearMatMul: the operands dequantized (the kernel per

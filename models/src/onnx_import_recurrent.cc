@@ -25,14 +25,6 @@ enum class Cell { Rnn, Gru, Lstm };
 
 int gate_count(Cell c) { return c == Cell::Rnn ? 1 : c == Cell::Gru ? 3 : 4; }
 
-ValueRef slice(I &m, ValueRef x, int64_t axis, int64_t start, int64_t end) {
-  return m.add(OpKind::Slice,
-               make_attrs(OpKind::Slice, {{"starts", Ints{start}},
-                                          {"ends", Ints{end}},
-                                          {"axes", Ints{axis}}}),
-               {x});
-}
-
 ValueRef concat(I &m, std::vector<ValueRef> parts, int64_t axis) {
   if (parts.size() == 1)
     return parts[0];
@@ -51,7 +43,7 @@ ValueRef mul(I &m, ValueRef x, ValueRef y) {
 /// as [rows, cols].
 ValueRef of_direction(I &m, ValueRef x, int64_t d) {
   const Shape s = m.shape(x);
-  return reshape_to(m, slice(m, x, 0, d, d + 1),
+  return reshape_to(m, slice_along(m, x, 0, d, d + 1),
                     Ints(s.dims.begin() + 1, s.dims.end()));
 }
 
@@ -104,7 +96,7 @@ struct Direction {
 void step(I &m, Cell cell, Direction &d, ValueRef xt, int64_t hidden,
           bool linear_before_reset) {
   auto gate = [&](ValueRef v, int64_t k) {
-    return slice(m, v, 1, k * hidden, (k + 1) * hidden);
+    return slice_along(m, v, 1, k * hidden, (k + 1) * hidden);
   };
   auto act = [&](int which, ValueRef v) { return m.add(d.f[which], {v}); };
   ValueRef hr = m.add(OpKind::MatMul, {d.h, d.rt});
@@ -122,12 +114,12 @@ void step(I &m, Cell cell, Direction &d, ValueRef xt, int64_t hidden,
       recurrent = mul(m, r, gate(hr, 2));
     } else {
       // (r * h) R_h^T + Rb_h: the reset applies before the product.
-      recurrent =
-          m.add(OpKind::MatMul,
-                {mul(m, r, d.h), slice(m, d.rt, 1, 2 * hidden, 3 * hidden)});
+      recurrent = m.add(
+          OpKind::MatMul,
+          {mul(m, r, d.h), slice_along(m, d.rt, 1, 2 * hidden, 3 * hidden)});
       if (d.rb)
         recurrent =
-            add(m, recurrent, slice(m, *d.rb, 0, 2 * hidden, 3 * hidden));
+            add(m, recurrent, slice_along(m, *d.rb, 0, 2 * hidden, 3 * hidden));
     }
     const ValueRef candidate = act(1, add(m, gate(xt, 2), recurrent));
     // (1 - z) * candidate + z * h = candidate + z * (h - candidate)
@@ -139,8 +131,9 @@ void step(I &m, Cell cell, Direction &d, ValueRef xt, int64_t hidden,
   auto peephole = [&](ValueRef v, int64_t k, ValueRef c) {
     if (!d.peep)
       return v;
-    return add(m, v,
-               mul(m, slice(m, *d.peep, 0, k * hidden, (k + 1) * hidden), c));
+    return add(
+        m, v,
+        mul(m, slice_along(m, *d.peep, 0, k * hidden, (k + 1) * hidden), c));
   };
   const ValueRef i = act(0, peephole(gate(a, 0), 0, d.c));
   const ValueRef f = act(0, peephole(gate(a, 2), 2, d.c));
@@ -226,14 +219,14 @@ Handler recurrent(Cell cell) {
                      {rows, transpose(m, of_direction(m, m.in(1), d), {1, 0})});
       dir.rt = transpose(m, of_direction(m, m.in(2), d), {1, 0});
       if (m.has_input(3)) {
-        const ValueRef b =
-            reshape_to(m, slice(m, m.in(3), 0, d, d + 1), Ints{2 * g * hidden});
-        dir.xw = add(m, dir.xw, slice(m, b, 0, 0, g * hidden));
-        dir.rb = slice(m, b, 0, g * hidden, 2 * g * hidden);
+        const ValueRef b = reshape_to(m, slice_along(m, m.in(3), 0, d, d + 1),
+                                      Ints{2 * g * hidden});
+        dir.xw = add(m, dir.xw, slice_along(m, b, 0, 0, g * hidden));
+        dir.rb = slice_along(m, b, 0, g * hidden, 2 * g * hidden);
       }
       if (cell == Cell::Lstm && m.has_input(7))
-        dir.peep =
-            reshape_to(m, slice(m, m.in(7), 0, d, d + 1), Ints{3 * hidden});
+        dir.peep = reshape_to(m, slice_along(m, m.in(7), 0, d, d + 1),
+                              Ints{3 * hidden});
       dir.h = h0 ? of_direction(m, *h0, d) : zero_state();
       if (cell == Cell::Lstm)
         dir.c = c0 ? of_direction(m, *c0, d) : zero_state();
@@ -241,8 +234,9 @@ Handler recurrent(Cell cell) {
       std::vector<ValueRef> states(seq);
       for (int64_t k = 0; k < seq; ++k) {
         const int64_t t = reverse ? seq - 1 - k : k;
-        step(m, cell, dir, slice(m, dir.xw, 0, t * batch, (t + 1) * batch),
-             hidden, linear_before_reset);
+        step(m, cell, dir,
+             slice_along(m, dir.xw, 0, t * batch, (t + 1) * batch), hidden,
+             linear_before_reset);
         states[t] = reshape_to(m, dir.h, Ints{1, 1, batch, hidden});
       }
       ys.push_back(states.size() == 1 ? states[0] : concat(m, states, 0));

@@ -54,14 +54,10 @@ ValueRef scatter_flat(I &m, ValueRef data, ValueRef updates,
   at.ints = source;
   at.reals.assign(source.begin(), source.end());
   m.define_const(base + "at", std::move(at));
-  onnx::NodeProto g;
-  g.set_op_type("Gather");
-  g.set_name(m.node().name());
-  g.add_input(base + "updates");
-  g.add_input(base + "at");
-  g.add_output(base + "placed");
-  m.run_as(g, onnx_handlers().at("Gather"));
-  const ValueRef placed = reshape_to(m, m.value(base + "placed"), sd.dims);
+  const ValueRef placed = reshape_to(
+      m,
+      run_node(m, "Gather", {base + "updates", base + "at"}, base + "placed"),
+      sd.dims);
   return m.add(
       OpKind::Where,
       {m.constant_weight(base + "mask", std::move(mask)), placed, data});

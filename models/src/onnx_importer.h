@@ -246,6 +246,21 @@ ValueRef binary(Importer &m, ops::BroadcastFn fn, ValueRef x, ValueRef y);
 ValueRef transpose(Importer &m, ValueRef x, std::vector<int64_t> perm);
 /// x with shape `dims` (x itself when it has them).
 ValueRef reshape_to(Importer &m, ValueRef x, std::vector<int64_t> dims);
+/// Pointwise function `fn` of x.
+ValueRef pointwise(Importer &m, ops::PointwiseFn fn, ValueRef x);
+/// Reduction `fn` of x over `axes`.
+ValueRef reduce_over(Importer &m, ops::ReduceFn fn, ValueRef x,
+                     const std::vector<int64_t> &axes, bool keepdims = true);
+/// x[start:end:step] along `axis`.
+ValueRef slice_along(Importer &m, ValueRef x, int64_t axis, int64_t start,
+                     int64_t end, int64_t step = 1);
+/// What ONNX operator `op`'s handler computes as a node reading `inputs`
+/// (names of values or constants), with `attrs`, into `out`; the node is
+/// named as the current one, so that messages name that.
+ValueRef run_node(Importer &m, const std::string &op,
+                  const std::vector<std::string> &inputs,
+                  const std::string &out,
+                  const std::vector<onnx::AttributeProto> &attrs = {});
 
 /// Slice's attributes for the current node of an input of rank `rank`:
 /// from attributes before opset 10, constant inputs after; axes and steps
