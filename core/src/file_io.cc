@@ -18,6 +18,21 @@ std::string read_file_bytes(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path + ": cannot open: " + std::strerror(errno));
+  // One allocation of the file's size where it has one (a model's weights
+  // would otherwise be held twice while a stream buffer grew and copied).
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size >= 0) {
+    in.seekg(0);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), size);
+    if (in.gcount() == size && in.peek() == std::char_traits<char>::eof())
+      return bytes;
+    in.clear();
+    in.seekg(0);
+  }
+  // A pipe or a file that changed while it was read: as a stream.
+  in.clear();
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad())
@@ -147,6 +162,22 @@ std::vector<std::string> read_complete_lines(const std::string &path) {
     at = end + 1;
   }
   return lines;
+}
+
+void copy_file_atomic(const std::string &from, const std::string &to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in)
+    throw Error(from + ": cannot open: " + std::strerror(errno));
+  AtomicFile out(to);
+  std::string piece(size_t{1} << 20, '\0');
+  while (in) {
+    in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+    out.append(
+        std::string_view(piece.data(), static_cast<size_t>(in.gcount())));
+  }
+  if (in.bad())
+    throw Error(from + ": read failed");
+  out.commit();
 }
 
 std::string base_name(const std::string &path) {

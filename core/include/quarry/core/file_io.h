@@ -41,6 +41,10 @@ private:
   int fd_ = -1;
 };
 
+/// Copies the file `from` to `to` through an AtomicFile, a piece at a time
+/// (a model's external data may be larger than memory would like).
+void copy_file_atomic(const std::string &from, const std::string &to);
+
 /// A file that grows by whole lines, for checkpoints too frequent to
 /// rewrite atomically: each append is one write(2) of the line and its
 /// newline, so a killed writer leaves whole lines and at most one torn last
