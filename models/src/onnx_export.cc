@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
+#include "onnx_external_data.h"
 #include "onnx_interface.h"
 #include "onnx_kept.h"
 #include "onnx_late_opsets.h"
@@ -15,6 +16,7 @@
 #include "quarry/core/evaluate.h"
 #include "quarry/core/file_io.h"
 #include "quarry/core/float_domain.h"
+#include "quarry/core/memory_limit.h"
 #include "quarry/models/onnx.h"
 
 #include <onnx/checker.h>
@@ -64,7 +66,7 @@ public:
                   std::to_string(g_.outputs().size()) + " outputs");
   }
 
-  std::string run() {
+  onnx::ModelProto run() {
     onnx::ModelProto model;
     // Kept nodes may use types of a later IR (optionals: 8).
     model.set_ir_version(std::max<int64_t>(7, kept_.ir_version()));
@@ -87,11 +89,6 @@ public:
       emit_tail();
     emit_outputs();
     onnx_io::restore_interface(model, kept_, prefix_);
-    if (model.ByteSizeLong() >= onnx_io::kMaxMessageBytes)
-      throw Error("export: the model's weights come to " +
-                  std::to_string(model.ByteSizeLong()) +
-                  " bytes, more than one ONNX file holds without external "
-                  "data (2 GiB), which quarry does not write");
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {
@@ -105,7 +102,7 @@ public:
     // After the checker, which knows opset 17's forms: a later opset's
     // nodes in their own forms (onnx_late_opsets.h).
     onnx_io::raise_from_opset17(*model.mutable_graph(), opset);
-    return model.SerializeAsString();
+    return model;
   }
 
 private:
@@ -935,11 +932,37 @@ private:
 } // namespace
 
 std::string export_onnx_bytes(const Model &m, uint64_t seed) {
-  return Exporter(m, seed).run();
+  const onnx::ModelProto model = Exporter(m, seed).run();
+  if (model.ByteSizeLong() >= onnx_io::kMaxMessageBytes)
+    throw Error("export: the model comes to " +
+                byte_size_text(model.ByteSizeLong()) +
+                ", more than one ONNX file holds (2 GiB); written to a "
+                "file, its weights go to ONNX external data");
+  return model.SerializeAsString();
 }
 
-void export_onnx(const Model &m, const std::string &path, uint64_t seed) {
-  write_file_atomic(path, export_onnx_bytes(m, seed));
+void export_onnx(const Model &m, const std::string &path, uint64_t seed,
+                 const OnnxExportOptions &opts) {
+  onnx::ModelProto model = Exporter(m, seed).run();
+  if (!opts.external_data && model.ByteSizeLong() < onnx_io::kMaxMessageBytes) {
+    write_file_atomic(path, model.SerializeAsString());
+    return;
+  }
+  // The data file is complete before the model that points into it
+  // appears, and goes again when the model cannot be written.
+  const std::string data_path = path + ".data";
+  AtomicFile data(data_path);
+  onnx_io::move_to_external(model, base_name(data_path),
+                            onnx_io::kExternalAtLeast, data);
+  if (model.ByteSizeLong() >= onnx_io::kMaxMessageBytes)
+    throw Error("export: " + path + " comes to " +
+                byte_size_text(model.ByteSizeLong()) +
+                " even with its raw tensors in external data, more than one "
+                "ONNX file holds (2 GiB)");
+  AtomicFile out(path);
+  out.append(model.SerializeAsString());
+  data.commit();
+  out.commit();
 }
 
 } // namespace quarry

@@ -1,4 +1,5 @@
 //===- onnx_import.cc - Reading an ONNX model into a quarry Model ---------===//
+#include "onnx_external_data.h"
 #include "onnx_fold.h"
 #include "onnx_importer.h"
 #include "onnx_kept.h"
@@ -7,9 +8,11 @@
 #include "quarry/core/evaluate.h"
 #include "quarry/core/file_io.h"
 #include "quarry/core/float_domain.h"
+#include "quarry/core/memory_limit.h"
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <queue>
 #include <set>
 
@@ -97,11 +100,9 @@ void Importer::read_inputs_and_initializers() {
     try {
       constants_[init.name()] = decode_tensor(init);
     } catch (const Error &e) {
-      // External data is refused at once (the file would be needed), as
-      // is a malformed tensor (too few values); a type quarry cannot
-      // decode is for kept nodes to read.
-      if (init.data_location() == onnx::TensorProto::EXTERNAL ||
-          decodable(init.data_type()))
+      // A malformed tensor (too few values) is refused at once; a type
+      // quarry cannot decode is for kept nodes to read.
+      if (decodable(init.data_type()))
         fail(std::string("initializer: ") + e.what());
       undecoded_[init.name()] = &init;
     }
@@ -607,17 +608,91 @@ void Importer::set_output_const(int i, Constant c) {
 
 namespace quarry {
 
-Model import_onnx_bytes(std::string_view bytes, const std::string &file,
-                        const OnnxImportOptions &opts) {
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw Error(SourcePos{file, 0, 0},
-                "not a valid ONNX model (truncated or not protobuf)");
+namespace {
+
+/// Refuses `model` before its tensors are read when that would need more
+/// memory than the process may allocate: an external tensor's bytes are
+/// read in, and each value is decoded as a Constant (a double and an
+/// int64) and then held as a float32 weight.
+void refuse_too_large(const onnx::ModelProto &model, const std::string &file) {
+  uint64_t total = 0, largest = 0;
+  const onnx::TensorProto *biggest = nullptr;
+  auto &graph = const_cast<onnx::GraphProto &>(model.graph()); // only read
+  try {
+    onnx_io::for_each_tensor(graph, [&](onnx::TensorProto &t) {
+      const uint64_t n = onnx_io::value_count(t);
+      const uint64_t raw = onnx_io::is_external(t)
+                               ? n * onnx_io::raw_bytes_per_value(t.data_type())
+                               : 0;
+      const uint64_t bytes =
+          n * (sizeof(double) + sizeof(int64_t) + sizeof(float)) + raw;
+      total += bytes;
+      if (bytes > largest) {
+        largest = bytes;
+        biggest = &t;
+      }
+    });
+  } catch (const Error &e) {
+    throw Error(SourcePos{file, 0, 0}, e.what());
+  }
+  if (!biggest)
+    return;
+  std::string shape;
+  for (int64_t d : biggest->dims())
+    shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  refuse_past(allocatable_memory(), total,
+              SourcePos{file, 0, 0}.str() +
+                  ": importing its weights (the largest, '" + biggest->name() +
+                  "' [" + shape + "], " + byte_size_text(largest) + ")");
+}
+
+Model import_parsed(onnx::ModelProto &model, const std::string &file,
+                    const OnnxImportOptions &opts) {
+  refuse_too_large(model, file);
+  try {
+    onnx_io::read_external_data(model, file);
+  } catch (const Error &e) {
+    throw Error(SourcePos{file, 0, 0}, e.what());
+  }
   return onnx_io::Importer(model, file, opts).run();
 }
 
+void refuse_past_one_message(uint64_t bytes, const std::string &file) {
+  if (bytes >= onnx_io::kMaxMessageBytes)
+    throw Error(SourcePos{file, 0, 0},
+                "the file holds " + byte_size_text(bytes) +
+                    ", more than one protobuf message can (2 GiB); a model "
+                    "this large keeps its weights in ONNX external data");
+}
+
+void parse_model(onnx::ModelProto &model, std::string_view bytes,
+                 const std::string &file) {
+  refuse_past_one_message(bytes.size(), file);
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw Error(SourcePos{file, 0, 0},
+                "not a valid ONNX model (truncated or not protobuf)");
+}
+
+} // namespace
+
+Model import_onnx_bytes(std::string_view bytes, const std::string &file,
+                        const OnnxImportOptions &opts) {
+  onnx::ModelProto model;
+  parse_model(model, bytes, file);
+  return import_parsed(model, file, opts);
+}
+
 Model import_onnx(const std::string &path, const OnnxImportOptions &opts) {
-  return import_onnx_bytes(read_file_bytes(path), path, opts);
+  onnx::ModelProto model;
+  {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec)
+      refuse_past_one_message(size, path); // before reading it
+    const std::string bytes = read_file_bytes(path);
+    parse_model(model, bytes, path); // the bytes go before the weights decode
+  }
+  return import_parsed(model, path, opts);
 }
 
 } // namespace quarry

@@ -141,20 +141,6 @@ Constant decode_tensor(const onnx::TensorProto &t) {
   return c;
 }
 
-namespace {
-void fits_one_message(const std::string &name, const Tensor<float> &t,
-                      uint64_t bytes_each) {
-  // Protobuf cannot serialize a message past 2 GiB: it would crash in the
-  // writer, not fail.
-  const uint64_t bytes = t.data.size() * bytes_each;
-  if (bytes >= kMaxMessageBytes)
-    throw Error("weight '" + name + "' " + t.shape.str() + " holds " +
-                std::to_string(bytes) +
-                " bytes, more than one protobuf message can (2 GiB); "
-                "quarry does not write ONNX external data");
-}
-} // namespace
-
 bool decodable(int32_t elem) {
   using TP = onnx::TensorProto;
   switch (elem) {
@@ -197,7 +183,6 @@ onnx::TensorProto encode_tensor(const std::string &name, const Tensor<float> &t,
                                 int32_t elem) {
   if (elem == onnx::TensorProto::FLOAT)
     return encode_tensor(name, t);
-  fits_one_message(name, t, sizeof(uint16_t));
   std::vector<uint16_t> bits;
   bits.reserve(t.data.size());
   for (float v : t.data)
@@ -214,7 +199,6 @@ onnx::TensorProto encode_tensor(const std::string &name, const Tensor<float> &t,
 
 onnx::TensorProto encode_tensor(const std::string &name,
                                 const Tensor<float> &t) {
-  fits_one_message(name, t, sizeof(float));
   onnx::TensorProto p;
   p.set_name(name);
   p.set_data_type(onnx::TensorProto::FLOAT);

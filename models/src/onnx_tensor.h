@@ -46,8 +46,8 @@ float round_to(int32_t elem, float v);
 /// The size a serialized protobuf message must stay below (2 GiB).
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 31;
 
-/// A float32 TensorProto named `name` holding `t`; throws quarry::Error
-/// naming the weight when it would not fit one message.
+/// A float32 TensorProto named `name` holding `t` as raw data (which may
+/// pass what one message serializes: its writer checks that).
 onnx::TensorProto encode_tensor(const std::string &name,
                                 const Tensor<float> &t);
 /// The same, of float element type `elem` (FLOAT16, BFLOAT16: each value

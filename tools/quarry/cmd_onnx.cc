@@ -21,6 +21,7 @@ struct ExportOptions {
   std::string file, model, out;
   int64_t batch = 1, size = 0;
   uint64_t seed = 1;
+  OnnxExportOptions written;
 };
 
 void run_import(const ImportOptions &o) {
@@ -67,7 +68,7 @@ void run_export(const ExportOptions &o) {
           ? build_model(o.model,
                         {.batch = o.batch, .size = o.size, .seed = o.seed})
           : load_graph_any(o.file);
-  export_onnx(m, o.out, o.seed);
+  export_onnx(m, o.out, o.seed, o.written);
   std::printf("%s: %d operators\n", o.out.c_str(), m.graph.num_operators());
 }
 
@@ -99,6 +100,9 @@ void register_onnx_commands(CLI::App &app) {
       "--seed", eo->seed,
       "Seed of random weights (--model, or weights without values)");
   exp->add_option("--out", eo->out, "ONNX file to write")->required();
+  exp->add_flag("--external-data", eo->written.external_data,
+                "Keep tensors of 1 kB or more in OUT.data beside the model "
+                "(always so past 2 GiB)");
   exp->callback([eo] { run_export(*eo); });
 }
 

@@ -31,6 +31,7 @@ struct OptimizeOptions : RunFlags {
   size_t memory_mb = 512;
   int measure_top = 3;
   bool no_attribution = false;
+  OnnxExportOptions written;
 };
 
 Model read_model(OptimizeOptions &o) {
@@ -123,12 +124,12 @@ void optimize(OptimizeOptions &o) {
                 ", more than --tolerance " + std::to_string(o.tolerance));
   // A rewritten model goes out only where it measured faster, or where
   // the user chose to trust the cost model (--measure-top 0).
-  const bool rewritten = !r.steps.empty() && (o.measure_top == 0 ||
-                                              (!r.timed.empty() &&
-                                               !r.kept_original));
+  const bool rewritten =
+      !r.steps.empty() &&
+      (o.measure_top == 0 || (!r.timed.empty() && !r.kept_original));
   if (!o.out.empty()) {
     if (rewritten)
-      write_model(r.model, o.out, o.measure.seed);
+      write_model(r.model, o.out, o.measure.seed, o.written);
     else
       write_model_unchanged(o.graph, original, o.out, o.measure.seed);
     // What an application of the input would find changed (a symbolic
@@ -136,8 +137,8 @@ void optimize(OptimizeOptions &o) {
     if (rewritten && o.graph.ends_with(".onnx") && o.out.ends_with(".onnx"))
       for (const std::string &d : interface_differences(
                read_file_bytes(o.graph), read_file_bytes(o.out)))
-        std::fprintf(stderr, "quarry: warning: %s: %s (in %s)\n",
-                     o.out.c_str(), d.c_str(), o.graph.c_str());
+        std::fprintf(stderr, "quarry: warning: %s: %s (in %s)\n", o.out.c_str(),
+                     d.c_str(), o.graph.c_str());
   }
   if (!o.text.empty())
     write_file_atomic(o.text, print_graph(r.model.graph));
@@ -176,8 +177,7 @@ void optimize(OptimizeOptions &o) {
   if (!o.out.empty()) {
     if (rewritten)
       std::printf("wrote %s: the rewritten model%s\n", o.out.c_str(),
-                  o.measure_top == 0 ? " (not measured: --measure-top 0)"
-                                     : "");
+                  o.measure_top == 0 ? " (not measured: --measure-top 0)" : "");
     else if (!r.steps.empty())
       std::printf("wrote %s: the input model as it was, since the rewritten "
                   "one could not be measured against it\n",
@@ -240,6 +240,9 @@ void register_optimize_command(CLI::App &app) {
                   "~/.cache/quarry/op_costs.tsv)");
   cmd->add_option("--out", o->out,
                   "Optimized model: .onnx, or .qg with its weights file");
+  cmd->add_flag("--external-data", o->written.external_data,
+                "A rewritten .onnx keeps its tensors of 1 kB or more in "
+                "OUT.data beside it (always so past 2 GiB)");
   cmd->add_option("--text", o->text, "Optimized graph in the text form");
   cmd->add_option("--report", o->report, "JSON report");
   cmd->add_flag("--check", o->check,

@@ -24,15 +24,18 @@ std::string kept_path(const std::string &qg_path);
 /// when there is nothing to put in it.
 void save_model(const Model &m, const std::string &qg_path);
 
-/// Writes `m` to `path`: ONNX (export_onnx) when it ends in ".onnx", else
-/// a .qg with its weights and kept-nodes files (save_model).
-void write_model(const Model &m, const std::string &path, uint64_t seed = 1);
+/// Writes `m` to `path`: ONNX (export_onnx, with `opts`) when it ends in
+/// ".onnx", else a .qg with its weights and kept-nodes files (save_model).
+void write_model(const Model &m, const std::string &path, uint64_t seed = 1,
+                 const OnnxExportOptions &opts = {});
 
 /// Writes the model read from `input` (as `read`) to `path` unchanged: the
 /// input's own bytes when both are ONNX files, so that an application that
 /// feeds and reads it by name, opset, element type or metadata sees the
-/// same model; `read` in the output's format otherwise (write_model).
-/// `input` may be "" (a built-in network), and may be `path` itself.
+/// same model, with the external data files it names copied beside `path`
+/// where that is another folder; `read` in the output's format otherwise
+/// (write_model). `input` may be "" (a built-in network), and may be
+/// `path` itself.
 void write_model_unchanged(const std::string &input, const Model &read,
                            const std::string &path, uint64_t seed = 1);
 

@@ -67,10 +67,21 @@ std::string unrunnable_reason(const Model &m);
 std::vector<std::string> interface_differences(std::string_view a,
                                                std::string_view b);
 
+struct OnnxExportOptions {
+  /// Writes each tensor of 1 kB or more to `PATH.data` beside the model
+  /// (ONNX external data). A model past 2 GiB is always written so.
+  bool external_data = false;
+};
+
 /// The serialized ONNX model of `m`, checked by the ONNX checker. Weights
-/// without a value in the table get seeded random values (`seed`).
+/// without a value in the table get seeded random values (`seed`). Throws
+/// quarry::Error when it would pass 2 GiB (export_onnx writes such a
+/// model with external data).
 std::string export_onnx_bytes(const Model &m, uint64_t seed = 1);
-/// export_onnx_bytes written atomically to `path`.
-void export_onnx(const Model &m, const std::string &path, uint64_t seed = 1);
+/// The model of export_onnx_bytes written atomically to `path`, and its
+/// large tensors to `path` + ".data" when it would pass 2 GiB or `opts`
+/// asks; the data file is complete before the model appears.
+void export_onnx(const Model &m, const std::string &path, uint64_t seed = 1,
+                 const OnnxExportOptions &opts = {});
 
 } // namespace quarry
