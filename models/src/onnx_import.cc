@@ -97,14 +97,16 @@ std::string Importer::fresh_name(const std::string &onnx_name) {
 void Importer::read_inputs_and_initializers() {
   const onnx::GraphProto &graph = model_.graph();
   for (const auto &init : graph.initializer()) {
-    try {
-      constants_[init.name()] = decode_tensor(init);
-    } catch (const Error &e) {
-      // A malformed tensor (too few values) is refused at once; a type
-      // quarry cannot decode is for kept nodes to read.
-      if (decodable(init.data_type()))
-        fail(std::string("initializer: ") + e.what());
+    // A malformed tensor (too few values) is refused at once; a type
+    // quarry cannot decode is for kept nodes to read.
+    if (!decodable(init.data_type())) {
       undecoded_[init.name()] = &init;
+      continue;
+    }
+    try {
+      constants_.add_unread(init);
+    } catch (const Error &e) {
+      fail(std::string("initializer: ") + e.what());
     }
   }
   for (const auto &[name, file] : opts_.input_values) {
@@ -132,10 +134,10 @@ void Importer::read_inputs_and_initializers() {
       c.reals.push_back(v);
       c.ints.push_back(static_cast<int64_t>(v));
     }
-    constants_[name] = std::move(c);
+    constants_.set(name, std::move(c));
   }
   for (const auto &input : graph.input()) {
-    if (constants_.count(input.name()))
+    if (constants_.contains(input.name()))
       continue; // an initializer listed as an input, or a fixed value
     const auto &type = input.type();
     if (!type.has_tensor_type()) {
@@ -215,13 +217,12 @@ Model Importer::run() {
     }
     auto it = values_.find(out.name());
     if (it == values_.end()) {
-      auto c = constants_.find(out.name());
-      if (c == constants_.end())
+      if (!constants_.contains(out.name()))
         fail("graph output '" + out.name() + "' is never computed");
       // An integer constant goes out cast back to its type when float32
       // holds its values exactly; else as a kept Constant.
-      if (c->second.elem != onnx::TensorProto::FLOAT)
-        for (int64_t v : c->second.ints)
+      if (constants_.elem(out.name()) != onnx::TensorProto::FLOAT)
+        for (int64_t v : constants_.at(out.name()).ints)
           if (v > (int64_t{1} << 24) || v < -(int64_t{1} << 24)) {
             keep_constant_output(out.name());
             break;
@@ -243,10 +244,9 @@ Model Importer::run() {
     // A float32 value the model declares otherwise (found by fuzzing: a
     // float initializer declared int8) goes out as what it is.
     const std::string &name = out.name();
-    auto c = constants_.find(name);
     const bool other =
         untyped_.count(name) || held_.count(name) || elem_.count(name) ||
-        (c != constants_.end() && !held_as_float(c->second.elem));
+        (constants_.contains(name) && !held_as_float(constants_.elem(name)));
     // float16 and bfloat16, computed as float32, go out cast back.
     if (!other && out.type().has_tensor_type() &&
         !held_as_float(out.type().tensor_type().elem_type()))
@@ -258,7 +258,8 @@ Model Importer::run() {
   WeightTable used;
   for (const Node &n : g_.nodes())
     if (n.kind == OpKind::Weight)
-      used.emplace(n.name, weights_.at(n.name));
+      if (auto w = weights_.find(n.name); w != weights_.end())
+        used.insert(weights_.extract(w)); // moved: a model's weights are large
   Model m{std::move(g_), std::move(used)};
   m.kept_onnx = kept_.SerializeAsString();
   return m;
@@ -326,7 +327,7 @@ void Importer::record_interface() {
       continue;
     }
     auto v = values_.find(input.name());
-    if (v == values_.end() || constants_.count(input.name()))
+    if (v == values_.end() || constants_.contains(input.name()))
       continue; // an initializer listed as an input, or a fixed value
     const Node &n = g_.node(v->second.node);
     if (n.kind != OpKind::Input)
@@ -374,13 +375,12 @@ ValueRef Importer::in_const_as_value(const std::string &name) {
   auto v = values_.find(name);
   if (v != values_.end())
     return v->second;
-  auto c = constants_.find(name);
-  if (c == constants_.end())
+  if (!constants_.contains(name))
     fail("uses '" + name + "', which no earlier node or initializer defines");
-  const ValueRef w = constant_weight(name, c->second.as_float());
-  if (c->second.elem != onnx::TensorProto::FLOAT &&
-      held_as_float(c->second.elem))
-    record_elem(g_.node(w.node).name, c->second.elem);
+  const int32_t elem = constants_.elem(name);
+  const ValueRef w = constant_weight(name, constants_.as_float(name));
+  if (elem != onnx::TensorProto::FLOAT && held_as_float(elem))
+    record_elem(g_.node(w.node).name, elem);
   values_[name] = w;
   return w;
 }
@@ -404,8 +404,7 @@ ValueRef Importer::in(int i) {
 const Constant *Importer::const_in(int i) const {
   if (!has_input(i))
     return nullptr;
-  auto c = constants_.find(node_->input(i));
-  return c == constants_.end() ? nullptr : &c->second;
+  return constants_.find(node_->input(i));
 }
 
 Shape Importer::input_shape(int i) const {
@@ -601,7 +600,7 @@ void Importer::propagate_held() {
 
 void Importer::set_output_const(int i, Constant c) {
   if (i < node_->output_size() && !node_->output(i).empty())
-    constants_[node_->output(i)] = std::move(c);
+    constants_.set(node_->output(i), std::move(c));
 }
 
 } // namespace quarry::onnx_io
@@ -612,8 +611,9 @@ namespace {
 
 /// Refuses `model` before its tensors are read when that would need more
 /// memory than the process may allocate: an external tensor's bytes are
-/// read in, and each value is decoded as a Constant (a double and an
-/// int64) and then held as a float32 weight.
+/// read in, each tensor becomes a float32 weight, and one at a time (the
+/// largest, at worst) is decoded as a Constant (a double and an int64 per
+/// value) to fold it or to write it out.
 void refuse_too_large(const onnx::ModelProto &model, const std::string &file) {
   uint64_t total = 0, largest = 0;
   const onnx::TensorProto *biggest = nullptr;
@@ -624,8 +624,7 @@ void refuse_too_large(const onnx::ModelProto &model, const std::string &file) {
       const uint64_t raw = onnx_io::is_external(t)
                                ? n * onnx_io::raw_bytes_per_value(t.data_type())
                                : 0;
-      const uint64_t bytes =
-          n * (sizeof(double) + sizeof(int64_t) + sizeof(float)) + raw;
+      const uint64_t bytes = n * sizeof(float) + raw;
       total += bytes;
       if (bytes > largest) {
         largest = bytes;
@@ -637,6 +636,7 @@ void refuse_too_large(const onnx::ModelProto &model, const std::string &file) {
   }
   if (!biggest)
     return;
+  total += onnx_io::value_count(*biggest) * (sizeof(double) + sizeof(int64_t));
   std::string shape;
   for (int64_t d : biggest->dims())
     shape += (shape.empty() ? "" : "x") + std::to_string(d);

@@ -32,8 +32,8 @@ void Importer::inline_branch(
       continue;
     if (auto v = values_.find(from); v != values_.end())
       values_[to] = v->second;
-    else if (auto c = constants_.find(from); c != constants_.end())
-      constants_[to] = c->second;
+    else if (const Constant *c = constants_.find(from))
+      constants_.set(to, *c);
     else if (untyped_.count(from)) {
       onnx::NodeProto rename;
       rename.set_op_type("Identity");
@@ -54,11 +54,18 @@ void Importer::import_branch(
     const std::map<std::string, Handler, std::less<>> &table) {
   const onnx::NodeProto *outer = node_;
   for (const auto &init : g.initializer()) {
-    try {
-      constants_[init.name()] = decode_tensor(init);
-    } catch (const Error &) {
-      undecoded_[init.name()] = &init;
+    // What quarry cannot decode (another type, too few values) is for
+    // kept nodes to read.
+    bool read = false;
+    if (decodable(init.data_type())) {
+      try {
+        constants_.add_unread(init);
+        read = true;
+      } catch (const Error &) {
+      }
     }
+    if (!read)
+      undecoded_[init.name()] = &init;
   }
   for (const auto &inner : g.node()) {
     node_ = &inner;
@@ -103,8 +110,8 @@ bool Importer::lower_branches(
         bool_outs[b].push_back(
             (held_.count(o.name()) &&
              held_.at(o.name()) == onnx::TensorProto::BOOL) ||
-            (constants_.count(o.name()) &&
-             constants_.at(o.name()).elem == onnx::TensorProto::BOOL));
+            (constants_.contains(o.name()) &&
+             constants_.elem(o.name()) == onnx::TensorProto::BOOL));
       }
     }
     for (int k = 0; k < n.output_size(); ++k) {

@@ -463,9 +463,12 @@ ValueRef Importer::onnx_typed(const std::string &name) {
 
 bool Importer::kept_constant(const std::string &name,
                              std::vector<onnx::TensorProto> &out) const {
-  if (auto c = constants_.find(name); c != constants_.end()) {
+  if (const onnx::TensorProto *t = constants_.unread(name);
+      t && !held_as_float(t->data_type()))
+    out.push_back(*t); // an initializer as it was
+  else if (const Constant *c = constants_.find(name)) {
     // float16 and bfloat16 are float32 to quarry, its kept nodes included.
-    Constant as_held = c->second;
+    Constant as_held = *c;
     if (held_as_float(as_held.elem))
       as_held.elem = onnx::TensorProto::FLOAT;
     out.push_back(encode_constant(name, as_held));

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "onnx_constants.h"
 #include "onnx_tensor.h"
 #include "quarry/models/onnx.h"
 
@@ -98,7 +99,7 @@ public:
   /// Names a value or a constant for later nodes (run_as's inputs).
   void define(const std::string &name, ValueRef v) { values_[name] = v; }
   void define_const(const std::string &name, Constant c) {
-    constants_[name] = std::move(c);
+    constants_.set(name, std::move(c));
   }
   /// The value named `name` (a graph value, not a constant); fails when
   /// no node has computed it.
@@ -205,7 +206,7 @@ private:
   Graph g_;
   WeightTable weights_;
   std::map<std::string, ValueRef> values_;
-  std::map<std::string, Constant> constants_;
+  ConstantTable constants_;
   std::set<std::string> taken_;
   /// Initializers quarry cannot decode (float16, strings, ...): only kept
   /// nodes read them.

@@ -88,7 +88,7 @@ const char *late_operator_missing(const std::string &op) {
 
 std::string Importer::opset17_name(const std::string &hint) {
   std::string name = hint;
-  for (int k = 2; values_.count(name) || constants_.count(name) ||
+  for (int k = 2; values_.count(name) || constants_.contains(name) ||
                   untyped_.count(name) || opset17_names_.count(name);
        ++k)
     name = hint + "_" + std::to_string(k);
@@ -98,7 +98,7 @@ std::string Importer::opset17_name(const std::string &hint) {
 
 std::string Importer::opset17_constant(const std::string &hint, Constant c) {
   const std::string name = opset17_name(hint);
-  constants_[name] = std::move(c);
+  constants_.set(name, std::move(c));
   return name;
 }
 

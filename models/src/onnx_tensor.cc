@@ -1,6 +1,8 @@
 //===- onnx_tensor.cc - TensorProto <-> quarry tensors --------------------===//
 #include "onnx_tensor.h"
 
+#include "onnx_external_data.h"
+
 #include "quarry/core/error.h"
 
 #include <Imath/half.h>
@@ -52,6 +54,8 @@ uint16_t narrow(int32_t elem, float v) {
 }
 
 template <class T> void append(Constant &c, const std::vector<T> &v) {
+  c.reals.reserve(v.size());
+  c.ints.reserve(v.size());
   for (T x : v) {
     c.reals.push_back(static_cast<double>(x));
     if constexpr (std::is_floating_point_v<T>) {
@@ -65,6 +69,57 @@ template <class T> void append(Constant &c, const std::vector<T> &v) {
 }
 } // namespace
 
+namespace {
+
+/// How many values `t` stores (raw or in its typed field).
+uint64_t stored_values(const onnx::TensorProto &t) {
+  using TP = onnx::TensorProto;
+  if (t.has_raw_data()) {
+    const uint64_t each = raw_bytes_per_value(t.data_type());
+    return each == 0 ? 0 : t.raw_data().size() / each;
+  }
+  switch (t.data_type()) {
+  case TP::FLOAT:
+    return static_cast<uint64_t>(t.float_data_size());
+  case TP::DOUBLE:
+    return static_cast<uint64_t>(t.double_data_size());
+  case TP::INT64:
+    return static_cast<uint64_t>(t.int64_data_size());
+  default:
+    return static_cast<uint64_t>(t.int32_data_size());
+  }
+}
+
+} // namespace
+
+void check_value_count(const onnx::TensorProto &t) {
+  uint64_t want = 1;
+  for (int64_t d : t.dims())
+    want = d < 0 ? UINT64_MAX : want * static_cast<uint64_t>(d);
+  const uint64_t have = stored_values(t);
+  if (have != want) {
+    Shape shape;
+    for (int64_t d : t.dims())
+      shape.dims.push_back(d);
+    throw Error("tensor '" + t.name() + "' has " + std::to_string(have) +
+                " values for shape " + shape.str() + " (truncated?)");
+  }
+}
+
+Tensor<float> decode_float(const onnx::TensorProto &t) {
+  if (t.data_type() != onnx::TensorProto::FLOAT || !t.has_raw_data())
+    return decode_tensor(t).as_float();
+  check_value_count(t);
+  Shape shape;
+  for (int64_t d : t.dims())
+    shape.dims.push_back(d);
+  Tensor<float> out(shape, 0.0f);
+  if (!out.data.empty())
+    std::memcpy(out.data.data(), t.raw_data().data(),
+                out.data.size() * sizeof(float));
+  return out;
+}
+
 Constant decode_tensor(const onnx::TensorProto &t) {
   Constant c;
   c.elem = t.data_type();
@@ -74,6 +129,8 @@ Constant decode_tensor(const onnx::TensorProto &t) {
     throw Error("tensor '" + t.name() +
                 "' keeps its data in an external "
                 "file, which is not supported");
+  if (decodable(t.data_type()))
+    check_value_count(t);
   const bool raw = t.has_raw_data();
   using TP = onnx::TensorProto;
   switch (t.data_type()) {
@@ -134,10 +191,6 @@ Constant decode_tensor(const onnx::TensorProto &t) {
     throw Error("tensor '" + t.name() + "' has unsupported element type " +
                 TP::DataType_Name(static_cast<TP::DataType>(t.data_type())));
   }
-  if (static_cast<int64_t>(c.reals.size()) != c.shape.numel())
-    throw Error("tensor '" + t.name() + "' has " +
-                std::to_string(c.reals.size()) + " values for shape " +
-                c.shape.str() + " (truncated?)");
   return c;
 }
 

@@ -26,6 +26,13 @@ struct Constant {
 /// position on failure.
 Constant decode_tensor(const onnx::TensorProto &t);
 
+/// Throws quarry::Error (without position) naming `t` when it stores
+/// another number of values than its shape holds.
+void check_value_count(const onnx::TensorProto &t);
+
+/// decode_tensor(t).as_float(), without the Constant where `t` is float32.
+Tensor<float> decode_float(const onnx::TensorProto &t);
+
 /// Whether decode_tensor reads tensors of ONNX element type `elem`.
 bool decodable(int32_t elem);
 

@@ -180,7 +180,7 @@ TEST_F(ExternalData, AModelPastMemoryIsRefusedBeforeItsDataIsRead) {
       error_of([&] { import_onnx_bytes(m.bytes(), path("huge.onnx")); });
   EXPECT_EQ(e.rfind(path("huge.onnx") +
                         ": importing its weights (the largest, 'huge' "
-                        "[1048576x1048576], 26.4 TB) needs about 26.4 TB, more "
+                        "[1048576x1048576], 8.8 TB) needs about 26.4 TB, more "
                         "than this process may allocate: ",
                     0),
             0u)
