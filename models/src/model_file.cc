@@ -65,7 +65,11 @@ void save_model(const Model &m, const std::string &qg_path) {
     }
     out.commit();
   }
-  write_file_atomic(qg_path, print_graph(m.graph));
+  // An imported model binds each value its ONNX name (onnx_kept.h), so
+  // none is nested into its user, where it would lose it.
+  PrintOptions print;
+  print.inline_single_use = m.kept_onnx.empty();
+  write_file_atomic(qg_path, print_graph(m.graph, print));
 }
 
 namespace {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
+#include "onnx_export_fusions.h"
 #include "onnx_external_data.h"
 #include "onnx_interface.h"
 #include "onnx_kept.h"
@@ -74,6 +75,7 @@ public:
     graph_ = model.mutable_graph();
     graph_->set_name("quarry");
     const auto live = g_.live_nodes();
+    fusions_ = onnx_io::find_export_fusions(g_);
     const int64_t opset = prepare_kept(live, least_opset(live));
     auto *op = model.add_opset_import();
     op->set_domain("");
@@ -88,6 +90,7 @@ public:
     if (tail_)
       emit_tail();
     emit_outputs();
+    restore_names();
     onnx_io::restore_interface(model, kept_, prefix_);
     try {
       onnx::checker::check_model(model);
@@ -190,10 +193,59 @@ private:
     return hint;
   }
 
-  /// Applies a fused activation to `pre`, writing `out`.
+  /// Gives the values and weights the imported model named (onnx_kept.h:
+  /// kNamesFunction) those names back, and the ONNX nodes that compute
+  /// them their names, where quarry's graph still holds them.
+  void restore_names() {
+    const onnx::FunctionProto *record = onnx_io::names_record(kept_);
+    if (!record)
+      return;
+    std::map<std::string, const onnx::NodeProto *> by_quarry;
+    for (const auto &r : record->node())
+      if (r.input_size() == 1)
+        by_quarry.emplace(r.input(0), &r);
+    std::map<std::string, std::string> values, nodes;
+    for (int32_t id = 0; id < g_.num_nodes(); ++id) {
+      const Node &n = g_.node(id);
+      auto r = by_quarry.find(n.name);
+      if (n.name.empty() || r == by_quarry.end() || n.kind == OpKind::Opaque ||
+          n.kind == OpKind::Input)
+        continue;
+      const onnx::NodeProto &names = *r->second;
+      if (n.kind == OpKind::Weight) {
+        // Under its ONNX name only where it is written as the model had it
+        // (a Conv's bias is [C] there, [C,1,1] to quarry).
+        Ints dims = n.types.at(0).shape.dims;
+        if (fusions_.conv_bias_weights.count(id))
+          dims.resize(1);
+        for (const auto &a : names.attribute())
+          if (a.name() == "dims" &&
+              Ints(a.ints().begin(), a.ints().end()) == dims)
+            values.emplace(variable_name({id, 0}), names.output(0));
+        continue;
+      }
+      if (names.output_size() != n.num_outputs)
+        continue;
+      for (int k = 0; k < n.num_outputs; ++k)
+        values.emplace(name({id, k}), names.output(k));
+      if (!names.name().empty())
+        nodes.emplace(names.output(0), names.name());
+    }
+    onnx_io::restore_names(*graph_, values, nodes);
+  }
+
+  /// Where an operator with fused activation `act` writes its own
+  /// result: `out` itself when there is none.
+  static std::string before_activation(int64_t act, const std::string &out,
+                                       const char *suffix) {
+    return act ? out + suffix : out;
+  }
+  /// Applies a fused activation to `pre`, writing `out` (nothing when there
+  /// is none: `pre` is `out`).
   void activation(int64_t act, const std::string &pre, const std::string &out) {
     static const char *const names[] = {"Identity", "Relu", "Sigmoid", "Tanh"};
-    node(names[act], {pre}, {out});
+    if (act)
+      node(names[act], {pre}, {out});
   }
 
   /// Per-side pads [t,l,b,r] of the algebra's same/valid windows.
@@ -212,6 +264,18 @@ private:
   }
 
   void emit(int32_t id) {
+    if (fusions_.absorbed.count(id))
+      return; // written as part of another node's operator
+    if (auto gemm = fusions_.gemm.find(id); gemm != fusions_.gemm.end()) {
+      const onnx_io::GemmGroup &f = gemm->second;
+      auto *gm =
+          node("Gemm", {name(f.a), name(f.b), name(f.c)}, {name({id, 0})});
+      if (f.trans_a)
+        attr(gm, "transA", int64_t{1});
+      if (f.trans_b)
+        attr(gm, "transB", int64_t{1});
+      return;
+    }
     const Node &n = g_.node(id);
     const std::string out = name({id, 0});
     const Shape &x0 = n.inputs.empty() ? Shape{} : g_.type(n.inputs[0])->shape;
@@ -227,22 +291,32 @@ private:
       add_value_info(graph_->add_input(), name({id, 0}), n.types.at(0),
                      elem({id, 0}));
       return;
-    case OpKind::Weight:
+    case OpKind::Weight: {
+      const Tensor<float> &value = values_.at(n.name);
+      Tensor<float> bias; // a Conv's bias is [C], not [C,1,1]
+      const bool conv_bias = fusions_.conv_bias_weights.count(id) > 0;
+      if (conv_bias)
+        bias = Tensor<float>(Shape{value.shape[0]}, value.data);
+      const Tensor<float> &written = conv_bias ? bias : value;
       if (cast_variable(n)) {
         *graph_->add_initializer() = onnx_io::encode_tensor(
-            variable_name({id, 0}), values_.at(n.name), input_elem_.at(n.name));
+            variable_name({id, 0}), written, input_elem_.at(n.name));
         attr(node("Cast", {variable_name({id, 0})}, {out}), "to",
              int64_t{onnx::TensorProto::FLOAT});
         return;
       }
       *graph_->add_initializer() =
-          onnx_io::encode_tensor(name({id, 0}), values_.at(n.name));
+          onnx_io::encode_tensor(name({id, 0}), written);
       return;
+    }
     case OpKind::Opaque:
       return emit_kept(id);
-    case OpKind::MatMul:
-      node("MatMul", {in(n, 0), in(n, 1)}, {out + "_mm"});
-      return activation(n.attrs.i(ops::MatMul::kAct), out + "_mm", out);
+    case OpKind::MatMul: {
+      const int64_t act = n.attrs.i(ops::MatMul::kAct);
+      const std::string mm = before_activation(act, out, "_mm");
+      node("MatMul", {in(n, 0), in(n, 1)}, {mm});
+      return activation(act, mm, out);
+    }
     case OpKind::Conv2D: {
       using Conv = ops::Conv2D;
       const Shape &w = g_.type(n.inputs[1])->shape;
@@ -250,14 +324,23 @@ private:
       // The pads follow the window's extent, the taps d apart.
       const Ints extent{ops::dilated_extent(w[2], d[0]),
                         ops::dilated_extent(w[3], d[1])};
-      auto *c = node("Conv", {in(n, 0), in(n, 1)}, {out + "_conv"});
+      const int64_t act = n.attrs.i(ops::Conv2D::kAct);
+      std::vector<std::string> operands{in(n, 0), in(n, 1)};
+      std::string result = before_activation(act, out, "_conv");
+      if (auto add = fusions_.conv_bias.find(id);
+          add != fusions_.conv_bias.end()) {
+        const Node &a = g_.node(add->second);
+        operands.push_back(in(a, 1));
+        result = name({add->second, 0});
+      }
+      auto *c = node("Conv", operands, {result});
       attr(c, "kernel_shape", Ints{w[2], w[3]});
       attr(c, "strides", n.attrs.list(Conv::kStride));
       attr(c, "pads", algebra_pads(n, Conv::kStride, Conv::kPad, x0, extent));
       if (Conv::dilated(n.attrs))
         attr(c, "dilations", d);
       attr(c, "group", x0[1] / w[1]);
-      return activation(n.attrs.i(ops::Conv2D::kAct), out + "_conv", out);
+      return activation(act, result, out);
     }
     case OpKind::Pool2DAvg:
     case OpKind::Pool2DMax: {
@@ -923,6 +1006,8 @@ private:
   /// Names the kept nodes use (their constants, what their subgraphs
   /// define or read from here): quarry's names avoid them.
   std::set<std::string> reserved_;
+  /// What export writes as one ONNX operator (onnx_export_fusions.h).
+  onnx_io::ExportFusions fusions_;
   /// What each name read from here by a subgraph is bound to.
   std::map<std::string, ValueRef> outer_binding_;
   std::set<std::string> defined_outer_;

@@ -1,4 +1,5 @@
 //===- onnx_import.cc - Reading an ONNX model into a quarry Model ---------===//
+#include "onnx_attrs.h"
 #include "onnx_external_data.h"
 #include "onnx_fold.h"
 #include "onnx_importer.h"
@@ -205,7 +206,9 @@ Model Importer::run() {
   const auto &handlers = onnx_handlers();
   for (const onnx::NodeProto *n : nodes_in_order()) {
     node_ = n;
+    const int before = g_.num_nodes();
     import_node(handlers);
+    name_outputs(*n, before);
   }
   node_ = nullptr;
   if (model_.graph().output_size() == 0)
@@ -345,6 +348,65 @@ void Importer::record_interface() {
   kept_.mutable_graph()->set_doc_string(model_.graph().doc_string());
 }
 
+void Importer::name_outputs(const onnx::NodeProto &n, int before) {
+  // Each quarry operator this node made that computes its outputs, with
+  // the ONNX name of each of its own outputs.
+  std::map<int32_t, std::vector<std::string>> named;
+  for (const std::string &o : n.output()) {
+    auto v = values_.find(o);
+    if (o.empty() || v == values_.end() || v->second.node < before)
+      continue; // passed through (an Identity), folded, or kept
+    const Node &q = g_.node(v->second.node);
+    if (q.is_variable() || q.kind == OpKind::Opaque)
+      continue;
+    auto &names = named[v->second.node];
+    names.resize(static_cast<size_t>(q.num_outputs));
+    if (names[static_cast<size_t>(v->second.output)].empty())
+      names[static_cast<size_t>(v->second.output)] = o;
+  }
+  for (const auto &[id, names] : named) {
+    if (std::any_of(names.begin(), names.end(),
+                    [](const std::string &s) { return s.empty(); }))
+      continue; // an output the model does not name: quarry's names stay
+    // The handler's name for it (the node's) gives way to the values'.
+    taken_.erase(g_.node(id).name);
+    std::string joined;
+    for (const std::string &o : names)
+      joined += (joined.empty() ? "" : ",") + fresh_name(o);
+    g_.set_name(id, joined);
+    record_names(joined, names, n.name());
+  }
+}
+
+void Importer::name_weight(ValueRef w, const std::string &onnx_name,
+                           const Shape &onnx_shape) {
+  onnx::NodeProto &r = record_names(g_.node(w.node).name, {onnx_name}, "");
+  add_attr(r, "dims", onnx_shape.dims);
+}
+
+onnx::NodeProto &Importer::record_names(const std::string &quarry,
+                                        const std::vector<std::string> &onnx,
+                                        const std::string &node_name) {
+  onnx::FunctionProto *f = nullptr;
+  for (auto &k : *kept_.mutable_functions())
+    if (k.name() == kNamesFunction)
+      f = &k;
+  if (!f) {
+    f = kept_.add_functions();
+    f->set_name(kNamesFunction);
+    f->set_domain("quarry");
+  }
+  onnx::NodeProto *r = f->add_node();
+  r->set_op_type("Name");
+  r->set_domain("quarry");
+  r->add_input(quarry);
+  for (const std::string &o : onnx)
+    r->add_output(o);
+  if (!node_name.empty())
+    r->set_name(node_name);
+  return *r;
+}
+
 void Importer::record_elem(const std::string &variable, int32_t elem) {
   auto *vi = kept_.mutable_graph()->add_input();
   vi->set_name(variable);
@@ -379,6 +441,7 @@ ValueRef Importer::in_const_as_value(const std::string &name) {
     fail("uses '" + name + "', which no earlier node or initializer defines");
   const int32_t elem = constants_.elem(name);
   const ValueRef w = constant_weight(name, constants_.as_float(name));
+  name_weight(w, name, shape(w));
   if (elem != onnx::TensorProto::FLOAT && held_as_float(elem))
     record_elem(g_.node(w.node).name, elem);
   values_[name] = w;

@@ -291,6 +291,7 @@ ValueRef add_bias(I &m, ValueRef y) {
     Tensor<float> t = c->as_float();
     t.shape = Shape{co, 1, 1};
     bias = m.constant_weight(m.node().input(2), std::move(t));
+    m.name_weight(bias, m.node().input(2), c->shape); // Conv's bias again
   } else {
     bias = m.add(OpKind::Reshape,
                  make_attrs(OpKind::Reshape, {{"shape", Ints{co, 1, 1}}}),

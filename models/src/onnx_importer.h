@@ -64,6 +64,11 @@ public:
                                   std::vector<ValueRef> inputs);
   /// A new weight holding `value`.
   ValueRef constant_weight(const std::string &hint, Tensor<float> value);
+  /// Records that weight `w` holds the ONNX constant `onnx_name` (of
+  /// `onnx_shape` there), so that export writes it under that name where
+  /// it writes it of that shape (onnx_kept.h).
+  void name_weight(ValueRef w, const std::string &onnx_name,
+                   const Shape &onnx_shape);
   void set_output(int i, ValueRef v);
   void set_output_const(int i, Constant c);
 
@@ -193,6 +198,16 @@ private:
   /// hold exactly becomes a kept Constant node, so export writes it with
   /// its own type and values.
   void keep_constant_output(const std::string &name);
+  /// Names each quarry operator that node `n` made (those numbered from
+  /// `before` on) computing its outputs after them, and records the ONNX
+  /// names (kNamesFunction) for export.
+  void name_outputs(const onnx::NodeProto &n, int before);
+  /// Records that quarry's name `quarry` stands for the ONNX values `onnx`,
+  /// computed by the ONNX node `node_name` (onnx_kept.h); returns the
+  /// record.
+  onnx::NodeProto &record_names(const std::string &quarry,
+                                const std::vector<std::string> &onnx,
+                                const std::string &node_name);
   /// Records that quarry's variable `variable` (a graph input or weight)
   /// is of ONNX element type `elem`, not float32, for export (onnx_kept.h).
   void record_elem(const std::string &variable, int32_t elem);

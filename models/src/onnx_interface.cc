@@ -159,6 +159,56 @@ void rename_value(onnx::GraphProto &g, const std::string &from,
 
 } // namespace
 
+void restore_names(onnx::GraphProto &g,
+                   const std::map<std::string, std::string> &values,
+                   const std::map<std::string, std::string> &nodes) {
+  std::set<std::string> used, fixed, node_names;
+  for (const auto &vi : g.input())
+    used.insert(vi.name());
+  for (const auto &t : g.initializer())
+    used.insert(t.name());
+  for (const auto &n : g.node()) {
+    used.insert(n.output().begin(), n.output().end());
+    node_names.insert(n.name());
+    for (const std::string &outer : outer_references(n))
+      fixed.insert(outer);
+  }
+  std::map<std::string, std::string> renames;
+  std::set<std::string> taken;
+  for (const auto &[from, to] : values)
+    if (from != to && used.count(from) && !fixed.count(from) &&
+        !used.count(to) && taken.insert(to).second)
+      renames.emplace(from, to);
+  auto renamed = [&](std::string &name) {
+    if (auto it = renames.find(name); it != renames.end())
+      name = it->second;
+  };
+  for (auto &n : *g.mutable_node()) {
+    for (auto &i : *n.mutable_input())
+      renamed(i);
+    const std::string before = n.output_size() ? n.output(0) : "";
+    for (auto &o : *n.mutable_output())
+      renamed(o);
+    if (n.output_size() == 0 || n.output(0) == before)
+      continue;
+    // The ONNX node's own name; else, as export names nodes, its output's.
+    auto named = nodes.find(n.output(0));
+    const std::string &want =
+        named != nodes.end() && !node_names.count(named->second) ? named->second
+                                                                 : n.output(0);
+    if (n.name() == before && node_names.insert(want).second)
+      n.set_name(want);
+  }
+  for (auto &t : *g.mutable_initializer())
+    if (auto it = renames.find(t.name()); it != renames.end())
+      t.set_name(it->second);
+  for (auto *vis :
+       {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
+    for (auto &vi : *vis)
+      if (auto it = renames.find(vi.name()); it != renames.end())
+        vi.set_name(it->second);
+}
+
 void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
                        const std::string &prefix) {
   const auto *iface = interface_record(kept);

@@ -10,6 +10,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -25,6 +26,15 @@ namespace quarry::onnx_io {
 /// Identity of it.
 void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
                        const std::string &prefix);
+
+/// Renames each value of `g` named by a key of `values` to its value there
+/// (an intermediate or initializer the imported model named), and gives
+/// the node computing a renamed value the name `nodes` has for it, where
+/// the name is free: nothing else in `g` holds it, no other rename takes
+/// it, and no subgraph reads the value by its old name.
+void restore_names(onnx::GraphProto &g,
+                   const std::map<std::string, std::string> &values,
+                   const std::map<std::string, std::string> &nodes);
 
 /// Declares `model` at the earlier `opset`, in place, where every node of
 /// its graph means the same there (onnx_io::changed_operator) and the

@@ -221,6 +221,13 @@ const onnx::FunctionProto *interface_record(const onnx::ModelProto &kept) {
   return nullptr;
 }
 
+const onnx::FunctionProto *names_record(const onnx::ModelProto &kept) {
+  for (const auto &f : kept.functions())
+    if (f.name() == kNamesFunction)
+      return &f;
+  return nullptr;
+}
+
 const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {
   for (const auto &f : kept.functions())
     if (f.name() == kTailFunction)

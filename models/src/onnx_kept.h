@@ -16,6 +16,13 @@
 //                      feeds, in the declared order: its outputs are their
 //                      ONNX names, its inputs the names quarry gave them
 //                      (the same for those only an untyped tail reads)
+//                      kNamesFunction: the ONNX names of the values quarry
+//                      computes or holds as they were in the model, one
+//                      node per quarry operator or weight: its input
+//                      quarry's name (an operator's output names comma-
+//                      joined, as the text form binds them), its outputs
+//                      the ONNX names in the same order, its name the ONNX
+//                      node's
 //   producer_*, domain, model_version, doc_string, metadata_props,
 //   graph.name, graph.doc_string
 //                      the imported model's, which export writes back
@@ -60,6 +67,13 @@ inline constexpr const char *kTailFunction = "quarry_untyped_tail";
 /// The name of the function in Model::kept_onnx that pairs quarry's graph
 /// inputs with the ONNX names the imported model gave them.
 inline constexpr const char *kInterfaceFunction = "quarry_interface";
+
+/// The name of the function in Model::kept_onnx that pairs quarry's names
+/// of values with the ONNX names the imported model gave them.
+inline constexpr const char *kNamesFunction = "quarry_names";
+
+/// The names record of `kept`, or nullptr when it has none.
+const onnx::FunctionProto *names_record(const onnx::ModelProto &kept);
 
 /// The interface record of `kept`, or nullptr when it has none (a model
 /// not imported from ONNX, or saved before there was one).
