@@ -41,11 +41,25 @@ public:
           out_.type(pattern_value(s_.pattern->outputs()[i]));
       if (!was || !now || was->shape != now->shape)
         throw Refused{};
+      keep_name(s_.replaced[i], pattern_value(s_.pattern->outputs()[i]));
     }
     return std::move(out_);
   }
 
 private:
+  /// The value that replaces host value `was` takes its name (an imported
+  /// model's name for it) where nothing else holds it: the same value,
+  /// computed anew.
+  void keep_name(ValueRef was, ValueRef now) {
+    const Node &old = host_.node(was.node);
+    const Node &made = out_.node(now.node);
+    if (old.name.empty() || old.num_outputs != 1 ||
+        host_marks_[was.node] == Mark::Done || made.is_variable() ||
+        made.num_outputs != 1 || !made.name.empty())
+      return;
+    out_.set_name(now.node, old.name);
+  }
+
   ValueRef host_value(ValueRef v) {
     if (auto it = replaced_.find(v); it != replaced_.end())
       return pattern_value(it->second);

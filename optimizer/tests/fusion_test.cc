@@ -21,6 +21,22 @@ TEST(Fusion, ActivationFoldsIntoConvolutionAndMatmul) {
   }
 }
 
+TEST(Fusion, TheFusedOperatorTakesTheNameOfTheValueItComputes) {
+  // An imported model's names for values (the text form binds them) stay
+  // on the values, whatever computes them now.
+  const Graph g = parse_graph("input x: [1,3,6,6]\nweight w: [4,3,3,3]\n"
+                              "c = conv2d(x, w)\nv_107 = relu(c)\n"
+                              "output v_107\n");
+  const auto out = fuse_activation(HostInfo(g));
+  ASSERT_EQ(out.size(), 1u);
+  const Graph &h = out[0];
+  ASSERT_EQ(h.num_operators(), 1);
+  EXPECT_EQ(h.node(h.outputs()[0].node).name, "v_107");
+  EXPECT_NE(print_graph(h).find("v_107 = conv2d[s=1,1 pad=same act=relu]"),
+            std::string::npos)
+      << print_graph(h);
+}
+
 TEST(Fusion, ActivationStaysWhenTheRawResultIsUsedElsewhere) {
   const Graph g = parse_graph("input x: [1,3,6,6]\nweight w: [4,3,3,3]\n"
                               "c = conv2d(x, w)\ny = relu(c)\n"
