@@ -3,6 +3,7 @@
 
 #include "buffer_pool.h"
 #include "quarry/core/float_domain.h"
+#include "quarry/core/memory_limit.h"
 
 #include <algorithm>
 #include <limits>
@@ -174,6 +175,29 @@ std::string why_unrunnable(const Graph &g) {
   return "";
 }
 
+namespace {
+
+/// Refuses a plan whose buffers, and the backend's copies of its static
+/// values (weights, in its own layouts), would need more host memory than
+/// the process may allocate, before the backend allocates them. A GPU's
+/// buffers are in its own memory.
+void refuse_past_memory(const Plan &p, std::string_view backend) {
+  if (backend == "cuda")
+    return;
+  uint64_t statics = 0;
+  for (const auto &outs : p.static_values)
+    for (const Tensor<float> &t : outs)
+      statics += t.data.size() * sizeof(float);
+  const uint64_t buffers =
+      static_cast<uint64_t>(p.planned_elems()) * sizeof(float);
+  refuse_past(allocatable_memory(), buffers + statics,
+              "backend " + std::string(backend) + ": running the graph (" +
+                  byte_size_text(buffers) + " for its values, " +
+                  byte_size_text(statics) + " of weights)");
+}
+
+} // namespace
+
 Plan make_plan(const Graph &g, const Bindings<float> &weights,
                std::string_view backend, const SupportsOp &supports) {
   Plan p;
@@ -190,6 +214,7 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
     schedule.push_back(std::move(s));
   }
   assign_buffers(g, p, schedule);
+  refuse_past_memory(p, backend);
   return p;
 }
 

@@ -38,6 +38,23 @@ TEST_P(BackendErrors, MissingInput) {
             "backend " + GetParam() + ": no value for input 'x'");
 }
 
+TEST_P(BackendErrors, AGraphPastMemoryIsRefusedBeforeItsBuffersAre) {
+  // Values of 2^40 floats each: sized from the plan, nothing allocated.
+  if (GetParam() == "cuda")
+    GTEST_SKIP() << "a GPU's buffers are in its own memory";
+  const Graph g = parse_graph("input x: [1048576,1048576]\n"
+                              "y = relu(x)\noutput y\n");
+  auto b = make_backend(GetParam());
+  const std::string e = error_of([&] { b->prepare(g, {}); });
+  EXPECT_EQ(e.rfind("backend " + GetParam() +
+                        ": running the graph (8.8 TB for its values, 0 B "
+                        "of weights) needs about 8.8 TB, more than this "
+                        "process may allocate: ",
+                    0),
+            0u)
+      << e;
+}
+
 TEST_P(BackendErrors, MissingWeight) {
   const Graph g = parse_graph(kConv);
   auto b = make_backend(GetParam());
