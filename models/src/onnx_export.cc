@@ -12,6 +12,7 @@
 #include "onnx_kept.h"
 #include "onnx_late_opsets.h"
 #include "onnx_names.h"
+#include "onnx_old_forms.h"
 #include "onnx_tensor.h"
 
 #include "quarry/core/evaluate.h"
@@ -98,10 +99,11 @@ public:
       throw Error(std::string("export: the ONNX checker rejects the model: ") +
                   e.what());
     }
-    // Back to the imported model's opset where every node written means
-    // the same there.
+    // Back to the imported model's opset where every node can be written
+    // there, in that opset's forms (onnx_old_forms.h).
     if (source_opset_ > 0 && source_opset_ < opset)
-      onnx_io::lower_opset(model, source_opset_);
+      onnx_io::lower_opset(model, source_opset_,
+                           onnx_io::imported_operators(kept_));
     // After the checker, which knows opset 17's forms: a later opset's
     // nodes in their own forms (onnx_late_opsets.h).
     onnx_io::raise_from_opset17(*model.mutable_graph(), opset);

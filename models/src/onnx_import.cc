@@ -323,6 +323,15 @@ void Importer::record_interface() {
   onnx::FunctionProto &f = *kept_.add_functions();
   f.set_name(kInterfaceFunction);
   f.set_domain("quarry");
+  // The operators the model's own runtime ran (onnx_kept.h).
+  std::set<std::string> types;
+  for (const auto &n : model_.graph().node())
+    if (n.domain().empty() || n.domain() == "ai.onnx")
+      types.insert(n.op_type());
+  onnx::NodeProto &ops = *f.add_node();
+  ops.set_op_type(kOperatorsRecord);
+  ops.set_domain("quarry");
+  add_attr(ops, "types", std::vector<std::string>(types.begin(), types.end()));
   for (const auto &input : model_.graph().input()) {
     if (untyped_.count(input.name())) { // read by the tail under its name
       f.add_input(input.name());

@@ -11,9 +11,6 @@
 #include "quarry/core/error.h"
 #include "quarry/models/onnx.h"
 
-#include <onnx/checker.h>
-#include <onnx/shape_inference/implementation.h>
-
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -342,38 +339,6 @@ void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
     }
     claimed.insert(declared);
   }
-}
-
-bool lower_opset(onnx::ModelProto &model, int64_t opset) {
-  onnx::OperatorSetIdProto *onnx_op = nullptr;
-  for (auto &op : *model.mutable_opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx")
-      onnx_op = &op;
-  if (!onnx_op || onnx_op->version() <= opset)
-    return false;
-  const int64_t from = onnx_op->version();
-  for (const auto &n : model.graph().node())
-    if (!changed_operator(n, from, opset).empty())
-      return false;
-  onnx_op->set_version(opset);
-  // The checker refuses an operator that did not exist yet; type
-  // inference, a type it did not take yet (Equal of floats before 11).
-  // Inference adds the intermediates' types, which are taken back out.
-  const int typed = model.graph().value_info_size();
-  bool takes = true;
-  try {
-    onnx::checker::check_model(model);
-    onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(),
-        onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-  } catch (const std::exception &) {
-    takes = false;
-  }
-  auto *vi = model.mutable_graph()->mutable_value_info();
-  vi->DeleteSubrange(typed, vi->size() - typed);
-  if (!takes)
-    onnx_op->set_version(from);
-  return takes;
 }
 
 } // namespace quarry::onnx_io

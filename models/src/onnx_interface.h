@@ -36,10 +36,4 @@ void restore_names(onnx::GraphProto &g,
                    const std::map<std::string, std::string> &values,
                    const std::map<std::string, std::string> &nodes);
 
-/// Declares `model` at the earlier `opset`, in place, where every node of
-/// its graph means the same there (onnx_io::changed_operator) and the
-/// checker accepts it; returns false, leaving `model` as it was, where not.
-/// (ONNX's version converter has almost no adapters down.)
-bool lower_opset(onnx::ModelProto &model, int64_t opset);
-
 } // namespace quarry::onnx_io

@@ -221,6 +221,17 @@ const onnx::FunctionProto *interface_record(const onnx::ModelProto &kept) {
   return nullptr;
 }
 
+std::set<std::string> imported_operators(const onnx::ModelProto &kept) {
+  std::set<std::string> out;
+  if (const onnx::FunctionProto *f = interface_record(kept))
+    for (const auto &n : f->node())
+      if (n.op_type() == kOperatorsRecord)
+        for (const auto &a : n.attribute())
+          if (a.name() == "types")
+            out.insert(a.strings().begin(), a.strings().end());
+  return out;
+}
+
 const onnx::FunctionProto *names_record(const onnx::ModelProto &kept) {
   for (const auto &f : kept.functions())
     if (f.name() == kNamesFunction)

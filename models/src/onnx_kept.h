@@ -15,7 +15,10 @@
 //   functions          kInterfaceFunction: the graph inputs an application
 //                      feeds, in the declared order: its outputs are their
 //                      ONNX names, its inputs the names quarry gave them
-//                      (the same for those only an untyped tail reads)
+//                      (the same for those only an untyped tail reads),
+//                      and one node kOperatorsRecord whose attribute
+//                      `types` lists the model's operators (its default
+//                      domain's, main graph)
 //                      kNamesFunction: the ONNX names of the values quarry
 //                      computes or holds as they were in the model, one
 //                      node per quarry operator or weight: its input
@@ -74,6 +77,14 @@ inline constexpr const char *kNamesFunction = "quarry_names";
 
 /// The names record of `kept`, or nullptr when it has none.
 const onnx::FunctionProto *names_record(const onnx::ModelProto &kept);
+
+/// The node of the interface record that lists the imported model's
+/// operators: what the model's own runtime ran.
+inline constexpr const char *kOperatorsRecord = "Operators";
+
+/// The operators the imported model of `kept` used (its interface
+/// record's kOperatorsRecord); empty when it has no such record.
+std::set<std::string> imported_operators(const onnx::ModelProto &kept);
 
 /// The interface record of `kept`, or nullptr when it has none (a model
 /// not imported from ONNX, or saved before there was one).
