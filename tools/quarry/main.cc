@@ -7,9 +7,11 @@
 #include "commands.h"
 
 #include "quarry/core/error.h"
+#include "quarry/core/memory_limit.h"
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #ifndef QUARRY_VERSION
 #define QUARRY_VERSION "unknown"
@@ -39,6 +41,15 @@ int main(int argc, char **argv) {
     return app.exit(e);
   } catch (const quarry::Error &e) {
     std::fprintf(stderr, "quarry: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc &) {
+    // What sizing beforehand did not foresee: one line, as for any limit.
+    const auto limit = quarry::allocatable_memory();
+    std::fprintf(stderr,
+                 "quarry: out of memory: an allocation failed with %s left "
+                 "(%s)\n",
+                 limit ? quarry::byte_size_text(limit->bytes).c_str() : "?",
+                 limit ? limit->source.c_str() : "no limit known");
     return 1;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "quarry: internal error: %s\n", e.what());
