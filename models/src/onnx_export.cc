@@ -1039,8 +1039,8 @@ void export_onnx(const Model &m, const std::string &path, uint64_t seed,
   // appears, and goes again when the model cannot be written.
   const std::string data_path = path + ".data";
   AtomicFile data(data_path);
-  onnx_io::move_to_external(model, base_name(data_path),
-                            onnx_io::kExternalAtLeast, data);
+  const uint64_t moved = onnx_io::move_to_external(
+      model, base_name(data_path), onnx_io::kExternalAtLeast, data);
   if (model.ByteSizeLong() >= onnx_io::kMaxMessageBytes)
     throw Error("export: " + path + " comes to " +
                 byte_size_text(model.ByteSizeLong()) +
@@ -1048,7 +1048,8 @@ void export_onnx(const Model &m, const std::string &path, uint64_t seed,
                 "ONNX file holds (2 GiB)");
   AtomicFile out(path);
   out.append(model.SerializeAsString());
-  data.commit();
+  if (moved > 0) // else no data file: every tensor is small
+    data.commit();
   out.commit();
 }
 
