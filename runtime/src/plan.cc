@@ -196,6 +196,23 @@ void refuse_past_memory(const Plan &p, std::string_view backend) {
                   byte_size_text(statics) + " of weights)");
 }
 
+/// Refuses a graph whose static values (its weights, and what folds from
+/// them) would pass what the process may allocate, before fold copies
+/// them.
+void refuse_past_memory(const Graph &g, std::string_view backend) {
+  if (backend == "cuda")
+    return;
+  const std::vector<bool> live = g.live_nodes(), fixed = static_nodes(g);
+  uint64_t statics = 0;
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (live[id] && fixed[id])
+      for (const TensorType &t : g.node(id).types)
+        statics += static_cast<uint64_t>(t.shape.numel()) * sizeof(float);
+  refuse_past(allocatable_memory(), statics,
+              "backend " + std::string(backend) + ": folding the graph's " +
+                  byte_size_text(statics) + " of weights");
+}
+
 } // namespace
 
 Plan make_plan(const Graph &g, const Bindings<float> &weights,
@@ -203,6 +220,7 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
   Plan p;
   p.values.resize(g.num_nodes());
   p.static_values.resize(g.num_nodes());
+  refuse_past_memory(g, backend);
   fold(g, weights, backend, supports, g.live_nodes(), p);
   if (const std::string why = why_unrunnable(g); !why.empty())
     fail(backend, why);

@@ -45,11 +45,9 @@ int main(int argc, char **argv) {
   } catch (const std::bad_alloc &) {
     // What sizing beforehand did not foresee: one line, as for any limit.
     const auto limit = quarry::allocatable_memory();
-    std::fprintf(stderr,
-                 "quarry: out of memory: an allocation failed with %s left "
-                 "(%s)\n",
-                 limit ? quarry::byte_size_text(limit->bytes).c_str() : "?",
-                 limit ? limit->source.c_str() : "no limit known");
+    std::fprintf(stderr, "quarry: out of memory: an allocation failed%s%s\n",
+                 limit ? ", limited by " : "",
+                 limit ? limit->source.c_str() : "");
     return 1;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "quarry: internal error: %s\n", e.what());

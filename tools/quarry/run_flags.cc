@@ -116,7 +116,15 @@ void print_steps(const std::vector<runtime::StepInfo> &steps,
 }
 
 Bindings<float> run_values(const Model &m, uint64_t seed) {
-  Bindings<float> values = runtime::random_run_bindings(m.graph, seed);
+  // Random weights only where the model has none: a model's weights are
+  // most of its memory, and would be made to be dropped.
+  bool has_weights = true;
+  for (const Node &n : m.graph.nodes())
+    has_weights = has_weights &&
+                  (n.kind != OpKind::Weight || m.weights.count(n.name) > 0);
+  Bindings<float> values = has_weights
+                               ? runtime::random_run_inputs(m.graph, seed)
+                               : runtime::random_run_bindings(m.graph, seed);
   for (const auto &[name, tensor] : m.weights)
     values[name] = tensor;
   return values;
