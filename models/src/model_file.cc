@@ -9,12 +9,12 @@
 #include "quarry/core/text.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -115,7 +115,7 @@ void read_weights_file(const std::string &path, WeightTable &weights) {
     }
     uint32_t length = 0;
     onnx::TensorProto t;
-    if (!coded.ReadVarint32(&length))
+    if (!coded.ReadVarint32(&length) || length > INT_MAX)
       throw bad("weight #" + std::to_string(index) + " at byte " +
                 std::to_string(at) + " is cut short (truncated?)");
     const auto limit = coded.PushLimit(static_cast<int>(length));

@@ -1,6 +1,5 @@
 //===- onnx_import.cc - Reading an ONNX model into a quarry Model ---------===//
 #include "onnx_attrs.h"
-#include "onnx_external_data.h"
 #include "onnx_fold.h"
 #include "onnx_importer.h"
 #include "onnx_kept.h"
@@ -9,11 +8,9 @@
 #include "quarry/core/evaluate.h"
 #include "quarry/core/file_io.h"
 #include "quarry/core/float_domain.h"
-#include "quarry/core/memory_limit.h"
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <queue>
 #include <set>
 
@@ -357,65 +354,6 @@ void Importer::record_interface() {
   kept_.mutable_graph()->set_doc_string(model_.graph().doc_string());
 }
 
-void Importer::name_outputs(const onnx::NodeProto &n, int before) {
-  // Each quarry operator this node made that computes its outputs, with
-  // the ONNX name of each of its own outputs.
-  std::map<int32_t, std::vector<std::string>> named;
-  for (const std::string &o : n.output()) {
-    auto v = values_.find(o);
-    if (o.empty() || v == values_.end() || v->second.node < before)
-      continue; // passed through (an Identity), folded, or kept
-    const Node &q = g_.node(v->second.node);
-    if (q.is_variable() || q.kind == OpKind::Opaque)
-      continue;
-    auto &names = named[v->second.node];
-    names.resize(static_cast<size_t>(q.num_outputs));
-    if (names[static_cast<size_t>(v->second.output)].empty())
-      names[static_cast<size_t>(v->second.output)] = o;
-  }
-  for (const auto &[id, names] : named) {
-    if (std::any_of(names.begin(), names.end(),
-                    [](const std::string &s) { return s.empty(); }))
-      continue; // an output the model does not name: quarry's names stay
-    // The handler's name for it (the node's) gives way to the values'.
-    taken_.erase(g_.node(id).name);
-    std::string joined;
-    for (const std::string &o : names)
-      joined += (joined.empty() ? "" : ",") + fresh_name(o);
-    g_.set_name(id, joined);
-    record_names(joined, names, n.name());
-  }
-}
-
-void Importer::name_weight(ValueRef w, const std::string &onnx_name,
-                           const Shape &onnx_shape) {
-  onnx::NodeProto &r = record_names(g_.node(w.node).name, {onnx_name}, "");
-  add_attr(r, "dims", onnx_shape.dims);
-}
-
-onnx::NodeProto &Importer::record_names(const std::string &quarry,
-                                        const std::vector<std::string> &onnx,
-                                        const std::string &node_name) {
-  onnx::FunctionProto *f = nullptr;
-  for (auto &k : *kept_.mutable_functions())
-    if (k.name() == kNamesFunction)
-      f = &k;
-  if (!f) {
-    f = kept_.add_functions();
-    f->set_name(kNamesFunction);
-    f->set_domain("quarry");
-  }
-  onnx::NodeProto *r = f->add_node();
-  r->set_op_type("Name");
-  r->set_domain("quarry");
-  r->add_input(quarry);
-  for (const std::string &o : onnx)
-    r->add_output(o);
-  if (!node_name.empty())
-    r->set_name(node_name);
-  return *r;
-}
-
 void Importer::record_elem(const std::string &variable, int32_t elem) {
   auto *vi = kept_.mutable_graph()->add_input();
   vi->set_name(variable);
@@ -676,95 +614,3 @@ void Importer::set_output_const(int i, Constant c) {
 }
 
 } // namespace quarry::onnx_io
-
-namespace quarry {
-
-namespace {
-
-/// Refuses `model` before its tensors are read when that would need more
-/// memory than the process may allocate: an external tensor's bytes are
-/// read in, each tensor becomes a float32 weight, and one at a time (the
-/// largest, at worst) is decoded as a Constant (a double and an int64 per
-/// value) to fold it or to write it out.
-void refuse_too_large(const onnx::ModelProto &model, const std::string &file) {
-  uint64_t total = 0, largest = 0;
-  const onnx::TensorProto *biggest = nullptr;
-  auto &graph = const_cast<onnx::GraphProto &>(model.graph()); // only read
-  try {
-    onnx_io::for_each_tensor(graph, [&](onnx::TensorProto &t) {
-      const uint64_t n = onnx_io::value_count(t);
-      const uint64_t raw = onnx_io::is_external(t)
-                               ? n * onnx_io::raw_bytes_per_value(t.data_type())
-                               : 0;
-      const uint64_t bytes = n * sizeof(float) + raw;
-      total += bytes;
-      if (bytes > largest) {
-        largest = bytes;
-        biggest = &t;
-      }
-    });
-  } catch (const Error &e) {
-    throw Error(SourcePos{file, 0, 0}, e.what());
-  }
-  if (!biggest)
-    return;
-  total += onnx_io::value_count(*biggest) * (sizeof(double) + sizeof(int64_t));
-  std::string shape;
-  for (int64_t d : biggest->dims())
-    shape += (shape.empty() ? "" : "x") + std::to_string(d);
-  refuse_past(allocatable_memory(), total,
-              SourcePos{file, 0, 0}.str() +
-                  ": importing its weights (the largest, '" + biggest->name() +
-                  "' [" + shape + "], " + byte_size_text(largest) + ")");
-}
-
-Model import_parsed(onnx::ModelProto &model, const std::string &file,
-                    const OnnxImportOptions &opts) {
-  refuse_too_large(model, file);
-  try {
-    onnx_io::read_external_data(model, file);
-  } catch (const Error &e) {
-    throw Error(SourcePos{file, 0, 0}, e.what());
-  }
-  return onnx_io::Importer(model, file, opts).run();
-}
-
-void refuse_past_one_message(uint64_t bytes, const std::string &file) {
-  if (bytes >= onnx_io::kMaxMessageBytes)
-    throw Error(SourcePos{file, 0, 0},
-                "the file holds " + byte_size_text(bytes) +
-                    ", more than one protobuf message can (2 GiB); a model "
-                    "this large keeps its weights in ONNX external data");
-}
-
-void parse_model(onnx::ModelProto &model, std::string_view bytes,
-                 const std::string &file) {
-  refuse_past_one_message(bytes.size(), file);
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw Error(SourcePos{file, 0, 0},
-                "not a valid ONNX model (truncated or not protobuf)");
-}
-
-} // namespace
-
-Model import_onnx_bytes(std::string_view bytes, const std::string &file,
-                        const OnnxImportOptions &opts) {
-  onnx::ModelProto model;
-  parse_model(model, bytes, file);
-  return import_parsed(model, file, opts);
-}
-
-Model import_onnx(const std::string &path, const OnnxImportOptions &opts) {
-  onnx::ModelProto model;
-  {
-    std::error_code ec;
-    const uintmax_t size = std::filesystem::file_size(path, ec);
-    if (!ec)
-      refuse_past_one_message(size, path); // before reading it
-    const std::string bytes = read_file_bytes(path);
-    parse_model(model, bytes, path); // the bytes go before the weights decode
-  }
-  return import_parsed(model, path, opts);
-}
-
-} // namespace quarry
