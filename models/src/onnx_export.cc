@@ -82,7 +82,7 @@ public:
     op->set_domain("");
     op->set_version(opset);
     for (const auto &other : kept_.opset_import())
-      if (!other.domain().empty() && other.domain() != "ai.onnx")
+      if (!onnx_io::default_domain(other.domain()))
         *model.add_opset_import() = other;
     // Every graph input, read or not: an application feeds them all.
     for (int32_t id = 0; id < g_.num_nodes(); ++id)
@@ -627,7 +627,7 @@ private:
   int64_t prepare_kept(const std::vector<bool> &live, int64_t least) {
     int64_t source = least;
     for (const auto &op : kept_.opset_import())
-      if (op.domain().empty() || op.domain() == "ai.onnx")
+      if (onnx_io::default_domain(op.domain()))
         source = op.version();
     const int64_t opset = std::max(source, least);
     source_opset_ = source;

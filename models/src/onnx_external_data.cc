@@ -29,6 +29,13 @@ void for_each_tensor(onnx::GraphProto &graph,
     }
 }
 
+void for_each_tensor(const onnx::GraphProto &graph,
+                     const std::function<void(const onnx::TensorProto &)> &fn) {
+  // One walk for both: this one changes nothing through it.
+  for_each_tensor(const_cast<onnx::GraphProto &>(graph),
+                  [&](onnx::TensorProto &t) { fn(t); });
+}
+
 uint64_t raw_bytes_per_value(int32_t elem) {
   using TP = onnx::TensorProto;
   switch (elem) {
@@ -174,10 +181,7 @@ void read_external_data(onnx::ModelProto &model,
 std::vector<std::string> external_data_files(const onnx::ModelProto &model) {
   std::vector<std::string> files;
   std::set<std::string> seen;
-  // The walk changes nothing here; a copy of the graph would copy every
-  // inline tensor.
-  auto &graph = const_cast<onnx::GraphProto &>(model.graph());
-  for_each_tensor(graph, [&](onnx::TensorProto &t) {
+  for_each_tensor(model.graph(), [&](const onnx::TensorProto &t) {
     if (is_external(t)) {
       const std::string where = place_of(t).location;
       if (seen.insert(where).second)

@@ -26,6 +26,9 @@ namespace quarry::onnx_io {
 /// (Constant's value) and those of every subgraph.
 void for_each_tensor(onnx::GraphProto &graph,
                      const std::function<void(onnx::TensorProto &)> &fn);
+/// The same, reading only.
+void for_each_tensor(const onnx::GraphProto &graph,
+                     const std::function<void(const onnx::TensorProto &)> &fn);
 
 /// The bytes one value of ONNX element type `elem` takes in raw_data; 0
 /// for a type without a fixed size (STRING) or one quarry does not know.

@@ -185,15 +185,13 @@ Model Importer::run() {
   if (!model_.has_graph())
     fail("the file holds no graph (truncated or not an ONNX model)");
   for (const auto &op : model_.opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx")
+    if (default_domain(op.domain()))
       opset_ = op.version();
   // A model of other domains alone imports no ONNX operator: its nodes are
   // all kept.
   const bool onnx_domain =
       std::any_of(model_.opset_import().begin(), model_.opset_import().end(),
-                  [](const auto &op) {
-                    return op.domain().empty() || op.domain() == "ai.onnx";
-                  });
+                  [](const auto &op) { return default_domain(op.domain()); });
   if (onnx_domain && (opset_ < 1 || opset_ > kLatestOpset))
     fail("opset " + std::to_string(opset_) + " is not supported (opsets 1 to " +
          std::to_string(kLatestOpset) + " are)");
@@ -323,7 +321,7 @@ void Importer::record_interface() {
   // The operators the model's own runtime ran (onnx_kept.h).
   std::set<std::string> types;
   for (const auto &n : model_.graph().node())
-    if (n.domain().empty() || n.domain() == "ai.onnx")
+    if (default_domain(n.domain()))
       types.insert(n.op_type());
   onnx::NodeProto &ops = *f.add_node();
   ops.set_op_type(kOperatorsRecord);

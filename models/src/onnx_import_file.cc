@@ -25,9 +25,8 @@ namespace {
 void refuse_too_large(const onnx::ModelProto &model, const std::string &file) {
   uint64_t total = 0, largest = 0;
   const onnx::TensorProto *biggest = nullptr;
-  auto &graph = const_cast<onnx::GraphProto &>(model.graph()); // only read
   try {
-    onnx_io::for_each_tensor(graph, [&](onnx::TensorProto &t) {
+    onnx_io::for_each_tensor(model.graph(), [&](const onnx::TensorProto &t) {
       const uint64_t n = onnx_io::value_count(t);
       const uint64_t raw = onnx_io::is_external(t)
                                ? n * onnx_io::raw_bytes_per_value(t.data_type())

@@ -29,10 +29,6 @@ namespace quarry::onnx_io {
 
 namespace {
 
-bool default_domain(const std::string &domain) {
-  return domain.empty() || domain == "ai.onnx";
-}
-
 bool has_subgraphs(const onnx::NodeProto &n) {
   for (const auto &a : n.attribute())
     if (a.has_g() || a.graphs_size() > 0)

@@ -84,7 +84,7 @@ void compare_value(const std::string &what, const onnx::ValueInfoProto &a,
 
 int64_t onnx_opset(const onnx::ModelProto &m) {
   for (const auto &op : m.opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx")
+    if (onnx_io::default_domain(op.domain()))
       return op.version();
   return 0;
 }
@@ -159,17 +159,11 @@ void rename_value(onnx::GraphProto &g, const std::string &from,
 void restore_names(onnx::GraphProto &g,
                    const std::map<std::string, std::string> &values,
                    const std::map<std::string, std::string> &nodes) {
-  std::set<std::string> used, fixed, node_names;
-  for (const auto &vi : g.input())
-    used.insert(vi.name());
-  for (const auto &t : g.initializer())
-    used.insert(t.name());
-  for (const auto &n : g.node()) {
-    used.insert(n.output().begin(), n.output().end());
+  const std::set<std::string> used = names_held(g),
+                              fixed = names_read_by_subgraphs(g);
+  std::set<std::string> node_names;
+  for (const auto &n : g.node())
     node_names.insert(n.name());
-    for (const std::string &outer : outer_references(n))
-      fixed.insert(outer);
-  }
   std::map<std::string, std::string> renames;
   std::set<std::string> taken;
   for (const auto &[from, to] : values)
@@ -223,18 +217,10 @@ void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
   g.set_doc_string(kept.graph().doc_string());
 
   // Names a subgraph reads from here stay: renaming covers the main graph.
-  std::set<std::string> fixed;
-  for (const auto &n : g.node())
-    for (const std::string &outer : outer_references(n))
-      fixed.insert(outer);
+  const std::set<std::string> fixed = names_read_by_subgraphs(g);
   // Every name the graph holds, and the ones it must end with.
-  std::set<std::string> used = fixed, wanted;
-  for (const auto &vi : g.input())
-    used.insert(vi.name());
-  for (const auto &t : g.initializer())
-    used.insert(t.name());
-  for (const auto &n : g.node())
-    used.insert(n.output().begin(), n.output().end());
+  std::set<std::string> used = names_held(g), wanted;
+  used.insert(fixed.begin(), fixed.end());
   // Export's name of each input -> ONNX's: quarry's name, or that with
   // the prefix where a kept node uses the name for something else.
   std::set<std::string> exported;

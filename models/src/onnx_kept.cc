@@ -131,6 +131,25 @@ onnx::TensorProto encode_constant(const std::string &name, const Constant &c) {
   return p;
 }
 
+std::set<std::string> names_held(const onnx::GraphProto &g) {
+  std::set<std::string> out;
+  for (const auto &vi : g.input())
+    out.insert(vi.name());
+  for (const auto &t : g.initializer())
+    out.insert(t.name());
+  for (const auto &n : g.node())
+    out.insert(n.output().begin(), n.output().end());
+  return out;
+}
+
+std::set<std::string> names_read_by_subgraphs(const onnx::GraphProto &g) {
+  std::set<std::string> out;
+  for (const auto &n : g.node())
+    for (const std::string &outer : outer_references(n))
+      out.insert(outer);
+  return out;
+}
+
 bool static_tensor_type(const onnx::TypeProto &t, int32_t &elem, Shape &shape) {
   if (!t.has_tensor_type() || !t.tensor_type().has_shape())
     return false;
@@ -165,7 +184,7 @@ std::string changed_operator(const onnx::NodeProto &op, int64_t from,
         if (std::string c = changed_operator(inner, from, to); !c.empty())
           return c;
   }
-  if (from == to || !(op.domain().empty() || op.domain() == "ai.onnx"))
+  if (from == to || !default_domain(op.domain()))
     return "";
   // Same inputs and attributes, another meaning: Softmax and its kin
   // flattened from `axis` before 13; the variadic operators broadcast only

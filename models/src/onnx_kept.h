@@ -106,6 +106,18 @@ std::vector<std::string> names_read(const onnx::NodeProto &n);
 /// initializers and node outputs, nested ones included) to `out`.
 void names_defined_inside(const onnx::NodeProto &n, std::set<std::string> &out);
 
+/// Whether `domain` names ONNX's own operators ("" or "ai.onnx").
+inline bool default_domain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+/// The names `g` gives values: its inputs, initializers and node outputs
+/// (not those inside subgraphs).
+std::set<std::string> names_held(const onnx::GraphProto &g);
+
+/// The names of `g` its nodes' subgraphs read (outer_references of each).
+std::set<std::string> names_read_by_subgraphs(const onnx::GraphProto &g);
+
 /// The operator of `op`, or of a node inside its subgraphs, that does not
 /// mean the same at opset `to` as at `from` ("" when none does): the same
 /// schema, or one that takes the node's inputs and outputs as the same

@@ -2,6 +2,7 @@
 #include "onnx_late_opsets.h"
 #include "onnx_attrs.h"
 #include "onnx_importer.h"
+#include "onnx_kept.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,8 +105,7 @@ std::string Importer::opset17_constant(const std::string &hint, Constant c) {
 
 std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
   const onnx::NodeProto &n = *node_;
-  if (opset_ <= kSchemaOpset ||
-      !(n.domain().empty() || n.domain() == "ai.onnx"))
+  if (opset_ <= kSchemaOpset || !default_domain(n.domain()))
     return std::nullopt;
   const std::string &op = n.op_type();
   const std::string base = n.output(0) + "/opset17";
@@ -473,7 +473,7 @@ void raise_from_opset17(onnx::GraphProto &graph, int64_t opset) {
       for (auto &g : *a.mutable_graphs())
         raise_from_opset17(g, opset);
     }
-    const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    const bool onnx_domain = default_domain(n.domain());
     if (onnx_domain && axes_became_input(n.op_type()) && find_attr(n, "axes")) {
       const auto *axes = find_attr(n, "axes");
       std::string name = n.output(0) + "_axes";

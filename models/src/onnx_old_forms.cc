@@ -2,6 +2,7 @@
 #include "onnx_old_forms.h"
 
 #include "onnx_attrs.h"
+#include "onnx_external_data.h"
 #include "onnx_kept.h"
 #include "onnx_tensor.h"
 
@@ -26,7 +27,7 @@ using Dims = std::vector<int64_t>;
 /// input of its type and shape: what inference and the checker need of
 /// it, without copying a model's weights. The small ones (shapes, pads,
 /// axes) stay, since inference reads their values.
-constexpr int64_t kSmall = 64;
+constexpr uint64_t kSmall = 64;
 
 onnx::ModelProto skeleton(const onnx::ModelProto &m) {
   onnx::ModelProto s;
@@ -41,10 +42,7 @@ onnx::ModelProto skeleton(const onnx::ModelProto &m) {
   *k.mutable_output() = g.output();
   *k.mutable_value_info() = g.value_info();
   for (const auto &t : g.initializer()) {
-    int64_t n = 1;
-    for (int64_t d : t.dims())
-      n *= d;
-    if (n <= kSmall) {
+    if (value_count(t) <= kSmall) {
       *k.add_initializer() = t;
       continue;
     }
@@ -69,16 +67,10 @@ std::map<std::string, Dims> shapes_of(onnx::ModelProto skel) {
   const onnx::GraphProto &g = skel.graph();
   for (const auto *vis : {&g.input(), &g.value_info(), &g.output()})
     for (const auto &vi : *vis) {
-      if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
-        continue;
-      Dims d;
-      bool fixed = true;
-      for (const auto &dim : vi.type().tensor_type().shape().dim()) {
-        fixed = fixed && dim.has_dim_value();
-        d.push_back(dim.dim_value());
-      }
-      if (fixed)
-        out.emplace(vi.name(), d);
+      int32_t elem = 0;
+      Shape shape;
+      if (static_tensor_type(vi.type(), elem, shape))
+        out.emplace(vi.name(), shape.dims);
     }
   for (const auto &t : g.initializer())
     out.emplace(t.name(), Dims(t.dims().begin(), t.dims().end()));
@@ -90,14 +82,7 @@ class Writer {
 public:
   Writer(onnx::GraphProto &g, int64_t to,
          const std::map<std::string, Dims> &shapes)
-      : g_(g), to_(to), shapes_(shapes) {
-    for (const auto &t : g.initializer())
-      used_.insert(t.name());
-    for (const auto &vi : g.input())
-      used_.insert(vi.name());
-    for (const auto &n : g.node())
-      used_.insert(n.output().begin(), n.output().end());
-  }
+      : g_(g), to_(to), shapes_(shapes), used_(names_held(g)) {}
 
   /// False when some node cannot be said at `to`; `vouched` gets the
   /// first output of each node whose operator changed its meaning but
@@ -106,7 +91,7 @@ public:
     std::vector<onnx::NodeProto> out;
     for (const auto &node : g_.node()) {
       onnx::NodeProto n = node;
-      if (n.domain().empty() || n.domain() == "ai.onnx")
+      if (default_domain(n.domain()))
         if (!rewrite(n, out, vouched))
           return false;
       out.push_back(std::move(n));
@@ -517,7 +502,7 @@ private:
 onnx::OperatorSetIdProto *onnx_opset(onnx::ModelProto &m) {
   onnx::OperatorSetIdProto *found = nullptr;
   for (auto &op : *m.mutable_opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx")
+    if (default_domain(op.domain()))
       found = &op;
   return found;
 }
