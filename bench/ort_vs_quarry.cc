@@ -83,15 +83,21 @@ double median(std::vector<double> v) {
 /// One ONNX Runtime session over fixed input tensors.
 class OrtRunner {
 public:
+  /// `inputs`: the graph's inputs as quarry names them, in the file's
+  /// order (import spells some ONNX names its own way: input is v_input).
   OrtRunner(Ort::Env &env, const std::string &file, int threads,
-            const Bindings<float> &values)
+            const Bindings<float> &values,
+            const std::vector<std::string> &inputs)
       : session_(env, file.c_str(), options(threads)) {
     Ort::AllocatorWithDefaultOptions alloc;
     const auto mem =
         Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-    for (size_t i = 0; i < session_.GetInputCount(); ++i) {
+    const size_t count = session_.GetInputCount();
+    for (size_t i = 0; i < count; ++i) {
       in_names_.push_back(session_.GetInputNameAllocated(i, alloc).get());
       auto it = values.find(in_names_.back());
+      if (it == values.end() && inputs.size() == count)
+        it = values.find(inputs[i]);
       if (it == values.end())
         throw std::runtime_error(file + ": no value for ONNX input '" +
                                  in_names_.back() + "'");
@@ -158,7 +164,11 @@ nlohmann::json compare(Ort::Env &env, const std::string &file, int threads,
   auto backend = runtime::make_backend("cpu", opts);
   auto exe = backend->prepare(m.graph, values);
   exe->set_inputs(values);
-  OrtRunner ort(env, file, threads, values);
+  std::vector<std::string> inputs;
+  for (const Node &n : m.graph.nodes())
+    if (n.kind == OpKind::Input)
+      inputs.push_back(n.name);
+  OrtRunner ort(env, file, threads, values, inputs);
 
   // Rounds: a pause, one untimed run, then `block` timed runs of one
   // engine, the same for the other. Each engine's idle worker threads spin

@@ -1,0 +1,407 @@
+//===- today_nets.cc - Today's architectures as exporters write them
+//-------===//
+//
+// Writes ONNX files of architectures newer than the six benchmark networks,
+// node for node in the form PyTorch's exporter (torch.onnx.export, opset
+// 17, eval mode, constants folded) gives torchvision's models: linear
+// layers as MatMul and Add, GELU as Div, Erf, Add and two Muls, a
+// channels-first LayerNorm as Transpose, LayerNormalization, Transpose,
+// batch norms after a convolution folded into it. The weights are seeded
+// random numbers scaled by fan-in, so outputs stay in range and quarry's
+// and ONNX Runtime's outputs can be compared. The files are written where
+// the caller says (a cache outside the repository), never committed.
+//
+//   build/bin/today_nets OUTDIR [NAME...]
+//
+// NAME is convnext_t, vit_b16, densenet121, efficientnet_b0 or
+// shufflenet_v2 (all of them when none is given). Prints each file's path.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_builder.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using quarry::testing::Ints;
+using quarry::testing::OnnxModel;
+using quarry::testing::set_float;
+using quarry::testing::set_int;
+using quarry::testing::set_ints;
+
+int64_t numel(const Ints &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// A network under construction: fresh value names, seeded weights.
+class Net {
+public:
+  explicit Net(const Ints &input_shape) : m_(17) {
+    m_.input("input", input_shape);
+  }
+
+  std::string fresh(const std::string &what) {
+    return what + "_" + std::to_string(next_++);
+  }
+
+  /// A float initializer of `shape`, uniform in [-bound, bound).
+  std::string weight(const Ints &shape, double bound) {
+    std::uniform_real_distribution<float> u(static_cast<float>(-bound),
+                                            static_cast<float>(bound));
+    std::vector<float> v(static_cast<size_t>(numel(shape)));
+    for (float &x : v)
+      x = u(rng_);
+    return constant(shape, v);
+  }
+  /// A float initializer of `shape` uniform in [lo, hi).
+  std::string uniform(const Ints &shape, float lo, float hi) {
+    std::uniform_real_distribution<float> u(lo, hi);
+    std::vector<float> v(static_cast<size_t>(numel(shape)));
+    for (float &x : v)
+      x = u(rng_);
+    return constant(shape, v);
+  }
+  std::string constant(const Ints &shape, const std::vector<float> &v) {
+    const std::string name = fresh("w");
+    auto *t = m_.proto().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : shape)
+      t->add_dims(d);
+    t->set_raw_data(std::string(reinterpret_cast<const char *>(v.data()),
+                                v.size() * sizeof(float)));
+    return name;
+  }
+  std::string scalar(float x) { return constant({}, {x}); }
+  std::string ints(const Ints &v) {
+    const std::string name = fresh("i");
+    m_.ints(name, v);
+    return name;
+  }
+  /// An int64 scalar (a Gather index that drops its axis).
+  std::string index(int64_t v) {
+    const std::string name = fresh("i");
+    m_.ints(name, Ints{}, {v});
+    return name;
+  }
+
+  onnx::NodeProto &node(const std::string &type,
+                        const std::vector<std::string> &in,
+                        const std::string &out) {
+    return m_.node(type, in, {out});
+  }
+  std::string op(const std::string &type, const std::vector<std::string> &in) {
+    const std::string out = fresh(type);
+    node(type, in, out);
+    return out;
+  }
+
+  std::string conv(const std::string &x, int64_t cin, int64_t cout, int64_t k,
+                   int64_t stride, int64_t pad, int64_t groups = 1) {
+    const double bound =
+        std::sqrt(6.0 / static_cast<double>(cin / groups * k * k));
+    const std::string w = weight({cout, cin / groups, k, k}, bound);
+    const std::string b = weight({cout}, 0.1);
+    const std::string out = fresh("conv");
+    auto &n = node("Conv", {x, w, b}, out);
+    set_ints(n, "kernel_shape", {k, k});
+    set_ints(n, "strides", {stride, stride});
+    set_ints(n, "pads", {pad, pad, pad, pad});
+    set_ints(n, "dilations", {1, 1});
+    set_int(n, "group", groups);
+    return out;
+  }
+  std::string batch_norm(const std::string &x, int64_t c) {
+    const std::string out = fresh("bn");
+    auto &n = node("BatchNormalization",
+                   {x, uniform({c}, 0.5f, 1.5f), weight({c}, 0.1),
+                    weight({c}, 0.1), uniform({c}, 0.5f, 1.5f)},
+                   out);
+    set_float(n, "epsilon", 1e-5f);
+    return out;
+  }
+  std::string transpose(const std::string &x, const Ints &perm) {
+    const std::string out = fresh("transpose");
+    set_ints(node("Transpose", {x}, out), "perm", perm);
+    return out;
+  }
+  std::string reshape(const std::string &x, const Ints &shape) {
+    return op("Reshape", {x, ints(shape)});
+  }
+  /// nn.Linear on the last axis: MatMul by the transposed weight, then Add.
+  std::string linear(const std::string &x, int64_t in, int64_t out) {
+    const double bound = std::sqrt(3.0 / static_cast<double>(in));
+    return op("Add", {op("MatMul", {x, weight({in, out}, bound)}),
+                      weight({out}, 0.1)});
+  }
+  /// nn.Linear on a flattened [N, in] tensor: one Gemm.
+  std::string gemm(const std::string &x, int64_t in, int64_t out) {
+    const double bound = std::sqrt(3.0 / static_cast<double>(in));
+    const std::string y = fresh("gemm");
+    auto &n =
+        node("Gemm", {x, weight({out, in}, bound), weight({out}, 0.1)}, y);
+    set_float(n, "alpha", 1.0f);
+    set_float(n, "beta", 1.0f);
+    set_int(n, "transB", 1);
+    return y;
+  }
+  std::string layer_norm(const std::string &x, int64_t c, float eps) {
+    const std::string out = fresh("ln");
+    auto &n = node("LayerNormalization",
+                   {x, uniform({c}, 0.5f, 1.5f), weight({c}, 0.1)}, out);
+    set_int(n, "axis", -1);
+    set_float(n, "epsilon", eps);
+    return out;
+  }
+  /// torchvision's LayerNorm2d: over channels of an NCHW tensor.
+  std::string layer_norm_2d(const std::string &x, int64_t c) {
+    return transpose(layer_norm(transpose(x, {0, 2, 3, 1}), c, 1e-6f),
+                     {0, 3, 1, 2});
+  }
+  /// nn.GELU() (exact): x * (1 + erf(x / sqrt 2)) * 0.5.
+  std::string gelu(const std::string &x) {
+    const std::string e =
+        op("Erf", {op("Div", {x, scalar(static_cast<float>(std::sqrt(2.0)))})});
+    return op("Mul",
+              {op("Mul", {x, op("Add", {e, scalar(1.0f)})}), scalar(0.5f)});
+  }
+  /// nn.SiLU: x * sigmoid(x).
+  std::string silu(const std::string &x) {
+    return op("Mul", {x, op("Sigmoid", {x})});
+  }
+  std::string pool(const std::string &type, const std::string &x, int64_t k,
+                   int64_t stride, int64_t pad) {
+    const std::string out = fresh("pool");
+    auto &n = node(type, {x}, out);
+    set_ints(n, "kernel_shape", {k, k});
+    set_ints(n, "strides", {stride, stride});
+    set_ints(n, "pads", {pad, pad, pad, pad});
+    return out;
+  }
+  std::string concat(const std::vector<std::string> &xs, int64_t axis) {
+    const std::string out = fresh("concat");
+    set_int(node("Concat", xs, out), "axis", axis);
+    return out;
+  }
+  /// Global average pooling, flatten, and the classifier.
+  std::string head(const std::string &x, int64_t c, int64_t classes = 1000) {
+    const std::string f = fresh("flatten");
+    set_int(node("Flatten", {op("GlobalAveragePool", {x})}, f), "axis", 1);
+    return gemm(f, c, classes);
+  }
+
+  void write(const std::string &result, const std::string &path) {
+    const std::string out = "output";
+    node("Identity", {result}, out);
+    m_.output(out);
+    std::ofstream f(path, std::ios::binary);
+    if (!(f << m_.bytes()))
+      throw std::runtime_error("cannot write " + path);
+  }
+
+private:
+  OnnxModel m_;
+  std::mt19937 rng_{20261127};
+  int next_ = 0;
+};
+
+/// torchvision's convnext_tiny.
+void convnext_t(const std::string &path) {
+  Net n({1, 3, 224, 224});
+  const Ints depths = {3, 3, 9, 3}, dims = {96, 192, 384, 768};
+  std::string x = n.layer_norm_2d(n.conv("input", 3, 96, 4, 4, 0), 96);
+  for (size_t s = 0; s < depths.size(); ++s) {
+    const int64_t c = dims[s];
+    if (s > 0)
+      x = n.conv(n.layer_norm_2d(x, dims[s - 1]), dims[s - 1], c, 2, 2, 0);
+    for (int64_t b = 0; b < depths[s]; ++b) {
+      std::string y = n.transpose(n.conv(x, c, c, 7, 1, 3, c), {0, 2, 3, 1});
+      y = n.linear(n.gelu(n.linear(n.layer_norm(y, c, 1e-6f), c, 4 * c)), 4 * c,
+                   c);
+      y = n.transpose(y, {0, 3, 1, 2});
+      y = n.op("Mul", {y, n.uniform({c, 1, 1}, 0.05f, 0.15f)});
+      x = n.op("Add", {y, x});
+    }
+  }
+  x = n.layer_norm_2d(n.op("GlobalAveragePool", {x}), 768);
+  const std::string f = n.fresh("flatten");
+  set_int(n.node("Flatten", {x}, f), "axis", 1);
+  n.write(n.gemm(f, 768, 1000), path);
+}
+
+/// torchvision's vit_b_16: 12 encoder blocks of 12 heads over 197 tokens.
+void vit_b16(const std::string &path) {
+  Net n({1, 3, 224, 224});
+  const int64_t d = 768, heads = 12, hd = 64, tokens = 197, mlp = 3072;
+  std::string x = n.reshape(n.conv("input", 3, d, 16, 16, 0), {1, d, 196});
+  x = n.concat({n.weight({1, 1, d}, 0.02), n.transpose(x, {0, 2, 1})}, 1);
+  x = n.op("Add", {x, n.weight({1, tokens, d}, 0.02)});
+  for (int b = 0; b < 12; ++b) {
+    std::string qkv = n.linear(n.layer_norm(x, d, 1e-6f), d, 3 * d);
+    qkv =
+        n.transpose(n.reshape(qkv, {1, tokens, 3, heads, hd}), {2, 0, 3, 1, 4});
+    std::vector<std::string> part;
+    for (int64_t i = 0; i < 3; ++i) {
+      const std::string g = n.fresh("gather");
+      set_int(n.node("Gather", {qkv, n.index(i)}, g), "axis", 0);
+      part.push_back(g);
+    }
+    const std::string q = n.op("Mul", {part[0], n.scalar(0.125f)});
+    const std::string k = n.transpose(part[1], {0, 1, 3, 2});
+    std::string a = n.op("Softmax", {n.op("MatMul", {q, k})});
+    a = n.op("MatMul", {a, part[2]});
+    a = n.reshape(n.transpose(a, {0, 2, 1, 3}), {1, tokens, d});
+    x = n.op("Add", {x, n.linear(a, d, d)});
+    x = n.op("Add",
+             {x, n.linear(n.gelu(n.linear(n.layer_norm(x, d, 1e-6f), d, mlp)),
+                          mlp, d)});
+  }
+  x = n.layer_norm(x, d, 1e-6f);
+  const std::string cls = n.fresh("gather");
+  set_int(n.node("Gather", {x, n.index(0)}, cls), "axis", 1);
+  n.write(n.gemm(cls, d, 1000), path);
+}
+
+/// torchvision's densenet121: four dense blocks, growth 32.
+void densenet121(const std::string &path) {
+  Net n({1, 3, 224, 224});
+  std::string x = n.op("Relu", {n.conv("input", 3, 64, 7, 2, 3)});
+  x = n.pool("MaxPool", x, 3, 2, 1);
+  int64_t c = 64;
+  const Ints blocks = {6, 12, 24, 16};
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    std::vector<std::string> features = {x};
+    for (int64_t l = 0; l < blocks[bi]; ++l) {
+      const int64_t cin = c + 32 * l;
+      std::string y =
+          features.size() == 1 ? features[0] : n.concat(features, 1);
+      y = n.op("Relu", {n.batch_norm(y, cin)});
+      y = n.op("Relu", {n.conv(y, cin, 128, 1, 1, 0)});
+      features.push_back(n.conv(y, 128, 32, 3, 1, 1));
+    }
+    c += 32 * blocks[bi];
+    x = n.concat(features, 1);
+    if (bi + 1 < blocks.size()) {
+      x = n.conv(n.op("Relu", {n.batch_norm(x, c)}), c, c / 2, 1, 1, 0);
+      x = n.pool("AveragePool", x, 2, 2, 0);
+      c /= 2;
+    }
+  }
+  n.write(n.head(n.op("Relu", {n.batch_norm(x, c)}), c), path);
+}
+
+/// torchvision's efficientnet_b0: MBConv blocks with squeeze-excitation.
+void efficientnet_b0(const std::string &path) {
+  Net n({1, 3, 224, 224});
+  struct Stage {
+    int64_t expand, k, stride, cout, layers;
+  };
+  const Stage stages[] = {
+      {1, 3, 1, 16, 1},  {6, 3, 2, 24, 2},  {6, 5, 2, 40, 2}, {6, 3, 2, 80, 3},
+      {6, 5, 1, 112, 3}, {6, 5, 2, 192, 4}, {6, 3, 1, 320, 1}};
+  std::string x = n.silu(n.conv("input", 3, 32, 3, 2, 1));
+  int64_t c = 32;
+  for (const Stage &s : stages) {
+    for (int64_t l = 0; l < s.layers; ++l) {
+      const int64_t stride = l == 0 ? s.stride : 1, e = c * s.expand;
+      std::string y = x;
+      if (s.expand != 1)
+        y = n.silu(n.conv(y, c, e, 1, 1, 0));
+      y = n.silu(n.conv(y, e, e, s.k, stride, s.k / 2, e));
+      const int64_t squeeze = std::max<int64_t>(1, c / 4);
+      std::string se = n.op("GlobalAveragePool", {y});
+      se = n.silu(n.conv(se, e, squeeze, 1, 1, 0));
+      se = n.op("Sigmoid", {n.conv(se, squeeze, e, 1, 1, 0)});
+      y = n.conv(n.op("Mul", {se, y}), e, s.cout, 1, 1, 0);
+      x = stride == 1 && c == s.cout ? n.op("Add", {y, x}) : y;
+      c = s.cout;
+    }
+  }
+  n.write(n.head(n.silu(n.conv(x, c, 1280, 1, 1, 0)), 1280), path);
+}
+
+/// torchvision's shufflenet_v2_x1_0: channel split, shuffle by reshapes.
+void shufflenet_v2(const std::string &path) {
+  Net n({1, 3, 224, 224});
+  std::string x = n.op("Relu", {n.conv("input", 3, 24, 3, 2, 1)});
+  x = n.pool("MaxPool", x, 3, 2, 1);
+  int64_t c = 24, hw = 56;
+  auto shuffle = [&](const std::string &y, int64_t ch, int64_t side) {
+    std::string s = n.reshape(y, {1, 2, ch / 2, side, side});
+    return n.reshape(n.transpose(s, {0, 2, 1, 3, 4}), {1, ch, side, side});
+  };
+  const Ints repeats = {4, 8, 4}, outs = {116, 232, 464};
+  for (size_t si = 0; si < repeats.size(); ++si) {
+    const int64_t co = outs[si], half = co / 2;
+    // The first unit of a stage halves the resolution on both branches.
+    std::string left = n.conv(n.conv(x, c, c, 3, 2, 1, c), c, half, 1, 1, 0);
+    left = n.op("Relu", {left});
+    std::string right = n.op("Relu", {n.conv(x, c, half, 1, 1, 0)});
+    right = n.conv(right, half, half, 3, 2, 1, half);
+    right = n.op("Relu", {n.conv(right, half, half, 1, 1, 0)});
+    hw /= 2;
+    x = shuffle(n.concat({left, right}, 1), co, hw);
+    for (int64_t u = 1; u < repeats[si]; ++u) {
+      const std::string a = n.fresh("split"), b = n.fresh("split");
+      auto &split = n.node("Split", {x, n.ints({half, half})}, a);
+      split.add_output(b);
+      set_int(split, "axis", 1);
+      std::string r = n.op("Relu", {n.conv(b, half, half, 1, 1, 0)});
+      r = n.conv(r, half, half, 3, 1, 1, half);
+      r = n.op("Relu", {n.conv(r, half, half, 1, 1, 0)});
+      x = shuffle(n.concat({a, r}, 1), co, hw);
+    }
+    c = co;
+  }
+  n.write(n.head(n.op("Relu", {n.conv(x, c, 1024, 1, 1, 0)}), 1024), path);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const std::map<std::string, std::function<void(const std::string &)>> nets = {
+      {"convnext_t", convnext_t},
+      {"vit_b16", vit_b16},
+      {"densenet121", densenet121},
+      {"efficientnet_b0", efficientnet_b0},
+      {"shufflenet_v2", shufflenet_v2}};
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: today_nets OUTDIR [NAME...]\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::vector<std::string> names(argv + 2, argv + argc);
+  if (names.empty())
+    for (const auto &[name, make] : nets)
+      names.push_back(name);
+  try {
+    std::filesystem::create_directories(dir);
+    for (const std::string &name : names) {
+      auto it = nets.find(name);
+      if (it == nets.end()) {
+        std::fprintf(stderr, "today_nets: unknown network '%s'\n",
+                     name.c_str());
+        return 2;
+      }
+      const std::string path = (dir / (name + ".onnx")).string();
+      it->second(path);
+      std::printf("%s\n", path.c_str());
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "today_nets: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
