@@ -73,6 +73,8 @@ inline std::vector<Case> layout_cases() {
       {"pointwise_leaky", "y = pointwise[fn=leaky_relu alpha=0.1](c)"},
       {"pointwise_hard_swish", "y = pointwise[fn=hard_swish](c)"},
       {"pointwise_erf", "y = pointwise[fn=erf](c)"},
+      // Loops whose f(0) is not 0, on a blocked layout's padding.
+      {"pointwise_cos", "y = pointwise[fn=cos](c)"},
       {"pool_explicit_avg",
        "y = pool2d_explicit[fn=avg k=3,2 s=2,1 pads=1,0,1,1](c)"},
       {"pool_explicit_max",

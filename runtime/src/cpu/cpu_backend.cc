@@ -55,8 +55,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 
 /// Raised whenever a kernel of quarry's own (gemv.h, the loops) changes
 /// speed, so that a cost cache measured with the old one is measured anew:
-/// 2 since products with 1536 columns and more stream four rows a pass.
-constexpr int kKernelRevision = 2;
+/// 2 since products with 1536 columns and more stream four rows a pass, 3
+/// since pointwise functions oneDNN lacks run as loops (pointwise_loops.h).
+constexpr int kKernelRevision = 3;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

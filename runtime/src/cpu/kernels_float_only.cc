@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.h"
+#include "pointwise_loops.h"
 #include "primitive_step.h"
 
 #include <optional>
@@ -80,8 +81,8 @@ pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta) {
     return std::tuple{A::eltwise_hardswish, 0.0f, 0.0f};
   case F::Elu:
     return std::tuple{A::eltwise_elu, alpha, 0.0f};
-  default: // the rest run through their reference semantics (oneDNN's
-           // log, say, is not exact at 1)
+  default: // the rest run as loops (pointwise_loops.h): oneDNN has no
+           // algorithm for them, or one that is not exact (log at 1)
     break;
   }
   return std::nullopt;
@@ -113,14 +114,31 @@ Lowered CpuKernel<ops::Pointwise>::make(Context &c, const Node &n,
                                         CpuOperands in, ResultTypes out,
                                         PostOps) {
   using P = ops::Pointwise;
-  const auto alg =
-      pointwise_algorithm(static_cast<ops::PointwiseFn>(n.attrs.i(P::kFn)),
-                          static_cast<float>(n.attrs.real(P::kAlpha)),
-                          static_cast<float>(n.attrs.real(P::kBeta)));
-  if (!alg)
-    return reference_kernel(n, in, out);
-  const auto [a, alpha, beta] = *alg;
-  return eltwise_lowered(c, a, alpha, beta, in);
+  const auto fn = static_cast<ops::PointwiseFn>(n.attrs.i(P::kFn));
+  const float alpha = static_cast<float>(n.attrs.real(P::kAlpha));
+  const float beta = static_cast<float>(n.attrs.real(P::kBeta));
+  if (const auto alg = pointwise_algorithm(fn, alpha, beta)) {
+    const auto [a, a_alpha, a_beta] = *alg;
+    return eltwise_lowered(c, a, a_alpha, a_beta, in);
+  }
+  // Each element alone: any layout without padding will do (a blocked
+  // layout's padding would take values f(0) that are not 0).
+  const memory::desc md =
+      in[0].md.get_size() ==
+              sizeof(float) * static_cast<size_t>(in[0].shape().numel())
+          ? in[0].md
+          : plain_md(in[0].shape());
+  Lowered l;
+  l.in = {md};
+  l.out = {md};
+  l.impl = "loops";
+  l.bind = [fn, alpha, beta,
+            count = out[0].shape.numel()](const Bound &b) -> Step {
+    return [fn, alpha, beta, count, x = b.in[0], y = b.out[0]] {
+      pointwise_loop(fn, alpha, beta, x, y, count);
+    };
+  };
+  return l;
 }
 
 Lowered CpuKernel<ops::Pool2DExplicit>::make(Context &c, const Node &n,
@@ -290,10 +308,9 @@ Lowered CpuKernel<ops::LayerNorm>::make(Context &c, const Node &n,
   const memory::desc md({rows, row}, kF32, tag::ab);
   const memory::desc per_element({row}, kF32, tag::a);
   const bool has_bias = in.size() > 2;
-  const auto flags =
-      has_bias ? dnnl::normalization_flags::use_scale |
-                     dnnl::normalization_flags::use_shift
-               : dnnl::normalization_flags::use_scale;
+  const auto flags = has_bias ? dnnl::normalization_flags::use_scale |
+                                    dnnl::normalization_flags::use_shift
+                              : dnnl::normalization_flags::use_scale;
   const dnnl::layer_normalization_forward::desc d(
       dnnl::prop_kind::forward_inference, md,
       static_cast<float>(n.attrs.real(L::kEps)), flags);

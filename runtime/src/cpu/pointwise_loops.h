@@ -1,0 +1,44 @@
+//===- pointwise_loops.h - Elementwise functions oneDNN lacks ---*- C++ -*-===//
+//
+// pointwise functions without a oneDNN eltwise algorithm (or without an
+// exact one) as loops over dense memory: each element alone, so they run in
+// whatever layout the operand has, threads splitting the elements. erf, the
+// one today's networks lean on (GELU), is a rational approximation the
+// compiler vectorizes, within a few ulps of the C library's erff; the rest
+// call core's scalar semantics.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/core/ops/scalar_fns.h"
+
+#include <cstdint>
+
+namespace quarry::runtime::cpu {
+
+/// erf(x) as x P(x^2) / Q(x^2), clamped at |x| = 4 (where float's erf is
+/// 1): within 8 ulps of erff (pointwise_loops_test).
+inline float rational_erf(float x) {
+  const float c = x < -4.0f ? -4.0f : (x > 4.0f ? 4.0f : x);
+  const float z = c * c;
+  float p = -2.72614225801306e-10f;
+  p = p * z + 2.77068142495902e-08f;
+  p = p * z - 2.10102402082508e-06f;
+  p = p * z - 5.69250639462346e-05f;
+  p = p * z - 7.34990630326855e-04f;
+  p = p * z - 2.95459980854025e-03f;
+  p = p * z - 1.60960333262415e-02f;
+  float q = -1.45660718464996e-05f;
+  q = q * z - 2.13374055278905e-04f;
+  q = q * z - 1.68282697438203e-03f;
+  q = q * z - 7.37332916720468e-03f;
+  q = q * z - 1.42647390514189e-02f;
+  return c * p / q;
+}
+
+/// y[i] = fn(x[i]) for i < n (x may be y), on the OpenMP threads when n is
+/// large enough to pay for them.
+void pointwise_loop(ops::PointwiseFn fn, float alpha, float beta,
+                    const float *x, float *y, int64_t n);
+
+} // namespace quarry::runtime::cpu

@@ -1,0 +1,75 @@
+//===- pointwise_loops_test.cc - The cpu's loops for pointwise functions --===//
+#include "cpu/pointwise_loops.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace quarry::runtime::cpu {
+namespace {
+
+/// How many floats lie between a and b (same sign).
+int64_t ulps_apart(float a, float b) {
+  if (a == b)
+    return 0;
+  if (std::signbit(a) != std::signbit(b))
+    return std::numeric_limits<int64_t>::max();
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, sizeof ia);
+  std::memcpy(&ib, &b, sizeof ib);
+  return std::abs(static_cast<int64_t>(ia) - ib);
+}
+
+TEST(PointwiseLoops, RationalErfIsWithinEightUlpsOfTheCLibrarys) {
+  int64_t worst = 0;
+  float at = 0;
+  auto check = [&](float x) {
+    const int64_t u = ulps_apart(rational_erf(x), std::erf(x));
+    if (u > worst) {
+      worst = u;
+      at = x;
+    }
+  };
+  for (float x = -6.0f; x <= 6.0f; x += 1.0f / 4096)
+    check(x);
+  // Tiny arguments, where erf(x) is about 2x / sqrt(pi): relative accuracy.
+  for (float x = 1e-30f; x < 1.0f; x *= 1.01f) {
+    check(x);
+    check(-x);
+  }
+  EXPECT_LE(worst, 8) << "at x = " << at;
+  EXPECT_EQ(rational_erf(0.0f), 0.0f);
+  EXPECT_EQ(rational_erf(std::numeric_limits<float>::infinity()), 1.0f);
+  EXPECT_EQ(rational_erf(-std::numeric_limits<float>::infinity()), -1.0f);
+  EXPECT_TRUE(std::isnan(rational_erf(std::nanf(""))));
+}
+
+TEST(PointwiseLoops, EveryElementOnEveryThreadIsTheFunctionOfIt) {
+  // Enough elements for the threads to split them, a count that is no
+  // multiple of a cache line.
+  const int64_t n = (1 << 17) + 5;
+  std::vector<float> x(n), y(n, -7.0f);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 1000) / 125.0f - 4.0f;
+  omp_set_num_threads(2);
+  pointwise_loop(ops::PointwiseFn::Cos, 0, 0, x.data(), y.data(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], std::cos(x[i])) << "element " << i;
+  // The vector build may contract products and sums (FMA): within the
+  // same bound of erff, not bitwise the scalar build.
+  pointwise_loop(ops::PointwiseFn::Erf, 0, 0, x.data(), y.data(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_LE(ulps_apart(y[i], std::erf(x[i])), 8) << "element " << i;
+  // In place.
+  const std::vector<float> erf = y;
+  pointwise_loop(ops::PointwiseFn::Neg, 0, 0, y.data(), y.data(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], -erf[i]) << "element " << i;
+}
+
+} // namespace
+} // namespace quarry::runtime::cpu
