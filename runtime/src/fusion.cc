@@ -108,6 +108,20 @@ std::optional<PostOp> post_op_of(const FusionView &g, OpKind anchor, int32_t id,
   return op;
 }
 
+/// Node `id` as a view post-op of `cur`, a matmul chain's value: a reshape
+/// that keeps the last axis (the one per-channel operands vary along).
+std::optional<PostOp> view_of(const FusionView &g, int32_t id, ValueRef cur) {
+  const Node &n = g.node(id);
+  const Shape &from = g.shape(cur), &to = g.shape({id, 0});
+  if (n.kind != OpKind::Reshape || from.rank() == 0 || to.rank() == 0 ||
+      from[from.rank() - 1] != to[to.rank() - 1])
+    return std::nullopt;
+  PostOp op;
+  op.kind = PostOp::Kind::View;
+  op.node = id;
+  return op;
+}
+
 /// A built graph and its plan, as the chain walk reads them.
 class PlanView final : public FusionView {
 public:
@@ -145,6 +159,8 @@ private:
 } // namespace
 
 std::string PostOp::str() const {
+  if (kind == Kind::View)
+    return "view";
   if (kind == Kind::Unary) {
     static constexpr const char *kNames[] = {"relu", "sigmoid", "tanh",
                                              "invsqrt"};
@@ -234,7 +250,8 @@ bool FusionPolicy::is_anchor(const Node &n) const {
 }
 
 bool may_join_chain(const Node &n) {
-  return unary_of(n.kind).has_value() || binary_of(n).has_value();
+  return unary_of(n.kind).has_value() || binary_of(n).has_value() ||
+         n.kind == OpKind::Reshape; // a matmul chain's view (view_of)
 }
 
 std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
@@ -246,11 +263,16 @@ std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
   const size_t own = post.size();
   ValueRef cur{anchor, 0};
   for (int32_t next; (next = g.sole_reader(cur)) >= 0; cur = {next, 0}) {
-    auto op = post_op_of(g, n.kind, next, cur, policy);
+    auto op = n.kind == OpKind::MatMul ? view_of(g, next, cur)
+                                       : std::optional<PostOp>();
+    if (!op)
+      op = post_op_of(g, n.kind, next, cur, policy);
     if (!op)
       break;
     post.push_back(*op);
   }
+  while (post.size() > own && post.back().kind == PostOp::Kind::View)
+    post.pop_back();
   // Nodes past the accepted prefix run alone, at their own places.
   if (policy.accept && post.size() > own)
     post.resize(std::max(own, std::min(post.size(), policy.accept(n, post))));

@@ -240,6 +240,26 @@ inline std::vector<FusionCase> fusion_cases() {
         "input x: [1,7]\nweight w: [7,3]\ny = matmul[act=relu](x, w)\n"
         "output y\n"},
        0},
+      // An N-D product imported as reshape, matmul, reshape: the bias and
+      // the residual after the last reshape join through it (a view) ...
+      {{"matmul_view_bias_residual",
+        "input x: [2,3,6]\nweight w: [6,5]\nweight bn: [5]\n"
+        "input r: [2,3,5]\n"
+        "m = matmul(reshape[shape=6,6](x), w)\n"
+        "y = relu(ewadd(broadcast[fn=add](reshape[shape=2,3,5](m), bn), r))\n"
+        "output y\n"},
+       4},
+      // ... but not one that moves the last axis, nor as the chain's end.
+      {{"matmul_view_of_other_axes",
+        "input x: [4,6]\nweight w: [6,6]\nweight bn: [2,3]\n"
+        "y = broadcast[fn=add](reshape[shape=4,2,3](matmul(x, w)), bn)\n"
+        "output y\n"},
+       0},
+      {{"matmul_view_alone",
+        "input x: [4,6]\nweight w: [6,5]\n"
+        "y = softmax[axis=1](reshape[shape=2,2,5](matmul(x, w)))\n"
+        "output y\n"},
+       0},
       // A broadcast that enlarges the result is not a post-op.
       {{"matmul_enlarging_add",
         "input x: [1,6]\nweight w: [6,5]\ninput r: [4,5]\n"

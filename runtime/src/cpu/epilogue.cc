@@ -8,6 +8,8 @@ Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
   int operand = first_operand;
   for (size_t k = 0; k < post.size(); ++k) {
     const PostOp &p = post[k];
+    if (p.kind == PostOp::Kind::View)
+      continue; // the same bytes: nothing to compute
     if (p.kind == PostOp::Kind::Unary) {
       if (k >= first)
         ops_.append_eltwise(1.0f, eltwise_algorithm(p.unary), 0.0f, 0.0f);

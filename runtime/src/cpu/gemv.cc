@@ -97,6 +97,8 @@ void apply_epilogue(const std::vector<BoundPostOp> &post,
                     const std::vector<float *> &in, float *y, int64_t c0,
                     int64_t c1) {
   for (const BoundPostOp &p : post) {
+    if (p.op.kind == PostOp::Kind::View)
+      continue;
     if (p.op.kind == PostOp::Kind::Unary) {
       for (int64_t c = c0; c < c1; ++c)
         y[c] = FloatDomain().unary(p.op.unary, y[c]);

@@ -11,7 +11,10 @@
 // no graph output, and the node keeps the value's shape: an activation, or
 // add/sub/mul/div/max/min with one other operand that is a scalar, one
 // value per channel (axis 1 of a 4-D result, the last axis of a matmul's)
-// or of the result's own shape. A binary node joins through its second
+// or of the result's own shape. A matmul's result is row-major, so a
+// reshape that keeps its last axis joins too, as a view (an N-D product
+// imported as reshape, matmul, reshape, before its bias); a chain does not
+// end on one. A binary node joins through its second
 // operand only when its first could not be a chain's end (it is static,
 // read elsewhere, or made by an operator no chain holds), so each node has
 // at most one chain it may join and the chains do not depend on the order
@@ -39,7 +42,8 @@ enum class Spread { Scalar, PerChannel, Full };
 
 /// One operation of an epilogue, applied to the value computed so far.
 struct PostOp {
-  enum class Kind { Unary, Binary } kind = Kind::Unary;
+  /// View: the value seen in another shape, the same bytes (no operation).
+  enum class Kind { Unary, Binary, View } kind = Kind::Unary;
   UnaryFn unary = UnaryFn::Relu; ///< Unary: relu, sigmoid or tanh
   ops::BroadcastFn binary = ops::BroadcastFn::Add; ///< Binary
   ValueRef operand{};           ///< Binary: the other operand
@@ -51,7 +55,7 @@ struct PostOp {
   bool accumulate = false;
   int32_t node = -1; ///< the graph node it comes from
 
-  /// "relu", "add(per-channel)", ...
+  /// "relu", "add(per-channel)", "view", ...
   std::string str() const;
 };
 
@@ -100,8 +104,9 @@ std::vector<PostOp> own_activation(const Node &anchor, int32_t id);
 std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
                                 const FusionPolicy &policy);
 
-/// Whether `n`'s kind can be a post-op at all (an activation, or a binary
-/// add/mul/broadcast other than pow): the kinds a chain passes through.
+/// Whether `n`'s kind can be a post-op at all (an activation, a binary
+/// add/mul/broadcast other than pow, or a reshape as a matmul chain's
+/// view): the kinds a chain passes through.
 bool may_join_chain(const Node &n);
 
 /// How `operand` spreads over `result` in an epilogue of an anchor of kind
