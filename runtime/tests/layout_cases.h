@@ -57,6 +57,12 @@ inline std::vector<Case> layout_cases() {
       {"layer_norm_channels", "weight g: [C,5,6]\n"
                               "y = layer_norm[axis=1 eps=0.001](c, g)"},
       {"transpose", "y = transpose[perm=0,2,3,1](c)"},
+      // Channels-last and back around a row operation: views where the
+      // convolution wrote nhwc.
+      {"transpose_round_trip",
+       "weight g: [C]\ny = ewadd(transpose[perm=0,3,1,2](layer_norm("
+       "transpose[perm=0,2,3,1](c), g)), d)"},
+      {"transpose_inner_axes", "y = transpose[perm=0,1,3,2](c)"},
       {"reshape", "y = reshape[shape=1,-1](c)"},
       {"split", "y, z = split[axis=1 sizes=4,C4](c)"},
       {"split_on_blocks", "y, z = split[axis=1 sizes=8,C8](c)"},

@@ -23,6 +23,18 @@ std::optional<tag> activation_tag(const dnnl::memory::desc &md) {
   return std::nullopt;
 }
 
+std::optional<dims> dense_strides(const dnnl::memory::desc &md) {
+  const dnnl_memory_desc_t &d = md.data;
+  if (d.format_kind != dnnl_blocked ||
+      d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0)
+    return std::nullopt;
+  for (int i = 0; i < d.ndims; ++i)
+    if (d.padded_dims[i] != d.dims[i] || d.padded_offsets[i] != 0)
+      return std::nullopt;
+  return dims(d.format_desc.blocking.strides,
+              d.format_desc.blocking.strides + d.ndims);
+}
+
 std::optional<tag> activation_tag(const std::string &name) {
   for (const auto &[t, named] : kNamed)
     if (name == named)

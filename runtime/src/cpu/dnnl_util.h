@@ -56,6 +56,11 @@ inline bool is_plain(const dnnl::memory::desc &md) {
   return md == plain_md(md.dims());
 }
 
+/// The strides of `md` when its layout is one stride per dimension, with
+/// no blocks, padding or offset (nchw, nhwc, a transposed view); nullopt
+/// otherwise.
+std::optional<dims> dense_strides(const dnnl::memory::desc &md);
+
 /// "nchw", "nChw16c", "nhwc", ... or "blocked" for a layout without a
 /// short name; "plain" for row-major tensors of other ranks.
 std::string layout_name(const dnnl::memory::desc &md);

@@ -429,9 +429,13 @@ Lowered CpuKernel<ops::Concat>::make(Context &c, const Node &n, CpuOperands in,
 Lowered CpuKernel<ops::Transpose>::make(Context &c, const Node &n,
                                         CpuOperands in, ResultTypes out,
                                         PostOps) {
-  // Read the input through permuted strides; write it out row-major.
+  // The result is the operand read through permuted strides: the
+  // operand's own when its layout has one stride per axis (nhwc), else
+  // its row-major ones.
   const auto &perm = n.attrs.list(ops::Transpose::kPerm);
-  const auto in_strides = in[0].shape().strides();
+  const std::optional<dims> dense = dense_strides(in[0].md);
+  const memory::desc operand_md = dense ? in[0].md : plain_md(in[0].shape());
+  const dims in_strides = dense ? *dense : dims(in[0].shape().strides());
   dims strides;
   for (int64_t p : perm)
     strides.push_back(in_strides[p]);
@@ -439,10 +443,14 @@ Lowered CpuKernel<ops::Transpose>::make(Context &c, const Node &n,
   if (strides.empty())
     strides = {1};
   const memory::desc src(out_dims, kF32, strides);
+  // Seen so, the result is in a layout kernels know (row-major, nhwc):
+  // a view, no step (NHWC to NCHW and back around a channels-last norm).
+  if (is_plain(src) || activation_tag(src))
+    return view_of_operand(operand_md, src);
   const auto dst = plain_md(out_dims);
   const dnnl::reorder::primitive_desc pd(c.engine, src, c.engine, dst);
   Lowered l;
-  l.in = plain_mds(in);
+  l.in = {operand_md};
   l.out = {dst};
   l.impl = impl_name(pd);
   l.bind = [&c, pd, src, dst](const Bound &b) {
