@@ -432,6 +432,24 @@ private:
     }
   }
 
+  /// A function ONNX has no operator for (GELU has one from opset 20,
+  /// past quarry's own nodes' 17) as the operators that compute it: SiLU
+  /// as x sigmoid(x), GELU as x (1 + erf(x / sqrt 2)) / 2.
+  void emit_composite(PointwiseFn fn, const std::string &x,
+                      const std::string &out) {
+    if (fn == PointwiseFn::Silu) {
+      node("Sigmoid", {x}, {out + "_sigmoid"});
+      node("Mul", {x, out + "_sigmoid"}, {out});
+      return;
+    }
+    node("Div", {x, scalar(out + "_sqrt2", static_cast<float>(M_SQRT2))},
+         {out + "_scaled"});
+    node("Erf", {out + "_scaled"}, {out + "_erf"});
+    node("Add", {out + "_erf", scalar(out + "_one", 1.0f)}, {out + "_sum"});
+    node("Mul", {x, out + "_sum"}, {out + "_product"});
+    node("Mul", {out + "_product", scalar(out + "_half", 0.5f)}, {out});
+  }
+
   void emit_float_only(const Node &n, const std::string &out) {
     switch (n.kind) {
     case OpKind::Pointwise: {
@@ -440,6 +458,8 @@ private:
       const float alpha = static_cast<float>(n.attrs.real(P::kAlpha));
       const float beta = static_cast<float>(n.attrs.real(P::kBeta));
       std::vector<std::string> ins{in(n, 0)};
+      if (fn == PointwiseFn::Silu || fn == PointwiseFn::Gelu)
+        return emit_composite(fn, ins[0], out);
       if (fn == PointwiseFn::Clip) {
         ins.push_back(scalar(out + "_min", alpha));
         ins.push_back(scalar(out + "_max", beta));

@@ -1110,9 +1110,12 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
     };
     // Every other pointwise function takes no attribute: ONNX names it
     // as quarry does, in camel case (those with attributes are above).
+    // (GELU, an operator of opset 20, comes as its opset-17 form; SiLU is
+    // no ONNX operator: both are functions quarry's own graphs may hold.)
     for (size_t f = 0; f < std::size(ops::kPointwiseNames); ++f)
-      t.emplace(onnx_name(ops::kPointwiseNames[f]),
-                pointwise_fn(static_cast<F>(f)));
+      if (static_cast<F>(f) != F::Gelu && static_cast<F>(f) != F::Silu)
+        t.emplace(onnx_name(ops::kPointwiseNames[f]),
+                  pointwise_fn(static_cast<F>(f)));
     for (size_t f = 0; f < std::size(ops::kReduceNames); ++f)
       t.emplace("Reduce" + onnx_name(ops::kReduceNames[f]),
                 reduce(static_cast<ops::ReduceFn>(f)));

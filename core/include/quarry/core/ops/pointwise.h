@@ -17,6 +17,7 @@
 //   celu: max(0, x) + min(0, alpha*(e^(x/alpha) - 1))
 //   thresholded_relu: x > alpha ? x : 0
 //   shrink: x < -alpha ? x + beta : x > alpha ? x - beta : 0
+//   gelu: x (1 + erf(x / sqrt 2)) / 2       silu: x sigmoid(x)
 //
 //===----------------------------------------------------------------------===//
 #pragma once

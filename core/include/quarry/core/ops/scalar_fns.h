@@ -61,7 +61,9 @@ enum class PointwiseFn : int64_t {
   Selu,
   Celu,
   ThresholdedRelu,
-  Shrink
+  Shrink,
+  Gelu,
+  Silu
 };
 
 inline constexpr std::string_view kPointwiseNames[] = {
@@ -73,7 +75,7 @@ inline constexpr std::string_view kPointwiseNames[] = {
     "atan",         "sinh",       "cosh",       "asinh",
     "acosh",        "atanh",      "softplus",   "softsign",
     "elu",          "selu",       "celu",       "thresholded_relu",
-    "shrink"};
+    "shrink",       "gelu",       "silu"};
 
 /// broadcast's functions: arithmetic, then comparisons, which give 1 where
 /// they hold and 0 elsewhere (ONNX's booleans as float32).
@@ -197,6 +199,10 @@ QUARRY_FLOAT_FN float pointwise_value(PointwiseFn fn, float alpha, float beta,
     return v > alpha ? v : 0.0f;
   case F::Shrink:
     return v < -alpha ? v + beta : v > alpha ? v - beta : 0.0f;
+  case F::Gelu:
+    return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+  case F::Silu:
+    return v / (1.0f + expf(-v));
   }
   return v;
 }
