@@ -74,6 +74,19 @@ std::optional<PostOp> post_op_of(const FusionView &g, OpKind anchor, int32_t id,
     op.node = id;
     return op;
   }
+  if (n.kind == OpKind::Pointwise) {
+    using P = ops::Pointwise;
+    const auto fn = static_cast<ops::PointwiseFn>(n.attrs.i(P::kFn));
+    if (!policy.pointwise || !policy.pointwise(fn))
+      return std::nullopt;
+    PostOp op;
+    op.kind = PostOp::Kind::Pointwise;
+    op.pointwise = fn;
+    op.alpha = static_cast<float>(n.attrs.real(P::kAlpha));
+    op.beta = static_cast<float>(n.attrs.real(P::kBeta));
+    op.node = id;
+    return op;
+  }
   const auto fn = binary_of(n);
   if (!fn)
     return std::nullopt;
@@ -158,9 +171,17 @@ private:
 
 } // namespace
 
+/// fused_chain, taking as post-ops the composites of `composite_of` (by
+/// their x) where the policy applies their function.
+std::vector<PostOp>
+chain_of(const FusionView &g, int32_t anchor, const FusionPolicy &policy,
+         const std::map<ValueRef, const Composite *> &composite_of);
+
 std::string PostOp::str() const {
   if (kind == Kind::View)
     return "view";
+  if (kind == Kind::Pointwise)
+    return std::string(ops::kPointwiseNames[static_cast<int>(pointwise)]);
   if (kind == Kind::Unary) {
     static constexpr const char *kNames[] = {"relu", "sigmoid", "tanh",
                                              "invsqrt"};
@@ -212,7 +233,7 @@ std::vector<ScheduledStep> schedule_of(const Graph &g, const Plan &p,
                                        const std::vector<FusedStep> &steps) {
   std::vector<ScheduledStep> schedule;
   for (const FusedStep &s : steps) {
-    ScheduledStep step{g.node(s.anchor).inputs, {}};
+    ScheduledStep step{step_node(g, s).inputs, {}};
     for (const PostOp &op : s.post)
       if (op.kind == PostOp::Kind::Binary)
         step.reads.push_back(op.operand);
@@ -251,18 +272,41 @@ bool FusionPolicy::is_anchor(const Node &n) const {
 
 bool may_join_chain(const Node &n) {
   return unary_of(n.kind).has_value() || binary_of(n).has_value() ||
+         n.kind == OpKind::Pointwise ||
          n.kind == OpKind::Reshape; // a matmul chain's view (view_of)
 }
 
 std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
                                 const FusionPolicy &policy) {
+  return chain_of(g, anchor, policy, {});
+}
+
+std::vector<PostOp>
+chain_of(const FusionView &g, int32_t anchor, const FusionPolicy &policy,
+         const std::map<ValueRef, const Composite *> &composite_of) {
   const Node &n = g.node(anchor);
   if (!policy.enabled || !policy.is_anchor(n))
     return {};
   std::vector<PostOp> post = own_activation(n, anchor);
   const size_t own = post.size();
   ValueRef cur{anchor, 0};
-  for (int32_t next; (next = g.sole_reader(cur)) >= 0; cur = {next, 0}) {
+  while (true) {
+    // A composite of the value so far, when it alone reads it.
+    if (auto c = composite_of.find(cur); c != composite_of.end() &&
+                                         policy.pointwise &&
+                                         policy.pointwise(c->second->fn)) {
+      PostOp op;
+      op.kind = PostOp::Kind::Pointwise;
+      op.pointwise = c->second->fn;
+      op.node = c->second->nodes.back();
+      op.inner.assign(c->second->nodes.begin(), c->second->nodes.end() - 1);
+      post.push_back(std::move(op));
+      cur = {post.back().node, 0};
+      continue;
+    }
+    const int32_t next = g.sole_reader(cur);
+    if (next < 0)
+      break;
     auto op = n.kind == OpKind::MatMul ? view_of(g, next, cur)
                                        : std::optional<PostOp>();
     if (!op)
@@ -270,6 +314,7 @@ std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
     if (!op)
       break;
     post.push_back(*op);
+    cur = {next, 0};
   }
   while (post.size() > own && post.back().kind == PostOp::Kind::View)
     post.pop_back();
@@ -280,23 +325,56 @@ std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
 }
 
 std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
-                                  const FusionPolicy &policy) {
+                                  const FusionPolicy &policy,
+                                  const Composites *composites) {
   const PlanView view(g, p);
   std::vector<bool> absorbed(g.num_nodes(), false);
+  // The composites a chain may take: those that alone read their x.
+  std::map<ValueRef, const Composite *> composite_of;
+  if (composites && policy.enabled)
+    for (const auto &[first, c] : *composites)
+      if (c.reads_x_alone)
+        composite_of.emplace(c.x, &c);
   // Where each fused step runs: at its last node's place in p.steps.
   std::map<int32_t, FusedStep> ends_at;
   for (int32_t id : p.steps) {
     if (absorbed[id])
       continue;
     FusedStep s;
+    const Composite *alone = nullptr;
+    if (composites && policy.enabled)
+      if (auto c = composites->find(id); c != composites->end())
+        alone = &c->second;
+    if (alone) {
+      // No chain took it: it runs alone, as its function of x.
+      const Node &last = g.node(alone->nodes.back());
+      Node as;
+      as.kind = OpKind::Pointwise;
+      as.attrs = make_attrs(OpKind::Pointwise,
+                            {{"fn", static_cast<int64_t>(alone->fn)}});
+      as.inputs = {alone->x};
+      as.name = last.name;
+      as.types = last.types;
+      s.anchor = alone->nodes.back();
+      s.nodes = alone->nodes;
+      s.as = std::move(as);
+      for (int32_t n : s.nodes)
+        absorbed[n] = true;
+      ends_at.emplace(s.nodes.back(), std::move(s));
+      continue;
+    }
     s.anchor = id;
     s.nodes = {id};
     s.post = own_activation(g.node(id), id);
-    if (std::vector<PostOp> chain = fused_chain(view, id, policy);
+    if (std::vector<PostOp> chain = chain_of(view, id, policy, composite_of);
         !chain.empty()) {
       s.post = std::move(chain);
       for (const PostOp &op : s.post)
         if (op.node != id) {
+          for (int32_t n : op.inner) {
+            s.nodes.push_back(n);
+            absorbed[n] = true;
+          }
           s.nodes.push_back(op.node);
           absorbed[op.node] = true;
         }

@@ -8,9 +8,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "composites.h"
 #include "quarry/runtime/fusion_policy.h"
 #include "quarry/runtime/plan.h"
 
+#include <optional>
 #include <vector>
 
 namespace quarry::runtime {
@@ -26,12 +28,25 @@ struct FusedStep {
   /// The value the step produces: the last absorbed node's, or the anchor's.
   ValueRef result() const { return {nodes.back(), 0}; }
   bool fused() const { return nodes.size() > 1; }
+  /// A composite run alone: the node it runs in place of `nodes`, a
+  /// pointwise function of the composite's x, named and typed as its last
+  /// node (the anchor then). Unset: the step runs its anchor.
+  std::optional<Node> as;
 };
 
+/// The node step `s` runs: its composite's, else its anchor.
+inline const Node &step_node(const Graph &g, const FusedStep &s) {
+  return s.as ? *s.as : g.node(s.anchor);
+}
+
 /// The plan's steps grouped into fused steps, in execution order. Nodes of
-/// `p.steps` appear in exactly one FusedStep.
+/// `p.steps` appear in exactly one FusedStep. With `composites` (found on
+/// `p`), each runs as its pointwise function: a post-op of the chain that
+/// computes its x where the policy applies the function there, else a step
+/// of its own.
 std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
-                                  const FusionPolicy &policy);
+                                  const FusionPolicy &policy,
+                                  const Composites *composites = nullptr);
 
 /// Per node of `g`: whether fuse_steps() on plan_shapes(g) absorbs it into
 /// another node's step.

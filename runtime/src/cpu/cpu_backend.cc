@@ -56,8 +56,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// Raised whenever a kernel of quarry's own (gemv.h, the loops) changes
 /// speed, so that a cost cache measured with the old one is measured anew:
 /// 2 since products with 1536 columns and more stream four rows a pass, 3
-/// since pointwise functions oneDNN lacks run as loops (pointwise_loops.h).
-constexpr int kKernelRevision = 3;
+/// since pointwise functions oneDNN lacks run as loops (pointwise_loops.h),
+/// 4 since transposes into nhwc are views and pointwise functions post-ops.
+constexpr int kKernelRevision = 4;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
@@ -142,6 +143,9 @@ public:
     if (opts.threads > 0)
       omp_set_num_threads(opts.threads);
     policy_.enabled = opts.fuse;
+    policy_.pointwise = [](ops::PointwiseFn fn) {
+      return cpu::pointwise_algorithm(fn, 0.0f, 0.0f).has_value();
+    };
     if (!opts.layout.empty()) {
       conv_layout_ = activation_tag(opts.layout);
       if (!conv_layout_)

@@ -23,6 +23,40 @@ std::optional<tag> activation_tag(const dnnl::memory::desc &md) {
   return std::nullopt;
 }
 
+std::optional<std::tuple<dnnl::algorithm, float, float>>
+pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta) {
+  using A = dnnl::algorithm;
+  using F = ops::PointwiseFn;
+  switch (fn) {
+  case F::Sqrt:
+    return std::tuple{A::eltwise_sqrt, 0.0f, 0.0f};
+  case F::Exp:
+    return std::tuple{A::eltwise_exp, 0.0f, 0.0f};
+  case F::Neg:
+    return std::tuple{A::eltwise_linear, -1.0f, 0.0f};
+  case F::Abs:
+    return std::tuple{A::eltwise_abs, 0.0f, 0.0f};
+  case F::Reciprocal:
+    return std::tuple{A::eltwise_pow, 1.0f, -1.0f};
+  case F::LeakyRelu:
+    return std::tuple{A::eltwise_relu, alpha, 0.0f};
+  case F::Clip:
+    return std::tuple{A::eltwise_clip_v2, alpha, beta};
+  case F::HardSwish:
+    return std::tuple{A::eltwise_hardswish, 0.0f, 0.0f};
+  case F::Elu:
+    return std::tuple{A::eltwise_elu, alpha, 0.0f};
+  case F::Gelu:
+    return std::tuple{A::eltwise_gelu_erf, 0.0f, 0.0f};
+  case F::Silu:
+    return std::tuple{A::eltwise_swish, 1.0f, 0.0f};
+  default: // the rest run as loops (pointwise_loops.h): oneDNN has no
+           // algorithm for them, or one that is not exact (log at 1)
+    break;
+  }
+  return std::nullopt;
+}
+
 std::optional<dims> dense_strides(const dnnl::memory::desc &md) {
   const dnnl_memory_desc_t &d = md.data;
   if (d.format_kind != dnnl_blocked ||

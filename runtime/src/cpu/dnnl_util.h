@@ -12,12 +12,14 @@
 #include "quarry/core/attrs.h"
 #include "quarry/core/domain.h"
 #include "quarry/core/ops/broadcast.h"
+#include "quarry/core/ops/scalar_fns.h"
 #include "quarry/core/shape.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 namespace quarry::runtime::cpu {
@@ -78,6 +80,11 @@ activation_tag(const dnnl::memory::desc &md);
 
 /// oneDNN's elementwise algorithm for a nonlinear function.
 dnnl::algorithm eltwise_algorithm(UnaryFn f);
+
+/// oneDNN's eltwise algorithm, alpha and beta for a pointwise function,
+/// when it has one (as a primitive and as a post-op alike).
+std::optional<std::tuple<dnnl::algorithm, float, float>>
+pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta);
 
 /// oneDNN's binary algorithm for add, sub, mul, div, max, min (not pow).
 dnnl::algorithm binary_algorithm(ops::BroadcastFn f);

@@ -15,6 +15,14 @@ Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
         ops_.append_eltwise(1.0f, eltwise_algorithm(p.unary), 0.0f, 0.0f);
       continue;
     }
+    if (p.kind == PostOp::Kind::Pointwise) {
+      // The fusion policy admits only functions with an algorithm.
+      const auto [alg, alpha, beta] =
+          pointwise_algorithm(p.pointwise, p.alpha, p.beta).value();
+      if (k >= first)
+        ops_.append_eltwise(1.0f, alg, alpha, beta);
+      continue;
+    }
     const int this_operand = operand++;
     if (k < first)
       continue;

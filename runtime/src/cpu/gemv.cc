@@ -99,6 +99,12 @@ void apply_epilogue(const std::vector<BoundPostOp> &post,
   for (const BoundPostOp &p : post) {
     if (p.op.kind == PostOp::Kind::View)
       continue;
+    if (p.op.kind == PostOp::Kind::Pointwise) {
+      for (int64_t c = c0; c < c1; ++c)
+        y[c] =
+            ops::pointwise_value(p.op.pointwise, p.op.alpha, p.op.beta, y[c]);
+      continue;
+    }
     if (p.op.kind == PostOp::Kind::Unary) {
       for (int64_t c = c0; c < c1; ++c)
         y[c] = FloatDomain().unary(p.op.unary, y[c]);

@@ -52,7 +52,8 @@ Program::Program(const Graph &g, Plan &p, Context &c,
       std::swap(slots_of_[{id, 0}].front(), slots_of_[{id, 0}].back());
     }
   }
-  const std::vector<FusedStep> steps = fuse_steps(g, p, policy);
+  const Composites composites = find_composites(g, p);
+  const std::vector<FusedStep> steps = fuse_steps(g, p, policy, &composites);
   // The last step that reads each value, for sums computed in place.
   const std::vector<ScheduledStep> schedule = schedule_of(g, p, steps);
   for (size_t k = 0; k < schedule.size(); ++k)
@@ -108,7 +109,7 @@ FusedStep Program::with_accumulation(FusedStep s, int step) const {
   // is no graph input or output, nor another operand of this step) can
   // hold the result: the kernel accumulates into its buffer.
   std::map<ValueRef, int> uses;
-  for (ValueRef v : g_.node(s.anchor).inputs)
+  for (ValueRef v : step_node(g_, s).inputs)
     ++uses[v];
   for (const PostOp &op : s.post)
     if (op.kind == PostOp::Kind::Binary)
@@ -137,7 +138,7 @@ void Program::lower_alone(int32_t node) {
 }
 
 void Program::lower(const FusedStep &s) {
-  const Node &n = g_.node(s.anchor);
+  const Node &n = step_node(g_, s);
   std::vector<ValueRef> operands = n.inputs;
   for (const PostOp &op : s.post)
     if (op.kind == PostOp::Kind::Binary)
@@ -180,7 +181,12 @@ void Program::lower(const FusedStep &s) {
 
   Instruction ins;
   ins.nodes = s.nodes;
-  ins.label = describe_node(g_, s.anchor) + Epilogue::describe(s.post);
+  ins.label =
+      describe_node(g_, s.anchor) +
+      (s.as ? " as " + std::string(
+                           ops::kPointwiseNames[n.attrs.i(ops::Pointwise::kFn)])
+            : "") +
+      Epilogue::describe(s.post);
   ins.impl = l.impl;
   ins.bind = std::move(l.bind);
   for (size_t i = 0; i < operands.size(); ++i) {

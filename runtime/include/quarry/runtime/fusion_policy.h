@@ -19,7 +19,9 @@
 // read elsewhere, or made by an operator no chain holds), so each node has
 // at most one chain it may join and the chains do not depend on the order
 // the nodes are listed in. Which anchors and operand kinds a backend
-// accepts is its FusionPolicy.
+// accepts is its FusionPolicy, and which pointwise functions it applies
+// (a pointwise node, or a composite the backend found: GELU written as
+// Div, Erf, Add, Mul, Mul, composites.h).
 //
 // The chain walk reads the graph through a FusionView, so the optimizer can
 // ask it of a graph it has not built (a rewrite previewed on its host).
@@ -43,7 +45,9 @@ enum class Spread { Scalar, PerChannel, Full };
 /// One operation of an epilogue, applied to the value computed so far.
 struct PostOp {
   /// View: the value seen in another shape, the same bytes (no operation).
-  enum class Kind { Unary, Binary, View } kind = Kind::Unary;
+  /// Pointwise: a pointwise function (a node, or a composite of several,
+  /// composites.h).
+  enum class Kind { Unary, Binary, View, Pointwise } kind = Kind::Unary;
   UnaryFn unary = UnaryFn::Relu; ///< Unary: relu, sigmoid or tanh
   ops::BroadcastFn binary = ops::BroadcastFn::Add; ///< Binary
   ValueRef operand{};           ///< Binary: the other operand
@@ -53,7 +57,11 @@ struct PostOp {
   /// the backend may compute the result into the operand's own buffer and
   /// accumulate (oneDNN's sum post-op) instead of reading it separately.
   bool accumulate = false;
+  ops::PointwiseFn pointwise = ops::PointwiseFn::Gelu; ///< Pointwise
+  float alpha = 0, beta = 0;                           ///< Pointwise
   int32_t node = -1; ///< the graph node it comes from
+  /// A composite's nodes before `node`, which the step runs as well.
+  std::vector<int32_t> inner;
 
   /// "relu", "add(per-channel)", "view", ...
   std::string str() const;
@@ -67,6 +75,9 @@ struct FusionPolicy {
   bool binary_static = true;  ///< binary post-ops with a static operand
   bool binary_dynamic = true; ///< binary post-ops with a computed operand
   bool enabled = true;        ///< false: every node alone
+  /// Which pointwise functions the backend applies as a post-op; unset:
+  /// none.
+  std::function<bool(ops::PointwiseFn)> pointwise;
   /// How many of a chain's post-ops (own activation included) the backend
   /// runs in the anchor's kernel: a prefix, the rest run alone. Unset:
   /// all of them.
@@ -105,8 +116,8 @@ std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
                                 const FusionPolicy &policy);
 
 /// Whether `n`'s kind can be a post-op at all (an activation, a binary
-/// add/mul/broadcast other than pow, or a reshape as a matmul chain's
-/// view): the kinds a chain passes through.
+/// add/mul/broadcast other than pow, a pointwise function, or a reshape as
+/// a matmul chain's view): the kinds a chain passes through.
 bool may_join_chain(const Node &n);
 
 /// How `operand` spreads over `result` in an epilogue of an anchor of kind
