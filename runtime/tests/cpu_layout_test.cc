@@ -78,6 +78,27 @@ INSTANTIATE_TEST_SUITE_P(All, CpuFusion, ::testing::ValuesIn(fusion_cases()),
                            return i.param.c.name;
                          });
 
+TEST(CpuConcat, ALargeConcatOnTwoThreadsEqualsTheReference) {
+  // Enough floats for the copies to be split between threads, in each
+  // layout the convolutions may write.
+  const Graph g = parse_graph("input x: [1,8,40,40]\nweight w: [64,8,1,1]\n"
+                              "weight v: [32,8,1,1]\n"
+                              "y = concat[axis=1](conv2d(x, w), conv2d(x, v))\n"
+                              "z = concat[axis=2](conv2d(x, v), conv2d(x, v))\n"
+                              "output y, z\n");
+  const Bindings<float> values = random_run_bindings(g, 5);
+  auto ref = make_reference_backend();
+  const auto want = run_once(*ref->prepare(g, values), values);
+  for (const std::string layout : {"nchw", "nhwc", "nChw16c"}) {
+    BackendOptions o;
+    o.layout = layout;
+    o.threads = 2;
+    auto e = make_cpu_backend(o)->prepare(g, values);
+    EXPECT_LE(max_relative_error(run_once(*e, values), want), kTolerance)
+        << layout;
+  }
+}
+
 TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {
   // A blocked convolution result read by a plain-only softmax, by another
   // convolution and by the graph's output: reorders in and out.

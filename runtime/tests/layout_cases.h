@@ -47,6 +47,8 @@ inline std::vector<Case> layout_cases() {
                     "weight q: [C]\ny = batchnorm(c, g, h, m, q)"},
       {"concat_channels", "y = concat[axis=1](c, d, c)"},
       {"concat_width", "y = concat[axis=3](c, d)"},
+      {"concat_weight", "weight e: [1,3,5,6]\ny = concat[axis=1](c, e, d)"},
+      {"concat_batch", "y = concat[axis=0](c, d)"},
       {"conv_chain", "y = conv2d[act=relu](c, v2)"},
       {"conv_dilated_same", "y = conv2d[act=relu d=2,3](c, v2)"},
       {"conv_dilated_strided_valid",

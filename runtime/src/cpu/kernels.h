@@ -132,6 +132,12 @@ QUARRY_CPU_KERNEL(ops::Pad)
 /// buffers: what runs where no CpuKernel exists (resize, enlarge, ...).
 Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
 
+/// A concat along `axis` as copies of each operand's runs of elements,
+/// every operand and the result in layout `layout` (plain or nhwc): in
+/// either, the axes outside the concat axis' run are one stride apart.
+Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
+                      ResultTypes out);
+
 /// Result 0 is operand 0's memory, read in layout `in` and seen as `out`
 /// (same bytes): no step runs.
 inline Lowered view_of_operand(const dnnl::memory::desc &in,

@@ -10,6 +10,7 @@
 
 #include "quarry/core/float_domain.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace quarry::runtime::cpu {
@@ -132,6 +133,54 @@ Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
             break;
           to -= rs[ax] * x[ax];
           idx[ax] = 0;
+        }
+      }
+    };
+  };
+  return l;
+}
+
+Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
+                      ResultTypes out) {
+  using tag = dnnl::memory::format_tag;
+  const Shape &r = out[0].shape;
+  // The axes in the order they lie in memory, outermost first.
+  std::vector<int> order(static_cast<size_t>(r.rank()));
+  for (int i = 0; i < r.rank(); ++i)
+    order[static_cast<size_t>(i)] = i;
+  if (layout == tag::nhwc)
+    order = {0, 2, 3, 1};
+  const size_t at = static_cast<size_t>(
+      std::find(order.begin(), order.end(), axis) - order.begin());
+  int64_t outer = 1, inner = 1;
+  for (size_t k = 0; k < at; ++k)
+    outer *= r[order[k]];
+  for (size_t k = at + 1; k < order.size(); ++k)
+    inner *= r[order[k]];
+  std::vector<int64_t> runs; // floats of each operand per outer step
+  for (const CpuOperand &o : in)
+    runs.push_back(o.shape()[axis] * inner);
+  const int64_t row = r[axis] * inner;
+  auto md = [&](const Shape &s) {
+    return layout == tag::nhwc
+               ? dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32,
+                                    tag::nhwc)
+               : plain_md(s);
+  };
+  Lowered l;
+  for (const CpuOperand &o : in)
+    l.in.push_back(md(o.shape()));
+  l.out = {md(r)};
+  l.impl = "loops";
+  l.bind = [outer, row, runs](const Bound &b) -> Step {
+    return [outer, row, runs, src = b.in, dst = b.out[0]] {
+      const bool threads = outer * row >= (1 << 16);
+#pragma omp parallel for schedule(static) if (threads)
+      for (int64_t o = 0; o < outer; ++o) {
+        float *to = dst + o * row;
+        for (size_t i = 0; i < runs.size(); ++i) {
+          std::memcpy(to, src[i] + o * runs[i], sizeof(float) * runs[i]);
+          to += runs[i];
         }
       }
     };
