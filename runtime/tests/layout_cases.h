@@ -268,6 +268,17 @@ inline std::vector<FusionCase> fusion_cases() {
         "y = softmax[axis=1](reshape[shape=2,2,5](matmul(x, w)))\n"
         "output y\n"},
        0},
+      // A batchnorm takes the relu after it, nothing else.
+      {{"batchnorm_relu",
+        "input x: [1,16,6,6]\nweight g: [16]\nweight h: [16]\n"
+        "weight m: [16]\nweight q: [16]\n"
+        "y = relu(batchnorm(x, g, h, m, q))\noutput y\n"},
+       1},
+      {{"batchnorm_add_relu",
+        "input x: [1,16,6,6]\nweight g: [16]\nweight h: [16]\n"
+        "weight m: [16]\nweight q: [16]\n"
+        "y = relu(ewadd(batchnorm(x, g, h, m, q), x))\noutput y\n"},
+       0},
       // A broadcast that enlarges the result is not a post-op.
       {{"matmul_enlarging_add",
         "input x: [1,6]\nweight w: [6,5]\ninput r: [4,5]\n"

@@ -146,6 +146,15 @@ public:
     policy_.pointwise = [](ops::PointwiseFn fn) {
       return cpu::pointwise_algorithm(fn, 0.0f, 0.0f).has_value();
     };
+    // oneDNN's batch normalization applies a relu after itself, nothing
+    // else.
+    policy_.batchnorm = true;
+    policy_.accept = [](const Node &anchor, const std::vector<PostOp> &post) {
+      if (anchor.kind != OpKind::BatchNorm)
+        return post.size();
+      return size_t{post[0].kind == PostOp::Kind::Unary &&
+                    post[0].unary == UnaryFn::Relu};
+    };
     if (!opts.layout.empty()) {
       conv_layout_ = activation_tag(opts.layout);
       if (!conv_layout_)

@@ -363,14 +363,17 @@ Lowered CpuKernel<ops::ScalarMul>::make(Context &c, const Node &,
 }
 
 Lowered CpuKernel<ops::BatchNorm>::make(Context &c, const Node &n,
-                                        CpuOperands in, ResultTypes, PostOps) {
+                                        CpuOperands in, ResultTypes,
+                                        PostOps post) {
   const auto md = in[0].md;
   const auto cmd = plain_md(in[1].shape());
   using flags = dnnl::normalization_flags;
+  // The one post-op the fusion policy lets a batchnorm take: a relu.
+  const flags relu = post.empty() ? flags::none : flags::fuse_norm_relu;
   const dnnl::batch_normalization_forward::desc d(
       dnnl::prop_kind::forward_inference, md,
       static_cast<float>(n.attrs.real(ops::BatchNorm::kEps)),
-      flags::use_global_stats | flags::use_scale | flags::use_shift);
+      flags::use_global_stats | flags::use_scale | flags::use_shift | relu);
   const dnnl::batch_normalization_forward::primitive_desc pd(d, c.engine);
   Lowered l;
   l.in = plain_mds(in);

@@ -71,6 +71,7 @@ struct PostOp {
 struct FusionPolicy {
   bool conv2d = true;         ///< conv2d anchors
   bool matmul = true;         ///< matmul anchors
+  bool batchnorm = false;     ///< batchnorm anchors (what accept allows)
   bool unary = true;          ///< relu, sigmoid, tanh
   bool binary_static = true;  ///< binary post-ops with a static operand
   bool binary_dynamic = true; ///< binary post-ops with a computed operand
@@ -121,7 +122,8 @@ std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
 bool may_join_chain(const Node &n);
 
 /// How `operand` spreads over `result` in an epilogue of an anchor of kind
-/// `anchor` (conv2d: channels on axis 1; matmul: the last axis); nullopt
+/// `anchor` (conv2d, batchnorm: channels on axis 1; matmul: the last
+/// axis); nullopt
 /// when it would not keep the result's shape or fits no Spread.
 std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
                                 const Shape &operand);
