@@ -1,12 +1,15 @@
 #!/bin/sh
-# The six networks exported as ONNX and timed in ONNX Runtime and in
-# quarry's cpu backend, alternately, at 1 and 2 threads.
+# Networks as ONNX files timed in ONNX Runtime and in quarry's cpu backend,
+# alternately, at 1 and 2 threads: the six benchmark networks as `quarry
+# export` writes them, and today's architectures as PyTorch's exporter
+# writes them (bench/today_nets: convnext_t, vit_b16, densenet121,
+# efficientnet_b0, shufflenet_v2).
 #
 #   bench/cpu_vs_ort.sh OUTDIR [RUNS] [network...]
 #
 # Needs build/bin/ort_vs_quarry (bench/fetch_onnxruntime.sh, then
-# scripts/bootstrap.sh). Writes OUTDIR/NAME.onnx and prints the JSON of
-# ort_vs_quarry.
+# scripts/bootstrap.sh). Writes OUTDIR/NAME.onnx (kept for the next run)
+# and prints the JSON of ort_vs_quarry.
 set -eu
 out=$1
 runs=${2:-30}
@@ -20,8 +23,15 @@ bin=$(dirname "$0")/../build/bin
 }
 mkdir -p "$out"
 files=""
+today=$("$bin/today_nets" --list)
 for n in $networks; do
-  [ -f "$out/$n.onnx" ] || "$bin/quarry" export --model "$n" --out "$out/$n.onnx" >&2
+  if [ ! -f "$out/$n.onnx" ]; then
+    if echo "$today" | grep -qx "$n"; then
+      "$bin/today_nets" "$out" "$n" >&2
+    else
+      "$bin/quarry" export --model "$n" --out "$out/$n.onnx" >&2
+    fi
+  fi
   files="$files $out/$n.onnx"
 done
 # shellcheck disable=SC2086

@@ -8,15 +8,20 @@
 // their ratio (quarry / ONNX Runtime, below 1 when quarry is faster), and
 // the ratio of their fastest runs (what other load on the machine cannot
 // inflate); the
-// largest relative difference between the two engines' outputs; and how
-// quarry ran the graph (kernels, nodes fused, reorders). Before each block
-// a pause (--gap-ms) and one untimed run let the other engine's idle
-// threads stop spinning.
+// largest relative difference between the two engines' outputs; how
+// quarry ran the graph (kernels, nodes fused, reorders); and the network's
+// roofline on this machine at that thread count (roofline.h: its FLOPs at
+// the measured peak, its weights at the measured bandwidth, each engine's
+// time over the larger). Before each block a pause (--gap-ms) and one
+// untimed run let the other engine's idle threads stop spinning. The JSON
+// names the commit of the sources, the date, the command and the machine.
 //
 //   build/bin/ort_vs_quarry FILE.onnx... [--threads 1,2] [--runs N]
 //       [--warmup N] [--block N] [--gap-ms M] [--seed S]
 //
 //===----------------------------------------------------------------------===//
+#include "roofline.h"
+
 #include "quarry/core/split_list.h"
 #include "quarry/models/model_file.h"
 #include "quarry/runtime/backends.h"
@@ -29,6 +34,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -153,8 +159,9 @@ template <class F> double time_ms(F &&f) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-nlohmann::json compare(Ort::Env &env, const std::string &file, int threads,
-                       const Args &a) {
+nlohmann::json compare(Ort::Env &env, const std::string &file,
+                       const bench::Machine &machine, const Args &a) {
+  const int threads = machine.threads;
   const Model m = load_graph_any(file);
   Bindings<float> values = runtime::random_run_bindings(m.graph, a.seed);
   for (const auto &[name, t] : m.weights)
@@ -206,10 +213,34 @@ nlohmann::json compare(Ort::Env &env, const std::string &file, int threads,
           {"quarry_min_ms", qmin},
           {"quarry_over_onnxruntime_min", qmin / omin},
           {"max_relative_difference", err},
+          {"roofline", bench::roofline(m.graph, machine, qm, om)},
           {"quarry_steps",
            {{"kernels", counts.kernels},
             {"fused_nodes", counts.fused_nodes},
             {"reorders", counts.reorders}}}};
+}
+
+/// The commit the benchmark's sources are at ("unknown" outside git).
+std::string source_commit() {
+  const std::string cmd =
+      "git -C '" QUARRY_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null";
+  std::string out;
+  if (FILE *p = popen(cmd.c_str(), "r")) {
+    char buf[64];
+    while (std::fgets(buf, sizeof buf, p))
+      out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+    out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
 }
 
 } // namespace
@@ -225,10 +256,25 @@ int main(int argc, char **argv) {
     out["warmup"] = a.warmup;
     out["block"] = a.block;
     out["gap_ms"] = a.gap_ms;
+    out["commit"] = source_commit();
+    out["date"] = utc_now();
+    std::string command;
+    for (int i = 0; i < argc; ++i)
+      command += (i ? " " : "") + std::string(argv[i]);
+    out["command"] = command;
+    std::vector<bench::Machine> machines;
+    for (int t : a.threads) {
+      machines.push_back(bench::measure_machine(t));
+      out["machine"].push_back(
+          {{"threads", t},
+           {"peak_gflops", machines.back().peak_gflops},
+           {"bandwidth_gbs", machines.back().bandwidth_gbs}});
+    }
     for (const std::string &f : a.files)
-      for (int t : a.threads) {
-        out["results"].push_back(compare(env, f, t, a));
-        std::fprintf(stderr, "%s, %d threads: done\n", f.c_str(), t);
+      for (const bench::Machine &machine : machines) {
+        out["results"].push_back(compare(env, f, machine, a));
+        std::fprintf(stderr, "%s, %d threads: done\n", f.c_str(),
+                     machine.threads);
       }
     std::printf("%s\n", out.dump(2).c_str());
   } catch (const std::exception &e) {

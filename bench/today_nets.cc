@@ -12,9 +12,11 @@
 // the caller says (a cache outside the repository), never committed.
 //
 //   build/bin/today_nets OUTDIR [NAME...]
+//   build/bin/today_nets --list
 //
 // NAME is convnext_t, vit_b16, densenet121, efficientnet_b0 or
-// shufflenet_v2 (all of them when none is given). Prints each file's path.
+// shufflenet_v2 (all of them when none is given). Prints each file's path
+// (--list: the names).
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_builder.h"
@@ -378,8 +380,13 @@ int main(int argc, char **argv) {
       {"efficientnet_b0", efficientnet_b0},
       {"shufflenet_v2", shufflenet_v2}};
   if (argc < 2) {
-    std::fprintf(stderr, "usage: today_nets OUTDIR [NAME...]\n");
+    std::fprintf(stderr, "usage: today_nets OUTDIR [NAME...] | --list\n");
     return 2;
+  }
+  if (std::string(argv[1]) == "--list") {
+    for (const auto &[name, make] : nets)
+      std::printf("%s\n", name.c_str());
+    return 0;
   }
   const std::filesystem::path dir = argv[1];
   std::vector<std::string> names(argv + 2, argv + argc);
