@@ -103,16 +103,36 @@ Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
   if (static_cast<ops::PadMode>(n.attrs.i(ops::Pad::kMode)) !=
       ops::PadMode::Constant)
     return reference_kernel(n, in, out); // reflect, edge: rare and small
-  const Shape &x = in[0].shape();
-  const Shape r = out[0].shape;
+  // Channels-last operands are padded in place in their layout (a
+  // network's convolutions write nhwc): the same loops over the axes in
+  // memory order, N, H, W, C.
+  const bool nhwc = activation_tag(in[0].md) == dnnl::memory::format_tag::nhwc;
+  const std::vector<int> order =
+      nhwc ? std::vector<int>{0, 2, 3, 1} : std::vector<int>();
+  auto in_memory_order = [&](const Shape &s) {
+    if (!nhwc)
+      return s;
+    Shape p = s;
+    for (size_t k = 0; k < order.size(); ++k)
+      p.dims[k] = s[order[k]];
+    return p;
+  };
+  const Shape x = in_memory_order(in[0].shape());
+  const Shape r = in_memory_order(out[0].shape);
   const auto &pads = n.attrs.list(ops::Pad::kPads);
   const float value = static_cast<float>(n.attrs.real(ops::Pad::kValue));
   // Where input element 0 lands, and the output stride of each input axis.
   const auto rs = r.strides();
   int64_t origin = 0;
   for (int i = 0; i < x.rank(); ++i)
-    origin += pads[i] * rs[i];
+    origin += pads[nhwc ? order[i] : i] * rs[i];
   Lowered l = plain_loops(in, out);
+  if (nhwc) {
+    l.in = {in[0].md};
+    l.out = {dnnl::memory::desc(to_dims(out[0].shape),
+                                dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::nhwc)};
+  }
   l.bind = [x, r, rs, origin, value](const Bound &b) -> Step {
     return [x, r, rs, origin, value, src = b.in[0], dst = b.out[0]] {
       std::fill(dst, dst + r.numel(), value);
