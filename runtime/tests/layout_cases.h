@@ -50,6 +50,11 @@ inline std::vector<Case> layout_cases() {
       {"concat_weight", "weight e: [1,3,5,6]\ny = concat[axis=1](c, e, d)"},
       {"concat_batch", "y = concat[axis=0](c, d)"},
       {"conv_chain", "y = conv2d[act=relu](c, v2)"},
+      // Windows over the whole input: a gemv, and per-channel dot products.
+      {"conv_point",
+       "weight p: [4,C,5,6]\ny = conv2d[pad=valid act=relu](c, p)"},
+      {"conv_point_depthwise",
+       "weight q: [C,1,5,6]\ny = conv2d[pad=valid act=tanh](c, q)"},
       {"conv_dilated_same", "y = conv2d[act=relu d=2,3](c, v2)"},
       {"conv_dilated_strided_valid",
        "y = conv2d[s=2,1 pad=valid d=2,2](c, v2)"},
@@ -127,6 +132,7 @@ inline std::vector<Case> layout_cases() {
       replace("[C]", "[" + std::to_string(ch) + "]");
       replace("[C,", "[" + std::to_string(ch) + ",");
       replace("[1,C,", "[1," + std::to_string(ch) + ",");
+      replace(",C,", "," + std::to_string(ch) + ",");
       if (body.find("v2)") != std::string::npos)
         body = "weight v2: [8," + std::to_string(ch) + ",3,3]\n" + body;
       const bool two_outputs =
@@ -268,6 +274,18 @@ inline std::vector<FusionCase> fusion_cases() {
         "y = softmax[axis=1](reshape[shape=2,2,5](matmul(x, w)))\n"
         "output y\n"},
        0},
+      // Windows over the whole input take their chains too.
+      {{"conv_point_bias_sigmoid",
+        "input x: [1,8,3,3]\nweight w: [16,8,3,3]\nweight b: [16,1,1]\n"
+        "y = sigmoid(broadcast[fn=add](conv2d[pad=valid](x, w), b))\n"
+        "output y\n"},
+       2},
+      {{"conv_point_depthwise_bias_residual",
+        "input x: [1,8,4,4]\nweight w: [8,1,4,4]\nweight b: [1,8,1,1]\n"
+        "input r: [1,8,1,1]\n"
+        "y = ewadd(broadcast[fn=add](conv2d[pad=valid](x, w), b), r)\n"
+        "output y\n"},
+       2},
       // A batchnorm takes the relu after it, nothing else.
       {{"batchnorm_relu",
         "input x: [1,16,6,6]\nweight g: [16]\nweight h: [16]\n"

@@ -3,6 +3,7 @@
 
 #include "quarry/core/float_domain.h"
 #include "quarry/core/ops/broadcast.h"
+#include "quarry/core/ops/conv2d.h"
 #include "quarry/core/sanitizers.h"
 
 #include <omp.h>
@@ -183,6 +184,63 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
         }
         apply_epilogue(bound, in, y, c0, c1);
       }
+    };
+  };
+  return l;
+}
+
+std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
+                                          ResultTypes out, PostOps post) {
+  const auto g = ops::Conv2D::geometry(n.attrs, in[0].shape(), in[1].shape());
+  const bool covers = g.n == 1 && g.y.out == 1 && g.x.out == 1 &&
+                      g.y.pad_before == 0 && g.x.pad_before == 0 && g.dh == 1 &&
+                      g.dw == 1 && g.kh == g.h && g.kw == g.w;
+  const bool depthwise = g.groups == g.c && g.co == g.c;
+  if (!covers || !in[1].is_static() || (g.groups != 1 && !depthwise))
+    return std::nullopt;
+  const int64_t k = g.cw * g.kh * g.kw; // weights per output channel
+  if (g.groups == 1) {
+    // x flattened (c, h, w) is one row of k; W [co, k] transposed to [k, co].
+    std::vector<float> wt(static_cast<size_t>(k * g.co));
+    for (int64_t o = 0; o < g.co; ++o)
+      for (int64_t i = 0; i < k; ++i)
+        wt[i * g.co + o] = in[1].static_data[o * k + i];
+    const TensorType row{Shape{1, k}}, matrix{Shape{k, g.co}},
+        result{Shape{1, g.co}};
+    std::vector<CpuOperand> as_gemv(in.begin(), in.end());
+    as_gemv[0] = {&row, plain_md(row.shape), nullptr};
+    as_gemv[1] = {&matrix, plain_md(matrix.shape), wt.data()};
+    Lowered l = gemv_lowered(as_gemv, std::span(&result, 1), post);
+    // Over a 1x1 input every dense layout is the same bytes (a pooled
+    // squeeze-excitation input): no reorder.
+    l.in[0] = g.h == 1 && g.w == 1 && dense_strides(in[0].md)
+                  ? in[0].md
+                  : plain_md(in[0].shape());
+    l.out = {plain_md(out[0].shape)};
+    return l;
+  }
+  // Depthwise: y[c] = W[c, :] . x[c, :], each channel's k inputs in a row.
+  std::vector<BoundPostOp> bound;
+  int operand = 2;
+  for (const PostOp &p : post)
+    bound.push_back({p, p.kind == PostOp::Kind::Binary ? operand++ : -1});
+  auto weights = std::make_shared<std::vector<float>>(
+      in[1].static_data, in[1].static_data + k * g.co);
+  Lowered l;
+  l.in = plain_mds(in);
+  l.out = {plain_md(out[0].shape)};
+  l.impl = "loops";
+  l.copied_static = {1};
+  l.bind = [k, c = g.c, bound, weights](const Bound &b) -> Step {
+    return [k, c, bound, weights, in = b.in, y = b.out[0]] {
+      const float *x = in[0], *w = weights->data();
+      for (int64_t ch = 0; ch < c; ++ch) {
+        float sum = 0.0f;
+        for (int64_t i = 0; i < k; ++i)
+          sum += w[ch * k + i] * x[ch * k + i];
+        y[ch] = sum;
+      }
+      apply_epilogue(bound, in, y, 0, c);
     };
   };
   return l;

@@ -13,6 +13,8 @@
 
 #include "kernels.h"
 
+#include <optional>
+
 namespace quarry::runtime::cpu {
 
 /// Whether a matmul of these operands runs as a gemv: a single row and a
@@ -21,5 +23,15 @@ bool gemv_applies(CpuOperands in);
 
 /// The gemv step, with the post-ops `post` (operands after the weight).
 Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post);
+
+/// A convolution whose window covers its whole unpadded input once, for
+/// one image (a linear layer written as a convolution: a squeeze-
+/// excitation's 1x1 on 1x1, a face network's global depthwise 7x7 on 7x7):
+/// without groups a gemv of the flattened input by the transposed weights,
+/// depthwise one dot product per channel. oneDNN runs these through a
+/// gemm-based kernel several times slower. nullopt where it does not apply
+/// (the weights must be static).
+std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
+                                          ResultTypes out, PostOps post);
 
 } // namespace quarry::runtime::cpu

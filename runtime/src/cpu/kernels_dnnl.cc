@@ -199,6 +199,8 @@ Lowered pool(Context &c, const Node &n, dnnl::algorithm alg, CpuOperands in,
 
 Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
                                      ResultTypes out, PostOps post) {
+  if (auto point = point_conv_lowered(n, in, out, post))
+    return std::move(*point);
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
   const auto &s = n.attrs.list(Conv::kStride);
