@@ -78,14 +78,15 @@ INSTANTIATE_TEST_SUITE_P(All, CpuFusion, ::testing::ValuesIn(fusion_cases()),
                            return i.param.c.name;
                          });
 
-TEST(CpuConcat, ALargeConcatOnTwoThreadsEqualsTheReference) {
+TEST(CpuCopies, LargeConcatsAndResizesOnTwoThreadsEqualTheReference) {
   // Enough floats for the copies to be split between threads, in each
   // layout the convolutions may write.
   const Graph g = parse_graph("input x: [1,8,40,40]\nweight w: [64,8,1,1]\n"
                               "weight v: [32,8,1,1]\n"
                               "y = concat[axis=1](conv2d(x, w), conv2d(x, v))\n"
                               "z = concat[axis=2](conv2d(x, v), conv2d(x, v))\n"
-                              "output y, z\n");
+                              "r = resize[shape=1,32,80,80](conv2d(x, v))\n"
+                              "output y, z, r\n");
   const Bindings<float> values = random_run_bindings(g, 5);
   auto ref = make_reference_backend();
   const auto want = run_once(*ref->prepare(g, values), values);

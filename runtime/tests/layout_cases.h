@@ -63,6 +63,12 @@ inline std::vector<Case> layout_cases() {
                           "y = layer_norm(c, g, h)"},
       {"layer_norm_channels", "weight g: [C,5,6]\n"
                               "y = layer_norm[axis=1 eps=0.001](c, g)"},
+      {"resize_nearest_up", "y = resize[shape=1,C,10,12 mode=nearest](c)"},
+      {"resize_nearest_down_floor",
+       "y = resize[shape=1,C,3,4 coord=asymmetric nearest=floor](c)"},
+      {"resize_nearest_channels_ceil",
+       "y = resize[shape=1,7,7,9 coord=align_corners nearest=ceil](c)"},
+      {"resize_linear", "y = resize[shape=1,C,7,9 mode=linear](c)"},
       {"transpose", "y = transpose[perm=0,2,3,1](c)"},
       // Channels-last and back around a row operation: views where the
       // convolution wrote nhwc.

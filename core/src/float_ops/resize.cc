@@ -107,6 +107,15 @@ Taps axis_taps(const Attrs &a, int64_t in, int64_t out) {
 }
 } // namespace
 
+std::vector<int64_t> Resize::nearest_sources(const Attrs &a, int64_t in,
+                                             int64_t out) {
+  const Taps taps = axis_taps(a, in, out);
+  std::vector<int64_t> sources;
+  for (const auto &index : taps.index)
+    sources.push_back(index.at(0));
+  return sources;
+}
+
 void Resize::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const FloatTensor &x = *in[0];
   FloatTensor &y = out[0];

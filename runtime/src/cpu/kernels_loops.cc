@@ -160,6 +160,68 @@ Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
   return l;
 }
 
+Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
+                                     ResultTypes out, PostOps) {
+  using R = ops::Resize;
+  if (static_cast<ops::ResizeMode>(n.attrs.i(R::kMode)) !=
+      ops::ResizeMode::Nearest)
+    return reference_kernel(n, in, out);
+  // Nearest: a gather, each output element the input element its
+  // coordinates map to, axis by axis (tables of source offsets), in the
+  // operand's layout where that is nhwc (axes in memory order N, H, W, C).
+  const bool nhwc = activation_tag(in[0].md) == dnnl::memory::format_tag::nhwc;
+  std::vector<int> order(static_cast<size_t>(out[0].shape.rank()));
+  for (size_t k = 0; k < order.size(); ++k)
+    order[k] = static_cast<int>(k);
+  if (nhwc)
+    order = {0, 2, 3, 1};
+  Shape x = in[0].shape(), r = out[0].shape;
+  for (size_t k = 0; k < order.size(); ++k) {
+    x.dims[k] = in[0].shape()[order[k]];
+    r.dims[k] = out[0].shape[order[k]];
+  }
+  const auto xs = x.strides();
+  std::vector<std::vector<int64_t>> offsets; // per axis in memory order
+  for (size_t k = 0; k < order.size(); ++k) {
+    std::vector<int64_t> at = R::nearest_sources(
+        n.attrs, x[static_cast<int>(k)], r[static_cast<int>(k)]);
+    for (int64_t &i : at)
+      i *= xs[k];
+    offsets.push_back(std::move(at));
+  }
+  Lowered l = plain_loops(in, out);
+  if (nhwc) {
+    l.in = {in[0].md};
+    l.out = {dnnl::memory::desc(to_dims(out[0].shape),
+                                dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::nhwc)};
+  }
+  l.bind = [r, offsets](const Bound &b) -> Step {
+    return [r, offsets, src = b.in[0], dst = b.out[0]] {
+      const int rank = r.rank();
+      if (rank == 0) {
+        dst[0] = src[0];
+        return;
+      }
+      const std::vector<int64_t> &inner = offsets[rank - 1];
+      const int64_t rows = r.numel() / r[rank - 1];
+#pragma omp parallel for schedule(static) if (r.numel() >= (1 << 16))
+      for (int64_t row = 0; row < rows; ++row) {
+        // The row's source: the sum of its outer coordinates' offsets.
+        int64_t from = 0;
+        for (int64_t rest = row, k = rank - 2; k >= 0; --k) {
+          from += offsets[k][rest % r[k]];
+          rest /= r[k];
+        }
+        float *to = dst + row * r[rank - 1];
+        for (int64_t j = 0; j < r[rank - 1]; ++j)
+          to[j] = src[from + inner[j]];
+      }
+    };
+  };
+  return l;
+}
+
 Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
                       ResultTypes out) {
   using tag = dnnl::memory::format_tag;

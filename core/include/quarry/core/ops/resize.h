@@ -57,6 +57,11 @@ struct Resize : FloatOnly<Resize> {
   }
   static MaybeTypes infer(const Attrs &a, InTypes in);
   static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
+  /// mode=nearest: per output coordinate of an axis of `in` resized to
+  /// `out`, the input index it reads (what run() reads, for a backend
+  /// that gathers).
+  static std::vector<int64_t> nearest_sources(const Attrs &a, int64_t in,
+                                              int64_t out);
 };
 
 } // namespace quarry::ops
