@@ -69,6 +69,8 @@ inline std::vector<Case> layout_cases() {
       {"resize_nearest_channels_ceil",
        "y = resize[shape=1,7,7,9 coord=align_corners nearest=ceil](c)"},
       {"resize_linear", "y = resize[shape=1,C,7,9 mode=linear](c)"},
+      {"resize_cubic",
+       "y = resize[shape=1,C,8,4 mode=cubic exclude_outside=1](c)"},
       {"transpose", "y = transpose[perm=0,2,3,1](c)"},
       // Channels-last and back around a row operation: views where the
       // convolution wrote nhwc.

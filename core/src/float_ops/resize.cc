@@ -54,14 +54,9 @@ int64_t nearest_index(ResizeNearest mode, double c, int64_t in) {
   return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
 }
 
-/// Per axis and output coordinate: the source indices it reads and their
-/// weights (nearest: one, linear: two, cubic: four).
-struct Taps {
-  std::vector<std::vector<int64_t>> index;
-  std::vector<std::vector<double>> weight;
-};
+} // namespace
 
-Taps axis_taps(const Attrs &a, int64_t in, int64_t out) {
+Resize::Taps Resize::taps(const Attrs &a, int64_t in, int64_t out) {
   const auto mode = static_cast<ResizeMode>(a.i(Resize::kMode));
   const auto coord = static_cast<ResizeCoord>(a.i(Resize::kCoord));
   const auto nearest = static_cast<ResizeNearest>(a.i(Resize::kNearest));
@@ -105,16 +100,6 @@ Taps axis_taps(const Attrs &a, int64_t in, int64_t out) {
   }
   return taps;
 }
-} // namespace
-
-std::vector<int64_t> Resize::nearest_sources(const Attrs &a, int64_t in,
-                                             int64_t out) {
-  const Taps taps = axis_taps(a, in, out);
-  std::vector<int64_t> sources;
-  for (const auto &index : taps.index)
-    sources.push_back(index.at(0));
-  return sources;
-}
 
 void Resize::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const FloatTensor &x = *in[0];
@@ -122,7 +107,7 @@ void Resize::run(const Attrs &a, FloatInputs in, FloatOutputs out) {
   const int r = x.shape.rank();
   std::vector<Taps> taps;
   for (int k = 0; k < r; ++k)
-    taps.push_back(axis_taps(a, x.shape[k], y.shape[k]));
+    taps.push_back(Resize::taps(a, x.shape[k], y.shape[k]));
   const auto xs = x.shape.strides();
   std::vector<int64_t> idx(r, 0), tap(r, 0);
   for (int64_t i = 0; i < y.numel(); ++i) {

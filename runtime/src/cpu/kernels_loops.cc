@@ -163,12 +163,11 @@ Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
 Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
                                      ResultTypes out, PostOps) {
   using R = ops::Resize;
-  if (static_cast<ops::ResizeMode>(n.attrs.i(R::kMode)) !=
-      ops::ResizeMode::Nearest)
-    return reference_kernel(n, in, out);
-  // Nearest: a gather, each output element the input element its
-  // coordinates map to, axis by axis (tables of source offsets), in the
-  // operand's layout where that is nhwc (axes in memory order N, H, W, C).
+  // Each output element sums one tap per axis of the input (core's taps:
+  // nearest one, linear two, cubic four per resized axis), weighted: the
+  // outer axes' taps give a row's sources, the last axis' are tables. In
+  // the operand's layout where that is nhwc (axes in memory order N, H, W,
+  // C).
   const bool nhwc = activation_tag(in[0].md) == dnnl::memory::format_tag::nhwc;
   std::vector<int> order(static_cast<size_t>(out[0].shape.rank()));
   for (size_t k = 0; k < order.size(); ++k)
@@ -181,13 +180,24 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
     r.dims[k] = out[0].shape[order[k]];
   }
   const auto xs = x.strides();
-  std::vector<std::vector<int64_t>> offsets; // per axis in memory order
+  struct AxisTaps {
+    std::vector<std::vector<int64_t>> offset; // index * stride
+    std::vector<std::vector<float>> weight;
+  };
+  std::vector<AxisTaps> axes;
   for (size_t k = 0; k < order.size(); ++k) {
-    std::vector<int64_t> at = R::nearest_sources(
-        n.attrs, x[static_cast<int>(k)], r[static_cast<int>(k)]);
-    for (int64_t &i : at)
-      i *= xs[k];
-    offsets.push_back(std::move(at));
+    const int ax = static_cast<int>(k);
+    const R::Taps t = R::taps(n.attrs, x[ax], r[ax]);
+    AxisTaps a;
+    for (size_t o = 0; o < t.index.size(); ++o) {
+      a.offset.emplace_back();
+      a.weight.emplace_back();
+      for (size_t j = 0; j < t.index[o].size(); ++j) {
+        a.offset.back().push_back(t.index[o][j] * xs[k]);
+        a.weight.back().push_back(static_cast<float>(t.weight[o][j]));
+      }
+    }
+    axes.push_back(std::move(a));
   }
   Lowered l = plain_loops(in, out);
   if (nhwc) {
@@ -196,26 +206,56 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
                                 dnnl::memory::data_type::f32,
                                 dnnl::memory::format_tag::nhwc)};
   }
-  l.bind = [r, offsets](const Bound &b) -> Step {
-    return [r, offsets, src = b.in[0], dst = b.out[0]] {
+  // Nearest (one tap of weight 1 everywhere): a gather, no arithmetic.
+  bool gather = true;
+  for (const AxisTaps &a : axes)
+    for (const auto &w : a.weight)
+      gather = gather && w.size() == 1 && w[0] == 1.0f;
+  l.bind = [r, axes, gather](const Bound &b) -> Step {
+    return [r, axes, gather, src = b.in[0], dst = b.out[0]] {
       const int rank = r.rank();
       if (rank == 0) {
         dst[0] = src[0];
         return;
       }
-      const std::vector<int64_t> &inner = offsets[rank - 1];
-      const int64_t rows = r.numel() / r[rank - 1];
-#pragma omp parallel for schedule(static) if (r.numel() >= (1 << 16))
-      for (int64_t row = 0; row < rows; ++row) {
-        // The row's source: the sum of its outer coordinates' offsets.
-        int64_t from = 0;
-        for (int64_t rest = row, k = rank - 2; k >= 0; --k) {
-          from += offsets[k][rest % r[k]];
-          rest /= r[k];
+      const AxisTaps &last = axes[rank - 1];
+      const int64_t width = r[rank - 1], rows = r.numel() / width;
+#pragma omp parallel if (r.numel() >= (1 << 16))
+      {
+        // A row's sources: one tap per outer axis, their weights' product.
+        std::vector<std::pair<int64_t, float>> sources, more;
+#pragma omp for schedule(static)
+        for (int64_t row = 0; row < rows; ++row) {
+          sources.assign(1, {0, 1.0f});
+          for (int64_t rest = row, k = rank - 2; k >= 0; --k) {
+            const int64_t o = rest % r[k];
+            rest /= r[k];
+            const auto &off = axes[k].offset[o];
+            const auto &w = axes[k].weight[o];
+            more.clear();
+            for (const auto &[at, wt] : sources)
+              for (size_t t = 0; t < off.size(); ++t)
+                if (w[t] != 0.0f)
+                  more.push_back({at + off[t], wt * w[t]});
+            sources.swap(more);
+          }
+          float *to = dst + row * width;
+          if (gather) {
+            const float *from = src + sources[0].first;
+            for (int64_t j = 0; j < width; ++j)
+              to[j] = from[last.offset[j][0]];
+            continue;
+          }
+          for (int64_t j = 0; j < width; ++j) {
+            const auto &off = last.offset[j];
+            const auto &w = last.weight[j];
+            float acc = 0.0f;
+            for (const auto &[at, wt] : sources)
+              for (size_t t = 0; t < off.size(); ++t)
+                acc += wt * w[t] * src[at + off[t]];
+            to[j] = acc;
+          }
         }
-        float *to = dst + row * r[rank - 1];
-        for (int64_t j = 0; j < r[rank - 1]; ++j)
-          to[j] = src[from + inner[j]];
       }
     };
   };

@@ -57,11 +57,15 @@ struct Resize : FloatOnly<Resize> {
   }
   static MaybeTypes infer(const Attrs &a, InTypes in);
   static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
-  /// mode=nearest: per output coordinate of an axis of `in` resized to
-  /// `out`, the input index it reads (what run() reads, for a backend
-  /// that gathers).
-  static std::vector<int64_t> nearest_sources(const Attrs &a, int64_t in,
-                                              int64_t out);
+  /// Per output coordinate of an axis of `in` resized to `out`, the input
+  /// indices it reads and their weights (nearest: one, linear: two, cubic:
+  /// four; an axis not resized: one of weight 1). run() sums over one tap
+  /// per axis; a backend may do the same.
+  struct Taps {
+    std::vector<std::vector<int64_t>> index;
+    std::vector<std::vector<double>> weight;
+  };
+  static Taps taps(const Attrs &a, int64_t in, int64_t out);
 };
 
 } // namespace quarry::ops
