@@ -18,6 +18,10 @@
 //
 //   build/bin/ort_vs_quarry FILE.onnx... [--threads 1,2] [--runs N]
 //       [--warmup N] [--block N] [--gap-ms M] [--seed S]
+//       [--input-shape NAME=DxD]...
+//
+// --input-shape fixes a dynamic input's dimensions (as `quarry run` does);
+// both engines then run that shape.
 //
 //===----------------------------------------------------------------------===//
 #include "roofline.h"
@@ -49,6 +53,7 @@ struct Args {
   std::vector<int> threads{1, 2};
   int runs = 15, warmup = 3, gap_ms = 100, block = 3;
   uint64_t seed = 1;
+  OnnxImportOptions import;
 };
 
 Args parse(int argc, char **argv) {
@@ -70,6 +75,8 @@ Args parse(int argc, char **argv) {
       a.gap_ms = std::stoi(argv[++i]);
     } else if (k == "--seed" && has_value) {
       a.seed = std::stoull(argv[++i]);
+    } else if (k == "--input-shape" && has_value) {
+      a.import.input_shapes.insert(parse_input_shape(argv[++i]));
     } else {
       a.files.push_back(k);
     }
@@ -77,7 +84,8 @@ Args parse(int argc, char **argv) {
   if (a.files.empty() || a.runs < 1)
     throw std::runtime_error(
         "usage: ort_vs_quarry FILE.onnx... [--threads "
-        "1,2] [--runs N] [--warmup N] [--block N] [--gap-ms M]");
+        "1,2] [--runs N] [--warmup N] [--block N] [--gap-ms M] "
+        "[--input-shape NAME=DxD]");
   return a;
 }
 
@@ -162,7 +170,7 @@ template <class F> double time_ms(F &&f) {
 nlohmann::json compare(Ort::Env &env, const std::string &file,
                        const bench::Machine &machine, const Args &a) {
   const int threads = machine.threads;
-  const Model m = load_graph_any(file);
+  const Model m = load_graph_any(file, a.import);
   Bindings<float> values = runtime::random_run_bindings(m.graph, a.seed);
   for (const auto &[name, t] : m.weights)
     values[name] = t;
