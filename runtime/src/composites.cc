@@ -91,10 +91,18 @@ public:
     const Node &n = g_.node(id);
     if (n.kind == OpKind::Sigmoid)
       return silu(id);
-    if (n.kind == OpKind::Pointwise &&
-        n.attrs.i(ops::Pointwise::kFn) ==
-            static_cast<int64_t>(ops::PointwiseFn::Erf))
+    if (n.kind != OpKind::Pointwise)
+      return std::nullopt;
+    using F = ops::PointwiseFn;
+    const auto fn = static_cast<F>(n.attrs.i(ops::Pointwise::kFn));
+    const double alpha = n.attrs.real(ops::Pointwise::kAlpha),
+                 beta = n.attrs.real(ops::Pointwise::kBeta);
+    if (fn == F::Erf)
       return gelu(id);
+    if (fn == F::Clip && alpha == 0.0 && beta == 6.0)
+      return hard_swish_of_clip(id);
+    if (fn == F::HardSigmoid && near(alpha, 1.0 / 6) && beta == 0.5)
+      return hard_swish_of_hard_sigmoid(id);
     return std::nullopt;
   }
 
@@ -153,13 +161,58 @@ private:
     return made(ops::PointwiseFn::Gelu, *x, nodes);
   }
 
+  /// x * clip(x + 3, 0, 6) / 6 (or x * (clip(x + 3, 0, 6) / 6)), from
+  /// the clip.
+  std::optional<Composite> hard_swish_of_clip(int32_t c) const {
+    using B = ops::BroadcastFn;
+    const int32_t a = g_.node(c).inputs[0].node;
+    if (!r_.sole({a, 0}) || p_.values[a].empty() || p_.value({a, 0}).is_static)
+      return std::nullopt;
+    const auto ops = binary(g_.node(a), B::Add);
+    if (!ops)
+      return std::nullopt;
+    const ValueRef x = near(r_.scalar(ops->second), 3.0)  ? ops->first
+                       : near(r_.scalar(ops->first), 3.0) ? ops->second
+                                                          : ValueRef{a, 0};
+    const auto next = r_.sole({c, 0});
+    if (x == ValueRef{a, 0} || !next)
+      return std::nullopt;
+    // Either m = x * clip, then y = m / 6 ...
+    if (other_than(g_.node(*next), B::Mul, {c, 0}) == x) {
+      const auto y = r_.sole({*next, 0});
+      if (!y || !divides_by(*y, {*next, 0}, 6.0))
+        return std::nullopt;
+      return made(ops::PointwiseFn::HardSwish, x, {a, c, *next, *y});
+    }
+    // ... or d = clip / 6, then y = x * d.
+    if (!divides_by(*next, {c, 0}, 6.0))
+      return std::nullopt;
+    const auto y = r_.sole({*next, 0});
+    if (!y || other_than(g_.node(*y), B::Mul, {*next, 0}) != x)
+      return std::nullopt;
+    return made(ops::PointwiseFn::HardSwish, x, {a, c, *next, *y});
+  }
+
+  /// x * hard_sigmoid(x) with alpha 1/6 and beta 1/2, from the hard
+  /// sigmoid.
+  std::optional<Composite> hard_swish_of_hard_sigmoid(int32_t h) const {
+    const ValueRef x = g_.node(h).inputs[0];
+    const auto m = r_.sole({h, 0});
+    if (!m || other_than(g_.node(*m), ops::BroadcastFn::Mul, {h, 0}) != x)
+      return std::nullopt;
+    return made(ops::PointwiseFn::HardSwish, x, {h, *m});
+  }
+
   /// Whether node `id` is v * 0.5 or v / 2.
-  bool halves(int32_t id, ValueRef v) const {
+  bool halves(int32_t id, ValueRef v) const { return divides_by(id, v, 2.0); }
+
+  /// Whether node `id` is v / d or v * (1 / d).
+  bool divides_by(int32_t id, ValueRef v, double d) const {
     const Node &n = g_.node(id);
-    if (auto half = other_than(n, ops::BroadcastFn::Mul, v))
-      return near(r_.scalar(*half), 0.5);
+    if (auto k = other_than(n, ops::BroadcastFn::Mul, v))
+      return near(r_.scalar(*k), 1.0 / d);
     auto ops = binary(n, ops::BroadcastFn::Div);
-    return ops && ops->first == v && near(r_.scalar(ops->second), 2.0);
+    return ops && ops->first == v && near(r_.scalar(ops->second), d);
   }
 
   /// The composite of `nodes`, when each keeps x's shape and only the

@@ -6,6 +6,8 @@
 //   GELU  y = x * (1 + erf(x / sqrt 2)) * 0.5   (Div, Erf, Add, Mul, Mul;
 //         or x * 0.5 first, or x * (1 / sqrt 2), or a final / 2)
 //   SiLU  y = x * sigmoid(x)                     (Sigmoid, Mul)
+//   HardSwish  y = x * clip(x + 3, 0, 6) / 6     (Add, Clip, Mul, Div; or
+//         the division first), or x * hard_sigmoid(x) (alpha 1/6, beta 1/2)
 //
 // Five passes over memory where one eltwise would do. A backend may run
 // such a composite as the one pointwise function it computes (alone, or as

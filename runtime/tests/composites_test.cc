@@ -18,14 +18,18 @@ namespace {
 /// 1 (one), 0.5 (half), 2 (two), and one that is none of them (odd).
 const char *const kConstants = "weight r2: []\nweight ir2: []\n"
                                "weight one: []\nweight half: []\n"
-                               "weight two: []\nweight odd: []\n";
+                               "weight two: []\nweight odd: []\n"
+                               "weight three: []\nweight six: []\n"
+                               "weight sixth: []\n";
 
 Bindings<float> values_of(const Graph &g) {
   Bindings<float> b = random_run_bindings(g, 11);
   const std::pair<const char *, float> fixed[] = {
       {"r2", std::sqrt(2.0f)}, {"ir2", 1 / std::sqrt(2.0f)},
       {"one", 1.0f},           {"half", 0.5f},
-      {"two", 2.0f},           {"odd", 1.5f}};
+      {"two", 2.0f},           {"odd", 1.5f},
+      {"three", 3.0f},         {"six", 6.0f},
+      {"sixth", 1 / 6.0f}};
   for (const auto &[name, v] : fixed)
     b.insert_or_assign(name, Tensor<float>(Shape{}, v));
   return b;
@@ -74,6 +78,31 @@ TEST(Composites, SiluEitherWayRound) {
             Found{"silu:2:alone"});
 }
 
+TEST(Composites, HardSwishAsClipOrHardSigmoid) {
+  const std::string clip = "a = broadcast[fn=add](x, three)\n"
+                           "c = pointwise[fn=clip alpha=0 beta=6](a)\n";
+  EXPECT_EQ(found(clip + "m = ewmul(x, c)\ny = broadcast[fn=div](m, six)\n"
+                         "output y\n"),
+            Found{"hard_swish:4:alone"});
+  EXPECT_EQ(found(clip + "d = broadcast[fn=mul](c, sixth)\n"
+                         "y = ewmul(d, x)\noutput y\n"),
+            Found{"hard_swish:4:alone"});
+  EXPECT_EQ(
+      found("h = pointwise[fn=hard_sigmoid alpha=0.16666667 beta=0.5](x)\n"
+            "y = ewmul(x, h)\noutput y\n"),
+      Found{"hard_swish:2:alone"});
+  // ONNX's default hard sigmoid (alpha 0.2) is another function.
+  EXPECT_EQ(found("h = pointwise[fn=hard_sigmoid alpha=0.2 beta=0.5](x)\n"
+                  "y = ewmul(x, h)\noutput y\n"),
+            Found{});
+  // Clipped at another bound.
+  EXPECT_EQ(found("a = broadcast[fn=add](x, three)\n"
+                  "c = pointwise[fn=clip alpha=0 beta=5](a)\n"
+                  "m = ewmul(x, c)\ny = broadcast[fn=div](m, six)\n"
+                  "output y\n"),
+            Found{});
+}
+
 TEST(Composites, NotWhereTheArithmeticDiffers) {
   const std::string tail = "e = pointwise[fn=erf](d)\n"
                            "a = broadcast[fn=add](e, one)\nm = ewmul(x, a)\n"
@@ -117,6 +146,12 @@ TEST(Composites, TheCpuRunsThemAsOneEltwiseAloneOrAfterAnAnchor) {
        "(u), w), b))\n" +
            gelu_of_x + "output y\n",
        7, "+gelu"},
+      // HardSwish after a convolution.
+      {"x = conv2d(reshape[shape=1,2,3,4](u), k)\n"
+       "a = broadcast[fn=add](x, three)\n"
+       "c = pointwise[fn=clip alpha=0 beta=6](a)\nm = ewmul(x, c)\n"
+       "y = broadcast[fn=div](m, six)\noutput y\n",
+       4, "+hard_swish"},
       // SiLU after a convolution.
       {"x = conv2d(reshape[shape=1,2,3,4](u), k)\ns = sigmoid(x)\n"
        "y = ewmul(x, s)\noutput y\n",
