@@ -135,6 +135,34 @@ std::optional<PostOp> view_of(const FusionView &g, int32_t id, ValueRef cur) {
   return op;
 }
 
+/// Node `id` as a batchnorm folded into convolution `anchor`: it reads
+/// `cur` and static values only, and comes first in the chain or after
+/// the convolution's static per-channel bias (`post` so far).
+std::optional<PostOp> folded_batchnorm(const FusionView &g, int32_t anchor,
+                                       const std::vector<PostOp> &post,
+                                       int32_t id, ValueRef cur) {
+  const Node &a = g.node(anchor), &n = g.node(id);
+  if (a.kind != OpKind::Conv2D || n.kind != OpKind::BatchNorm ||
+      !g.is_static(a.inputs[1]) || n.inputs[0] != cur)
+    return std::nullopt;
+  const bool after_bias =
+      post.size() == 1 && post[0].kind == PostOp::Kind::Binary &&
+      post[0].binary == ops::BroadcastFn::Add &&
+      post[0].spread == Spread::PerChannel && post[0].operand_static;
+  if (!post.empty() && !after_bias)
+    return std::nullopt;
+  PostOp op;
+  op.kind = PostOp::Kind::BatchNorm;
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    if (!g.is_static(n.inputs[i]))
+      return std::nullopt;
+    op.statics.push_back(n.inputs[i]);
+  }
+  op.eps = n.attrs.real(ops::BatchNorm::kEps);
+  op.node = id;
+  return op;
+}
+
 /// A built graph and its plan, as the chain walk reads them.
 class PlanView final : public FusionView {
 public:
@@ -177,9 +205,19 @@ std::vector<PostOp>
 chain_of(const FusionView &g, int32_t anchor, const FusionPolicy &policy,
          const std::map<ValueRef, const Composite *> &composite_of);
 
+std::vector<ValueRef> PostOp::operands() const {
+  if (kind == Kind::Binary)
+    return {operand};
+  if (kind == Kind::BatchNorm)
+    return statics;
+  return {};
+}
+
 std::string PostOp::str() const {
   if (kind == Kind::View)
     return "view";
+  if (kind == Kind::BatchNorm)
+    return "batchnorm(folded)";
   if (kind == Kind::Pointwise)
     return std::string(ops::kPointwiseNames[static_cast<int>(pointwise)]);
   if (kind == Kind::Unary) {
@@ -237,8 +275,8 @@ std::vector<ScheduledStep> schedule_of(const Graph &g, const Plan &p,
   for (const FusedStep &s : steps) {
     ScheduledStep step{step_node(g, s).inputs, {}};
     for (const PostOp &op : s.post)
-      if (op.kind == PostOp::Kind::Binary)
-        step.reads.push_back(op.operand);
+      for (ValueRef v : op.operands())
+        step.reads.push_back(v);
     if (s.fused())
       step.writes.push_back(s.result());
     else
@@ -275,7 +313,7 @@ bool FusionPolicy::is_anchor(const Node &n) const {
 
 bool may_join_chain(const Node &n) {
   return unary_of(n.kind).has_value() || binary_of(n).has_value() ||
-         n.kind == OpKind::Pointwise ||
+         n.kind == OpKind::Pointwise || n.kind == OpKind::BatchNorm ||
          n.kind == OpKind::Reshape; // a matmul chain's view (view_of)
 }
 
@@ -311,7 +349,9 @@ chain_of(const FusionView &g, int32_t anchor, const FusionPolicy &policy,
     if (next < 0)
       break;
     auto op = n.kind == OpKind::MatMul ? view_of(g, next, cur)
-                                       : std::optional<PostOp>();
+              : policy.batchnorm_folds
+                  ? folded_batchnorm(g, anchor, post, next, cur)
+                  : std::optional<PostOp>();
     if (!op)
       op = post_op_of(g, n.kind, next, cur, policy);
     if (!op)

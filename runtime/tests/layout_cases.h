@@ -294,6 +294,29 @@ inline std::vector<FusionCase> fusion_cases() {
         "y = ewadd(broadcast[fn=add](conv2d[pad=valid](x, w), b), r)\n"
         "output y\n"},
        2},
+      // A batchnorm after a convolution (and its bias) folds into it.
+      {{"conv_batchnorm_relu",
+        conv + "weight g: [16]\nweight h: [16]\nweight m: [16]\n"
+               "weight q: [16]\n"
+               "y = relu(batchnorm(conv2d(x, w), g, h, m, q))\noutput y\n"},
+       2},
+      {{"conv_bias_batchnorm_residual",
+        conv + "weight g: [16]\nweight h: [16]\nweight m: [16]\n"
+               "weight q: [16]\n"
+               "y = ewadd(batchnorm(broadcast[fn=add](conv2d(x, w), b), g, h, "
+               "m, q), r)\noutput y\n"},
+       3},
+      // Not after the convolution's activation, nor of computed weights.
+      {{"conv_act_batchnorm",
+        conv + "weight g: [16]\nweight h: [16]\nweight m: [16]\n"
+               "weight q: [16]\n"
+               "y = batchnorm(conv2d[act=relu](x, w), g, h, m, q)\noutput y\n"},
+       0},
+      {{"conv_computed_weights_batchnorm",
+        conv + "input wi: [16,8,3,3]\nweight g: [16]\nweight h: [16]\n"
+               "weight m: [16]\nweight q: [16]\n"
+               "y = batchnorm(conv2d(x, wi), g, h, m, q)\noutput y\n"},
+       0},
       // A batchnorm takes the relu after it, nothing else.
       {{"batchnorm_relu",
         "input x: [1,16,6,6]\nweight g: [16]\nweight h: [16]\n"

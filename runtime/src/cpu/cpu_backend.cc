@@ -168,6 +168,7 @@ public:
     // oneDNN's batch normalization applies a relu after itself, nothing
     // else.
     policy_.batchnorm = true;
+    policy_.batchnorm_folds = true;
     policy_.accept = [](const Node &anchor, const std::vector<PostOp> &post) {
       if (anchor.kind != OpKind::BatchNorm)
         return post.size();

@@ -10,6 +10,11 @@ Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
     const PostOp &p = post[k];
     if (p.kind == PostOp::Kind::View)
       continue; // the same bytes: nothing to compute
+    if (p.kind == PostOp::Kind::BatchNorm) {
+      // Folded into the weights: only before `first`.
+      operand += static_cast<int>(p.statics.size());
+      continue;
+    }
     if (p.kind == PostOp::Kind::Unary) {
       if (k >= first)
         ops_.append_eltwise(1.0f, eltwise_algorithm(p.unary), 0.0f, 0.0f);

@@ -196,7 +196,10 @@ std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
                       g.y.pad_before == 0 && g.x.pad_before == 0 && g.dh == 1 &&
                       g.dw == 1 && g.kh == g.h && g.kw == g.w;
   const bool depthwise = g.groups == g.c && g.co == g.c;
-  if (!covers || !in[1].is_static() || (g.groups != 1 && !depthwise))
+  const bool folds = std::any_of(post.begin(), post.end(), [](const auto &p) {
+    return p.kind == PostOp::Kind::BatchNorm; // oneDNN's path folds it
+  });
+  if (!covers || !in[1].is_static() || folds || (g.groups != 1 && !depthwise))
     return std::nullopt;
   const int64_t k = g.cw * g.kh * g.kw; // weights per output channel
   if (g.groups == 1) {

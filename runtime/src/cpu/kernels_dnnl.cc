@@ -211,11 +211,39 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   const auto wplain = plain_md(wdims);
   const dims ydims = to_dims(out[0].shape);
   // A leading per-channel add of static values is the convolution's bias.
-  const bool has_bias = !post.empty() && post[0].kind == PostOp::Kind::Binary &&
+  const bool own_bias = !post.empty() && post[0].kind == PostOp::Kind::Binary &&
                         post[0].binary == ops::BroadcastFn::Add &&
                         post[0].spread == Spread::PerChannel &&
                         post[0].operand_static;
-  const Epilogue epi(post, has_bias ? 1 : 0, 2, ydims, 1);
+  // A batchnorm after it (fusion.h) is folded into weights and bias.
+  const size_t bn = own_bias ? 1 : 0;
+  const bool folds =
+      post.size() > bn && post[bn].kind == PostOp::Kind::BatchNorm;
+  std::vector<float> folded_weights;
+  std::shared_ptr<std::vector<float>> folded_bias;
+  std::vector<CpuOperand> operands(in.begin(), in.end());
+  if (folds) {
+    const int at = 2 + static_cast<int>(bn); // gamma, beta, mean, var
+    const float *gamma = in[at].static_data, *beta = in[at + 1].static_data,
+                *mean = in[at + 2].static_data, *var = in[at + 3].static_data;
+    const int64_t per_co = g.cw * g.kh * g.kw;
+    folded_weights.assign(in[1].static_data, in[1].static_data + g.co * per_co);
+    folded_bias = std::make_shared<std::vector<float>>(g.co);
+    for (int64_t o = 0; o < g.co; ++o) {
+      // As the reference computes a batchnorm: gamma / sqrt(var + eps).
+      const float scale =
+          gamma[o] *
+          (1.0f / std::sqrt(var[o] + static_cast<float>(post[bn].eps)));
+      for (int64_t i = 0; i < per_co; ++i)
+        folded_weights[o * per_co + i] *= scale;
+      const float b = own_bias ? in[2].static_data[o] : 0.0f;
+      (*folded_bias)[o] = (b - mean[o]) * scale + beta[o];
+    }
+    operands[1].static_data = folded_weights.data();
+  }
+  in = operands;
+  const bool has_bias = own_bias || folds;
+  const Epilogue epi(post, folds ? bn + 1 : bn, 2, ydims, 1);
   const memory::desc bias_md = has_bias ? plain_md(dims{g.co}) : memory::desc();
   // Static weights are laid out once, here, as oneDNN prefers.
   const memory::desc wmd =
@@ -254,14 +282,16 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   const AnchorParts parts = anchor_parts(c, pd, epi, in, l);
   l.in[0] = pd.src_desc();
   l.out = {pd.dst_desc()};
-  l.bind = [&c, pd, weights = parts.weights, wplain, has_bias,
+  l.bind = [&c, pd, weights = parts.weights, wplain, has_bias, folded_bias,
             lowered_epi = parts.epilogue](const Bound &b) {
     Args args{{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
               {DNNL_ARG_WEIGHTS,
                weights ? weights : memory(wplain, c.engine, b.in[1])},
               {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
     if (has_bias)
-      args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), c.engine, b.in[2]));
+      args.emplace(DNNL_ARG_BIAS,
+                   memory(pd.bias_desc(), c.engine,
+                          folded_bias ? folded_bias->data() : b.in[2]));
     lowered_epi->bind(c, b, args);
     return primitive_step(c, dnnl::convolution_forward(pd), std::move(args));
   };

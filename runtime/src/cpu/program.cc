@@ -141,8 +141,8 @@ void Program::lower(const FusedStep &s) {
   const Node &n = step_node(g_, s);
   std::vector<ValueRef> operands = n.inputs;
   for (const PostOp &op : s.post)
-    if (op.kind == PostOp::Kind::Binary)
-      operands.push_back(op.operand);
+    for (ValueRef v : op.operands())
+      operands.push_back(v);
   std::vector<CpuOperand> in;
   for (ValueRef v : operands) {
     const PlannedValue &pv = p_.value(v);

@@ -310,7 +310,8 @@ size_t cudnn_fusable_prefix(const Node &anchor,
   bool bias = false, residual = false;
   for (size_t i = 0; i < post.size(); ++i) {
     const PostOp &p = post[i];
-    if (p.kind == PostOp::Kind::View || p.kind == PostOp::Kind::Pointwise)
+    if (p.kind == PostOp::Kind::View || p.kind == PostOp::Kind::Pointwise ||
+        p.kind == PostOp::Kind::BatchNorm)
       return 0;
     if (p.kind == PostOp::Kind::Unary)
       return p.unary == UnaryFn::Relu ? i + 1 : 0;

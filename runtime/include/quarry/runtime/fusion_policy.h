@@ -46,8 +46,16 @@ enum class Spread { Scalar, PerChannel, Full };
 struct PostOp {
   /// View: the value seen in another shape, the same bytes (no operation).
   /// Pointwise: a pointwise function (a node, or a composite of several,
-  /// composites.h).
-  enum class Kind { Unary, Binary, View, Pointwise } kind = Kind::Unary;
+  /// composites.h). BatchNorm: a batchnorm of static scale, bias, mean and
+  /// variance (`statics`, in that order, and `eps`), folded into the
+  /// weights and bias of the convolution before it.
+  enum class Kind {
+    Unary,
+    Binary,
+    View,
+    Pointwise,
+    BatchNorm
+  } kind = Kind::Unary;
   UnaryFn unary = UnaryFn::Relu; ///< Unary: relu, sigmoid or tanh
   ops::BroadcastFn binary = ops::BroadcastFn::Add; ///< Binary
   ValueRef operand{};           ///< Binary: the other operand
@@ -62,6 +70,12 @@ struct PostOp {
   int32_t node = -1; ///< the graph node it comes from
   /// A composite's nodes before `node`, which the step runs as well.
   std::vector<int32_t> inner;
+  std::vector<ValueRef> statics; ///< BatchNorm
+  double eps = 0;                ///< BatchNorm
+
+  /// The values it reads besides the chain's own, as the step's operands
+  /// after the anchor's: Binary its operand, BatchNorm its statics.
+  std::vector<ValueRef> operands() const;
 
   /// "relu", "add(per-channel)", "view", ...
   std::string str() const;
@@ -69,9 +83,13 @@ struct PostOp {
 
 /// What a backend can run as an epilogue.
 struct FusionPolicy {
-  bool conv2d = true;         ///< conv2d anchors
-  bool matmul = true;         ///< matmul anchors
-  bool batchnorm = false;     ///< batchnorm anchors (what accept allows)
+  bool conv2d = true;     ///< conv2d anchors
+  bool matmul = true;     ///< matmul anchors
+  bool batchnorm = false; ///< batchnorm anchors (what accept allows)
+  /// A batchnorm of static values right after a convolution of static
+  /// weights (and its static per-channel bias) joins the chain, folded
+  /// into the weights (as ONNX Runtime does when it loads a model).
+  bool batchnorm_folds = false;
   bool unary = true;          ///< relu, sigmoid, tanh
   bool binary_static = true;  ///< binary post-ops with a static operand
   bool binary_dynamic = true; ///< binary post-ops with a computed operand
