@@ -76,8 +76,10 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// speed, so that a cost cache measured with the old one is measured anew:
 /// 2 since products with 1536 columns and more stream four rows a pass, 3
 /// since pointwise functions oneDNN lacks run as loops (pointwise_loops.h),
-/// 4 since transposes into nhwc are views and pointwise functions post-ops.
-constexpr int kKernelRevision = 4;
+/// 4 since transposes into nhwc are views and pointwise functions post-ops,
+/// 5 since concat, pad and resize copy in their operand's layout and
+/// convolutions over their whole input are gemvs.
+constexpr int kKernelRevision = 5;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
