@@ -4,6 +4,7 @@
 #include "caches.h"
 #include "program.h"
 #include "quarry/runtime/plan.h"
+#include "threads.h"
 
 #include <omp.h>
 
@@ -161,8 +162,7 @@ private:
 class CpuBackend : public Backend {
 public:
   explicit CpuBackend(const BackendOptions &opts) {
-    if (opts.threads > 0)
-      omp_set_num_threads(opts.threads);
+    omp_set_num_threads(cpu::thread_count(opts.threads));
     policy_.enabled = opts.fuse;
     policy_.pointwise = [](ops::PointwiseFn fn) {
       return cpu::pointwise_algorithm(fn, 0.0f, 0.0f).has_value();
