@@ -91,6 +91,8 @@ public:
     const Node &n = g_.node(id);
     if (n.kind == OpKind::Sigmoid)
       return silu(id);
+    if (n.kind == OpKind::ReduceMean)
+      return layer_norm(id);
     if (n.kind != OpKind::Pointwise)
       return std::nullopt;
     using F = ops::PointwiseFn;
@@ -203,6 +205,98 @@ private:
     return made(ops::PointwiseFn::HardSwish, x, {h, *m});
   }
 
+  /// (x - mean) / sqrt(mean((x - mean)^2) + eps) * g + b over the last
+  /// axis, from the first mean.
+  std::optional<Composite> layer_norm(int32_t m) const {
+    using B = ops::BroadcastFn;
+    const Node &mean = g_.node(m);
+    const ValueRef x = mean.inputs[0];
+    const int rank = p_.value(x).type.shape.rank();
+    auto over_last_axis = [&](const Node &r) {
+      const auto &axes = r.attrs.list(ops::ReduceMean::kAxes);
+      return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1) &&
+             r.attrs.i(ops::ReduceMean::kKeepDims) != 0;
+    };
+    if (rank < 1 || !over_last_axis(mean))
+      return std::nullopt;
+    // d = x - mean, read by the square and the division.
+    const auto &mean_readers = r_.of({m, 0});
+    if (mean_readers.size() != 1 || r_.is_output({m, 0}))
+      return std::nullopt;
+    const int32_t d = mean_readers[0];
+    const auto sub = binary(g_.node(d), B::Sub);
+    if (!sub || sub->first != x || sub->second != ValueRef{m, 0})
+      return std::nullopt;
+    // (d * d reads it twice.)
+    std::vector<int32_t> d_readers = r_.of({d, 0});
+    std::sort(d_readers.begin(), d_readers.end());
+    d_readers.erase(std::unique(d_readers.begin(), d_readers.end()),
+                    d_readers.end());
+    if (d_readers.size() != 2 || r_.is_output({d, 0}))
+      return std::nullopt;
+    // p = d^2 (Pow by 2 or d * d), v = mean(p), a = v + eps, s = sqrt(a).
+    int32_t p = -1, y = -1;
+    for (int32_t r : d_readers) {
+      const Node &n = g_.node(r);
+      const auto pow = binary(n, B::Pow);
+      const auto div = binary(n, B::Div);
+      if ((pow && pow->first == ValueRef{d, 0} &&
+           near(r_.scalar(pow->second), 2.0)) ||
+          other_than(n, B::Mul, {d, 0}) == ValueRef{d, 0})
+        p = r;
+      else if (div && div->first == ValueRef{d, 0})
+        y = r;
+    }
+    if (p < 0 || y < 0)
+      return std::nullopt;
+    const auto v = r_.sole({p, 0});
+    if (!v || g_.node(*v).kind != OpKind::ReduceMean ||
+        !over_last_axis(g_.node(*v)))
+      return std::nullopt;
+    const auto a = r_.sole({*v, 0});
+    const auto eps =
+        a ? other_than(g_.node(*a), B::Add, {*v, 0}) : std::nullopt;
+    if (!eps || !r_.scalar(*eps))
+      return std::nullopt;
+    const auto s = r_.sole({*a, 0});
+    if (!s || g_.node(*s).kind != OpKind::Pointwise ||
+        g_.node(*s).attrs.i(ops::Pointwise::kFn) !=
+            static_cast<int64_t>(ops::PointwiseFn::Sqrt) ||
+        binary(g_.node(y), B::Div)->second != ValueRef{*s, 0} ||
+        !r_.sole({*s, 0}))
+      return std::nullopt;
+    // y * g + b, each one value per element of a row.
+    const int64_t row = p_.value(x).type.shape[rank - 1];
+    auto per_row = [&](ValueRef w) {
+      const PlannedValue &pv = p_.value(w);
+      return pv.is_static && pv.type.shape.numel() == row &&
+             (pv.type.shape.rank() == 0 ||
+              pv.type.shape[pv.type.shape.rank() - 1] == row);
+    };
+    const auto scaled = r_.sole({y, 0});
+    const auto gain =
+        scaled ? other_than(g_.node(*scaled), B::Mul, {y, 0}) : std::nullopt;
+    if (!gain || !per_row(*gain))
+      return std::nullopt;
+    const auto shifted = r_.sole({*scaled, 0});
+    const auto shift = shifted
+                           ? other_than(g_.node(*shifted), B::Add, {*scaled, 0})
+                           : std::nullopt;
+    std::vector<int32_t> nodes = {m, d, p, *v, *a, *s, y, *scaled};
+    Node as;
+    as.kind = OpKind::LayerNorm;
+    as.attrs = make_attrs(OpKind::LayerNorm,
+                          {{"axis", int64_t{-1}},
+                           {"eps", static_cast<double>(*r_.scalar(*eps))}});
+    as.inputs = {x, *gain};
+    if (shift && per_row(*shift)) {
+      nodes.push_back(*shifted);
+      as.inputs.push_back(*shift);
+    }
+    std::sort(nodes.begin(), nodes.end());
+    return composite(std::move(as), std::move(nodes));
+  }
+
   /// Whether node `id` is v * 0.5 or v / 2.
   bool halves(int32_t id, ValueRef v) const { return divides_by(id, v, 2.0); }
 
@@ -215,18 +309,35 @@ private:
     return ops && ops->first == v && near(r_.scalar(ops->second), d);
   }
 
-  /// The composite of `nodes`, when each keeps x's shape and only the
-  /// last one's value leaves it.
+  /// The pointwise composite fn(x) of `nodes`, when each keeps x's shape.
   std::optional<Composite> made(ops::PointwiseFn fn, ValueRef x,
                                 std::vector<int32_t> nodes) const {
-    const PlannedValue &xv = p_.value(x);
-    if (xv.is_static)
+    for (int32_t id : nodes)
+      if (p_.values[id].empty() ||
+          p_.value({id, 0}).type.shape != p_.value(x).type.shape)
+        return std::nullopt;
+    Node as;
+    as.kind = OpKind::Pointwise;
+    as.attrs =
+        make_attrs(OpKind::Pointwise, {{"fn", static_cast<int64_t>(fn)}});
+    as.inputs = {x};
+    return composite(std::move(as), std::move(nodes));
+  }
+
+  /// The composite of `nodes` computing `as` (of x, its first operand),
+  /// when they are all computed per run, x too.
+  std::optional<Composite> composite(Node as,
+                                     std::vector<int32_t> nodes) const {
+    const ValueRef x = as.inputs.at(0);
+    if (p_.value(x).is_static)
       return std::nullopt;
     for (int32_t id : nodes)
-      if (p_.values[id].empty() || p_.value({id, 0}).is_static ||
-          p_.value({id, 0}).type.shape != xv.type.shape)
+      if (p_.values[id].empty() || p_.value({id, 0}).is_static)
         return std::nullopt;
-    Composite c{fn, x, std::move(nodes), false};
+    const Node &last = g_.node(nodes.back());
+    as.name = last.name;
+    as.types = last.types;
+    Composite c{std::move(as), std::move(nodes), false};
     const auto &readers = r_.of(x);
     c.reads_x_alone =
         !r_.is_output(x) &&

@@ -8,34 +8,50 @@
 //   SiLU  y = x * sigmoid(x)                     (Sigmoid, Mul)
 //   HardSwish  y = x * clip(x + 3, 0, 6) / 6     (Add, Clip, Mul, Div; or
 //         the division first), or x * hard_sigmoid(x) (alpha 1/6, beta 1/2)
+//   LayerNorm  d = x - mean(x); y = d / sqrt(mean(d^2) + eps) * g + b
+//         (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add: a
+//         LayerNormalization exported before opset 17)
 //
-// Five passes over memory where one eltwise would do. A backend may run
-// such a composite as the one pointwise function it computes (alone, or as
-// a post-op of the anchor before it, fusion.h). Lowering, not rewriting:
-// the graph and the optimizer's view of it are unchanged. Matching needs
-// the constants' values (sqrt 2, 1, 0.5), so it is done on a plan with its
-// static values folded (make_plan), not on a graph's shapes alone.
+// Several passes over memory where one kernel would do. A backend may run
+// such a composite as the one operator it computes (alone, or, for a
+// pointwise function, as a post-op of the anchor before it, fusion.h).
+// Lowering, not rewriting: the graph and the optimizer's view of it are
+// unchanged. Matching needs the constants' values (sqrt 2, 1, 0.5), so it is
+// done on a plan with its static values folded (make_plan), not on a graph's
+// shapes alone.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/core/op_registry.h"
 #include "quarry/core/ops/scalar_fns.h"
 #include "quarry/runtime/plan.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace quarry::runtime {
 
 struct Composite {
-  ops::PointwiseFn fn = ops::PointwiseFn::Gelu;
-  /// The value the function is of.
-  ValueRef x;
+  /// What the nodes compute, as one node named and typed as the last:
+  /// pointwise[fn](x), or layer_norm[axis eps](x, scale, bias).
+  Node as;
   /// Its nodes in execution order, the one computing y last.
   std::vector<int32_t> nodes;
   /// Whether the composite's nodes are all that read x (and x is no graph
-  /// output): then it may join the chain of the anchor that computes x.
+  /// output): then a pointwise one may join the chain of the anchor that
+  /// computes x.
   bool reads_x_alone = false;
+
+  /// The value it is a function of.
+  ValueRef x() const { return as.inputs.at(0); }
+  /// Its pointwise function, when it is one.
+  std::optional<ops::PointwiseFn> pointwise() const {
+    if (as.kind != OpKind::Pointwise)
+      return std::nullopt;
+    return static_cast<ops::PointwiseFn>(as.attrs.i(ops::Pointwise::kFn));
+  }
 };
 
 /// The composites among `p`'s steps, by their first node. Their inner

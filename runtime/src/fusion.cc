@@ -333,12 +333,12 @@ chain_of(const FusionView &g, int32_t anchor, const FusionPolicy &policy,
   ValueRef cur{anchor, 0};
   while (true) {
     // A composite of the value so far, when it alone reads it.
-    if (auto c = composite_of.find(cur); c != composite_of.end() &&
-                                         policy.pointwise &&
-                                         policy.pointwise(c->second->fn)) {
+    if (auto c = composite_of.find(cur);
+        c != composite_of.end() && policy.pointwise &&
+        policy.pointwise(*c->second->pointwise())) {
       PostOp op;
       op.kind = PostOp::Kind::Pointwise;
-      op.pointwise = c->second->fn;
+      op.pointwise = *c->second->pointwise();
       op.node = c->second->nodes.back();
       op.inner.assign(c->second->nodes.begin(), c->second->nodes.end() - 1);
       post.push_back(std::move(op));
@@ -376,8 +376,8 @@ std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
   std::map<ValueRef, const Composite *> composite_of;
   if (composites && policy.enabled)
     for (const auto &[first, c] : *composites)
-      if (c.reads_x_alone)
-        composite_of.emplace(c.x, &c);
+      if (c.reads_x_alone && c.pointwise())
+        composite_of.emplace(c.x(), &c);
   // Where each fused step runs: at its last node's place in p.steps.
   std::map<int32_t, FusedStep> ends_at;
   for (int32_t id : p.steps) {
@@ -389,18 +389,10 @@ std::vector<FusedStep> fuse_steps(const Graph &g, const Plan &p,
       if (auto c = composites->find(id); c != composites->end())
         alone = &c->second;
     if (alone) {
-      // No chain took it: it runs alone, as its function of x.
-      const Node &last = g.node(alone->nodes.back());
-      Node as;
-      as.kind = OpKind::Pointwise;
-      as.attrs = make_attrs(OpKind::Pointwise,
-                            {{"fn", static_cast<int64_t>(alone->fn)}});
-      as.inputs = {alone->x};
-      as.name = last.name;
-      as.types = last.types;
+      // No chain took it: it runs alone, as the one operator it is.
       s.anchor = alone->nodes.back();
       s.nodes = alone->nodes;
-      s.as = std::move(as);
+      s.as = alone->as;
       for (int32_t n : s.nodes)
         absorbed[n] = true;
       ends_at.emplace(s.nodes.back(), std::move(s));

@@ -43,9 +43,13 @@ std::vector<std::string> found(const std::string &body) {
   const Plan p = make_plan(g, values_of(g), "cpu", [](OpKind) { return true; });
   std::vector<std::string> out;
   for (const auto &[first, c] : find_composites(g, p))
-    out.push_back(std::string(ops::kPointwiseNames[static_cast<int>(c.fn)]) +
-                  ":" + std::to_string(c.nodes.size()) +
-                  (c.reads_x_alone ? ":alone" : ""));
+    out.push_back(
+        (c.pointwise()
+             ? std::string(
+                   ops::kPointwiseNames[static_cast<int>(*c.pointwise())])
+             : std::string(op_name(c.as.kind))) +
+        ":" + std::to_string(c.nodes.size()) +
+        (c.reads_x_alone ? ":alone" : ""));
   return out;
 }
 
@@ -103,6 +107,33 @@ TEST(Composites, HardSwishAsClipOrHardSigmoid) {
             Found{});
 }
 
+/// A LayerNormalization as exporters wrote it before opset 17, over x's
+/// last axis (weights lg, lb: [4]), eps 0.5; `square` is d^2 written out.
+std::string layer_norm_of_x(const std::string &square, bool shift) {
+  return "weight lg: [4]\nweight lb: [4]\nm = reduce_mean[axes=-1](x)\n"
+         "d = broadcast[fn=sub](x, m)\np = " +
+         square +
+         "\nv = reduce_mean[axes=-1](p)\na = broadcast[fn=add](v, half)\n"
+         "s = pointwise[fn=sqrt](a)\nq = broadcast[fn=div](d, s)\n" +
+         (shift ? "t = broadcast[fn=mul](q, lg)\ny = broadcast[fn=add](t, lb)\n"
+                : "y = broadcast[fn=mul](lg, q)\n") +
+         "output y\n";
+}
+
+TEST(Composites, LayerNormWrittenOut) {
+  EXPECT_EQ(found(layer_norm_of_x("broadcast[fn=pow](d, two)", true)),
+            Found{"layer_norm:9:alone"});
+  EXPECT_EQ(found(layer_norm_of_x("ewmul(d, d)", false)),
+            Found{"layer_norm:8:alone"});
+  // A mean over another axis is another normalization.
+  EXPECT_EQ(found("weight g: [4]\nm = reduce_mean[axes=1](x)\n"
+                  "d = broadcast[fn=sub](x, m)\np = ewmul(d, d)\n"
+                  "v = reduce_mean[axes=1](p)\na = broadcast[fn=add](v, half)\n"
+                  "s = pointwise[fn=sqrt](a)\nq = broadcast[fn=div](d, s)\n"
+                  "y = broadcast[fn=mul](q, g)\noutput y\n"),
+            Found{});
+}
+
 TEST(Composites, NotWhereTheArithmeticDiffers) {
   const std::string tail = "e = pointwise[fn=erf](d)\n"
                            "a = broadcast[fn=add](e, one)\nm = ewmul(x, a)\n"
@@ -146,6 +177,9 @@ TEST(Composites, TheCpuRunsThemAsOneEltwiseAloneOrAfterAnAnchor) {
        "(u), w), b))\n" +
            gelu_of_x + "output y\n",
        7, "+gelu"},
+      // A layer norm written out, alone: one step of nine nodes.
+      {"x = relu(u)\n" + layer_norm_of_x("broadcast[fn=pow](d, two)", true), 8,
+       " as layer_norm"},
       // HardSwish after a convolution.
       {"x = conv2d(reshape[shape=1,2,3,4](u), k)\n"
        "a = broadcast[fn=add](x, three)\n"

@@ -183,9 +183,11 @@ void Program::lower(const FusedStep &s) {
   ins.nodes = s.nodes;
   ins.label =
       describe_node(g_, s.anchor) +
-      (s.as ? " as " + std::string(
-                           ops::kPointwiseNames[n.attrs.i(ops::Pointwise::kFn)])
-            : "") +
+      (!s.as ? std::string()
+       : s.as->kind == OpKind::Pointwise
+           ? " as " + std::string(
+                          ops::kPointwiseNames[n.attrs.i(ops::Pointwise::kFn)])
+           : " as " + std::string(op_name(s.as->kind))) +
       Epilogue::describe(s.post);
   ins.impl = l.impl;
   ins.bind = std::move(l.bind);
