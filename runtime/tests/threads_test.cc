@@ -22,6 +22,12 @@ TEST(Threads, ACgroupQuotaIsWholeCoresRoundedUp) {
   EXPECT_EQ(cores_of_cpu_max("12x 100000"), std::nullopt);
 }
 
+TEST(Threads, ASmallGraphRunsOnOneThread) {
+  EXPECT_EQ(threads_for_flops(kParallelFlops - 1, 4), 1);
+  EXPECT_EQ(threads_for_flops(kParallelFlops, 4), 4);
+  EXPECT_EQ(threads_for_flops(0, 1), 1);
+}
+
 /// Runs `f` with OMP_NUM_THREADS unset and the process on CPU `cpu` alone,
 /// then puts both back.
 template <class F> void on_one_cpu(int cpu, F &&f) {

@@ -3,6 +3,7 @@
 
 #include "caches.h"
 #include "program.h"
+#include "quarry/core/flops.h"
 #include "quarry/runtime/plan.h"
 #include "threads.h"
 
@@ -96,23 +97,53 @@ Context make_context(const Layouts &layouts) {
   return c;
 }
 
+/// The calling thread's OpenMP regions run on `n` threads while it lives.
+class OmpThreads {
+public:
+  explicit OmpThreads(int n) : saved_(omp_get_max_threads()) {
+    omp_set_num_threads(n);
+  }
+  ~OmpThreads() { omp_set_num_threads(saved_); }
+  OmpThreads(const OmpThreads &) = delete;
+  OmpThreads &operator=(const OmpThreads &) = delete;
+
+private:
+  int saved_;
+};
+
+/// The threads a plan runs on (threads.h: the backend's, or one for a
+/// small graph).
+int threads_for(const Graph &g, const Plan &p) {
+  int64_t flops = 0;
+  for (int32_t id : p.steps)
+    flops += node_flops(g, id);
+  return cpu::threads_for_flops(flops, omp_get_max_threads());
+}
+
 class CpuExecutable : public Executable {
 public:
   CpuExecutable(const Graph &g, const Bindings<float> &weights,
                 const FusionPolicy &policy, const Layouts &layouts)
       : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
-        ctx_(make_context(layouts)), program_(graph_, plan_, ctx_, policy) {}
+        threads_(threads_for(graph_, plan_)), ctx_(make_context(layouts)) {
+    // Primitives are made for the threads they will run on.
+    const OmpThreads scope(threads_);
+    program_.emplace(graph_, plan_, ctx_, policy);
+  }
 
   void set_inputs(const Bindings<float> &inputs) override {
     check_inputs(graph_, plan_, inputs, "cpu");
     for (int32_t id : plan_.inputs) {
       const auto &t = inputs.find(graph_.node(id).name)->second;
-      std::memcpy(program_.input_data(id), t.data.data(),
+      std::memcpy(program_->input_data(id), t.data.data(),
                   sizeof(float) * t.numel());
     }
   }
 
-  void execute() override { program_.run(); }
+  void execute() override {
+    const OmpThreads scope(threads_);
+    program_->run();
+  }
 
   std::vector<Tensor<float>> outputs() override {
     std::vector<Tensor<float>> out;
@@ -122,7 +153,7 @@ public:
         out.push_back(plan_.static_values[v.node][v.output]);
         continue;
       }
-      const float *p = program_.output_data(v);
+      const float *p = program_->output_data(v);
       out.emplace_back(pv.type.shape,
                        std::vector<float>(p, p + pv.type.shape.numel()));
     }
@@ -131,12 +162,12 @@ public:
 
   std::vector<StepInfo> steps() const override {
     std::vector<StepInfo> out;
-    for (const Instruction &ins : program_.instructions()) {
+    for (const Instruction &ins : program_->instructions()) {
       StepInfo s;
       s.label = ins.label;
       s.impl = ins.impl;
       s.layout =
-          ins.out.empty() ? "" : layout_name(program_.slots()[ins.out[0]].md);
+          ins.out.empty() ? "" : layout_name(program_->slots()[ins.out[0]].md);
       s.reorder = ins.reorder;
       s.nodes = ins.nodes;
       out.push_back(std::move(s));
@@ -146,7 +177,8 @@ public:
 
   std::vector<StepInfo> profile(int warmup, int runs) override {
     std::vector<StepInfo> out = steps();
-    const std::vector<double> ms = program_.time_instructions(warmup, runs);
+    const OmpThreads scope(threads_);
+    const std::vector<double> ms = program_->time_instructions(warmup, runs);
     for (size_t i = 0; i < out.size(); ++i)
       out[i].ms = ms[i];
     return out;
@@ -155,8 +187,9 @@ public:
 private:
   Graph graph_;
   Plan plan_;
+  int threads_;
   Context ctx_;
-  Program program_;
+  std::optional<Program> program_;
 };
 
 class CpuBackend : public Backend {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,5 +26,15 @@ std::optional<int> cores_of_cpu_max(const std::string &line);
 /// The thread count to run on: `requested` when positive, else
 /// OMP_NUM_THREADS when set, else usable_cores().
 int thread_count(int requested);
+
+/// Below this many floating-point operations per run, a graph runs on one
+/// thread: splitting kernels of a few microseconds costs more in OpenMP's
+/// fork and join than it saves.
+inline constexpr int64_t kParallelFlops = int64_t{10} << 20;
+
+/// The threads a graph of `flops` per run runs on, of `threads`.
+inline int threads_for_flops(int64_t flops, int threads) {
+  return flops < kParallelFlops ? 1 : threads;
+}
 
 } // namespace quarry::runtime::cpu
