@@ -1,6 +1,8 @@
 //===- gemv.cc - Streaming row-vector-matrix products ---------------------===//
 #include "gemv.h"
 
+#include "clones.h"
+
 #include "quarry/core/float_domain.h"
 #include "quarry/core/ops/broadcast.h"
 #include "quarry/core/ops/conv2d.h"
@@ -18,16 +20,6 @@
 namespace quarry::runtime::cpu {
 
 namespace {
-
-// The loader picks a clone through a resolver that runs before
-// ThreadSanitizer's runtime is up; instrumented, it would crash the process
-// at load, so a TSan build has the portable version only.
-#ifdef QUARRY_THREAD_SANITIZER
-#define QUARRY_CPU_CLONES
-#else
-#define QUARRY_CPU_CLONES                                                      \
-  __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
 
 /// y = x[k0..k1) . W[k0..k1, :) for row-major W [k, n]: rows read once,
 /// front to back, into accumulators that stay in L1. Built for AVX-512,

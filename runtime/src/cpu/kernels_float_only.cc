@@ -64,6 +64,25 @@ Lowered CpuKernel<ops::Broadcast>::make(Context &c, const Node &n,
                                         PostOps) {
   const auto fn = static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn));
   const Shape &r = out[0].shape;
+  // By a scalar or an operand of the same shape, over a computed operand in
+  // a layout without blocks: one loop over the elements (oneDNN's binary
+  // walks a plain [1,4420,2] two elements at a time, ten times slower).
+  if (const bool scalar = in[1].shape().numel() == 1;
+      in[0].shape() == r && !in[0].is_static() && dense_strides(in[0].md) &&
+      (scalar || in[1].shape() == r)) {
+    const memory::desc md =
+        !scalar && in[1].is_static() ? plain_md(r) : in[0].md;
+    Lowered l;
+    l.in = {md, scalar ? plain_md(in[1].shape()) : md};
+    l.out = {md};
+    l.impl = "loops";
+    l.bind = [fn, scalar, count = r.numel()](const Bound &b) -> Step {
+      return [fn, scalar, count, x = b.in[0], y = b.in[1], z = b.out[0]] {
+        binary_loop(fn, x, y, scalar, z, count);
+      };
+    };
+    return l;
+  }
   // oneDNN 2.6's comparisons (binary_gt, ...) are wrong on nChw8c operands
   // whose channels end inside a block: comparisons take the loops.
   if (fn != ops::BroadcastFn::Pow && !ops::is_comparison(fn)) {

@@ -1,6 +1,8 @@
 //===- pointwise_loops.cc - Elementwise functions oneDNN lacks ------------===//
 #include "pointwise_loops.h"
 
+#include "clones.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -12,9 +14,7 @@ namespace {
 /// Below this many elements one thread does it all.
 constexpr int64_t kParallelElements = 1 << 15;
 
-// Built for each vector width the core may have; the loader picks one.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-erf_range(const float *x, float *y, int64_t n) {
+QUARRY_CPU_CLONES void erf_range(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = rational_erf(x[i]);
 }
@@ -33,23 +33,75 @@ void range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
     scalar_range(fn, alpha, beta, x, y, n);
 }
 
-} // namespace
+/// z = op(x, y) element by element, y one value or one per element.
+template <class Op>
+inline void binary_elements(Op op, const float *x, const float *y,
+                            bool y_scalar, float *z, int64_t n) {
+  if (y_scalar) {
+    const float s = y[0];
+    for (int64_t i = 0; i < n; ++i)
+      z[i] = op(x[i], s);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      z[i] = op(x[i], y[i]);
+  }
+}
 
-void pointwise_loop(ops::PointwiseFn fn, float alpha, float beta,
-                    const float *x, float *y, int64_t n) {
+QUARRY_CPU_CLONES void binary_range(ops::BroadcastFn fn, const float *x,
+                                    const float *y, bool y_scalar, float *z,
+                                    int64_t n) {
+  using B = ops::BroadcastFn;
+  switch (fn) {
+  case B::Add:
+    return binary_elements([](float a, float b) { return a + b; }, x, y,
+                           y_scalar, z, n);
+  case B::Sub:
+    return binary_elements([](float a, float b) { return a - b; }, x, y,
+                           y_scalar, z, n);
+  case B::Mul:
+    return binary_elements([](float a, float b) { return a * b; }, x, y,
+                           y_scalar, z, n);
+  case B::Div:
+    return binary_elements([](float a, float b) { return a / b; }, x, y,
+                           y_scalar, z, n);
+  default:
+    return binary_elements(
+        [fn](float a, float b) { return ops::broadcast_value(fn, a, b); }, x, y,
+        y_scalar, z, n);
+  }
+}
+
+/// f(begin, count) over [0, n) on the OpenMP threads when n is large
+/// enough to pay for them, each thread a slice of whole 64-byte lines.
+template <class F> void split_elements(int64_t n, F &&f) {
   const int threads =
       n < kParallelElements ? 1 : std::max(1, omp_get_max_threads());
   if (threads == 1)
-    return range(fn, alpha, beta, x, y, n);
+    return f(0, n);
 #pragma omp parallel num_threads(threads)
   {
-    // Slices of whole 64-byte lines, one per thread.
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     const int64_t lines = (n + 15) / 16;
     const int64_t i0 = std::min(n, lines * t / nt * 16);
     const int64_t i1 = std::min(n, lines * (t + 1) / nt * 16);
-    range(fn, alpha, beta, x + i0, y + i0, i1 - i0);
+    f(i0, i1 - i0);
   }
+}
+
+} // namespace
+
+void binary_loop(ops::BroadcastFn fn, const float *x, const float *y,
+                 bool y_scalar, float *z, int64_t n) {
+  split_elements(n, [&](int64_t i0, int64_t count) {
+    binary_range(fn, x + i0, y_scalar ? y : y + i0, y_scalar, z + i0, count);
+  });
+}
+
+void pointwise_loop(ops::PointwiseFn fn, float alpha, float beta,
+                    const float *x, float *y, int64_t n) {
+  split_elements(n, [&](int64_t i0, int64_t count) {
+    range(fn, alpha, beta, x + i0, y + i0, count);
+  });
 }
 
 } // namespace quarry::runtime::cpu

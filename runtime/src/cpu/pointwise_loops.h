@@ -1,8 +1,9 @@
 //===- pointwise_loops.h - Elementwise functions oneDNN lacks ---*- C++ -*-===//
 //
 // pointwise functions without a oneDNN eltwise algorithm (or without an
-// exact one) as loops over dense memory: each element alone, so they run in
-// whatever layout the operand has, threads splitting the elements. erf, the
+// exact one), and binary arithmetic by a scalar or an equal-shaped operand,
+// as loops over dense memory: each element alone, so they run in whatever
+// layout the operands share, threads splitting the elements. erf, the
 // one today's networks lean on (GELU), is a rational approximation the
 // compiler vectorizes, within a few ulps of the C library's erff; the rest
 // call core's scalar semantics.
@@ -35,6 +36,11 @@ inline float rational_erf(float x) {
   q = q * z - 1.42647390514189e-02f;
   return c * p / q;
 }
+
+/// z[i] = fn(x[i], y[i]), or fn(x[i], y[0]) when `y_scalar`, for i < n (z
+/// may be x), on the OpenMP threads when n is large enough to pay for them.
+void binary_loop(ops::BroadcastFn fn, const float *x, const float *y,
+                 bool y_scalar, float *z, int64_t n);
 
 /// y[i] = fn(x[i]) for i < n (x may be y), on the OpenMP threads when n is
 /// large enough to pay for them.
