@@ -64,6 +64,10 @@ QUARRY_CPU_CLONES void binary_range(ops::BroadcastFn fn, const float *x,
   case B::Div:
     return binary_elements([](float a, float b) { return a / b; }, x, y,
                            y_scalar, z, n);
+  case B::Max:
+    return binary_elements(ops::float_max, x, y, y_scalar, z, n);
+  case B::Min:
+    return binary_elements(ops::float_min, x, y, y_scalar, z, n);
   default:
     return binary_elements(
         [fn](float a, float b) { return ops::broadcast_value(fn, a, b); }, x, y,
