@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Published ONNX models (models/real/manifest.tsv) through quarry: each one
 # marked "runs" imports, runs on the cpu backend with --check against the
-# reference, is optimized to ONNX, and (when ONNX Runtime's ort_bench is
+# reference, runs no more than a tenth of its time in reference code (the
+# steps `run --profile` marks "reference": an operator the cpu backend has
+# no kernel for), is optimized to ONNX, and (when ONNX Runtime's ort_bench is
 # built) the optimized file gives the original's outputs in ONNX Runtime
 # within 1e-4; each one marked "kept" holds nodes quarry keeps as they are
 # (control flow, integer tensors): running it is refused in one line naming
@@ -80,6 +82,17 @@ while IFS=$'\t' read -r name family package path sha shapes expect; do
     --runs 1 --warmup 0 --check 2>&1); then
     fail "$name" "run --check: $log"
     continue
+  else
+    # Reference steps in the hot path: an operator without a kernel.
+    prof=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu \
+      --runs 3 --warmup 1 --profile 2>&1)
+    share=$(printf '%s\n' "$prof" | awk '$1 ~ /^[0-9.]+$/ && NF >= 4 {
+      t += $1; if ($3 == "reference") { r += $1; s = s " " $0 } }
+      END { printf "%.3f%s", (t > 0 ? r / t : 0), s }')
+    if awk -v s="${share%% *}" 'BEGIN { exit !(s > 0.1) }'; then
+      fail "$name" "reference code takes ${share%% *} of the run:${share#* }"
+      continue
+    fi
   fi
   opt="$out/$name.opt.onnx"
   if ! log=$("$quarry" optimize --onnx "$model" "${flags[@]}" --rules "$rules" \
