@@ -296,8 +296,7 @@ Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
   l.impl = "loops";
   l.bind = [outer, row, runs](const Bound &b) -> Step {
     return [outer, row, runs, src = b.in, dst = b.out[0]] {
-      const bool threads = outer * row >= (1 << 16);
-#pragma omp parallel for schedule(static) if (threads)
+#pragma omp parallel for schedule(static) if (outer * row >= (1 << 16))
       for (int64_t o = 0; o < outer; ++o) {
         float *to = dst + o * row;
         for (size_t i = 0; i < runs.size(); ++i) {
