@@ -130,7 +130,7 @@ QUARRY_CPU_KERNEL(ops::Resize)
 #undef QUARRY_CPU_KERNEL
 
 /// Any operator, through its float semantics (core's evaluate) over plain
-/// buffers: what runs where no CpuKernel exists (resize, enlarge, ...).
+/// buffers: what runs where no CpuKernel exists (enlarge, grid_sample, ...).
 Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
 
 /// A concat along `axis` as copies of each operand's runs of elements,
