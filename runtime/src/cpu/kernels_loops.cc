@@ -25,6 +25,40 @@ Lowered plain_loops(CpuOperands in, ResultTypes out) {
   return l;
 }
 
+/// A layout loops can walk as row-major: plain, or nhwc, whose axes lie
+/// in memory in the order N, H, W, C.
+struct LoopLayout {
+  bool nhwc = false;
+
+  /// The operand's layout where it is nhwc, else plain.
+  static LoopLayout of(const CpuOperand &o) {
+    return {activation_tag(o.md) == dnnl::memory::format_tag::nhwc};
+  }
+  /// The axis of a rank-`rank` tensor at each place in memory, outermost
+  /// first.
+  std::vector<int> order(int rank) const {
+    if (nhwc)
+      return {0, 2, 3, 1};
+    std::vector<int> o(static_cast<size_t>(rank));
+    for (int k = 0; k < rank; ++k)
+      o[static_cast<size_t>(k)] = k;
+    return o;
+  }
+  /// `s` with its dimensions in memory order.
+  Shape in_memory(const Shape &s) const {
+    Shape p = s;
+    const std::vector<int> o = order(s.rank());
+    for (size_t k = 0; k < o.size(); ++k)
+      p.dims[k] = s[o[k]];
+    return p;
+  }
+  dnnl::memory::desc md(const Shape &s) const {
+    return nhwc ? dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32,
+                                     dnnl::memory::format_tag::nhwc)
+                : plain_md(s);
+  }
+};
+
 } // namespace
 
 Lowered CpuKernel<ops::Split>::make(Context &c, const Node &n, CpuOperands in,
@@ -103,36 +137,22 @@ Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
   if (static_cast<ops::PadMode>(n.attrs.i(ops::Pad::kMode)) !=
       ops::PadMode::Constant)
     return reference_kernel(n, in, out); // reflect, edge: rare and small
-  // Channels-last operands are padded in place in their layout (a
-  // network's convolutions write nhwc): the same loops over the axes in
-  // memory order, N, H, W, C.
-  const bool nhwc = activation_tag(in[0].md) == dnnl::memory::format_tag::nhwc;
-  const std::vector<int> order =
-      nhwc ? std::vector<int>{0, 2, 3, 1} : std::vector<int>();
-  auto in_memory_order = [&](const Shape &s) {
-    if (!nhwc)
-      return s;
-    Shape p = s;
-    for (size_t k = 0; k < order.size(); ++k)
-      p.dims[k] = s[order[k]];
-    return p;
-  };
-  const Shape x = in_memory_order(in[0].shape());
-  const Shape r = in_memory_order(out[0].shape);
+  // Channels-last operands are padded in their layout (a network's
+  // convolutions write nhwc): the same loops over the axes in memory order.
+  const LoopLayout layout = LoopLayout::of(in[0]);
+  const std::vector<int> order = layout.order(in[0].shape().rank());
+  const Shape x = layout.in_memory(in[0].shape());
+  const Shape r = layout.in_memory(out[0].shape);
   const auto &pads = n.attrs.list(ops::Pad::kPads);
   const float value = static_cast<float>(n.attrs.real(ops::Pad::kValue));
   // Where input element 0 lands, and the output stride of each input axis.
   const auto rs = r.strides();
   int64_t origin = 0;
   for (int i = 0; i < x.rank(); ++i)
-    origin += pads[nhwc ? order[i] : i] * rs[i];
+    origin += pads[order[static_cast<size_t>(i)]] * rs[i];
   Lowered l = plain_loops(in, out);
-  if (nhwc) {
-    l.in = {in[0].md};
-    l.out = {dnnl::memory::desc(to_dims(out[0].shape),
-                                dnnl::memory::data_type::f32,
-                                dnnl::memory::format_tag::nhwc)};
-  }
+  l.in = {layout.md(in[0].shape())};
+  l.out = {layout.md(out[0].shape)};
   l.bind = [x, r, rs, origin, value](const Bound &b) -> Step {
     return [x, r, rs, origin, value, src = b.in[0], dst = b.out[0]] {
       std::fill(dst, dst + r.numel(), value);
@@ -168,24 +188,16 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
   // outer axes' taps give a row's sources, the last axis' are tables. In
   // the operand's layout where that is nhwc (axes in memory order N, H, W,
   // C).
-  const bool nhwc = activation_tag(in[0].md) == dnnl::memory::format_tag::nhwc;
-  std::vector<int> order(static_cast<size_t>(out[0].shape.rank()));
-  for (size_t k = 0; k < order.size(); ++k)
-    order[k] = static_cast<int>(k);
-  if (nhwc)
-    order = {0, 2, 3, 1};
-  Shape x = in[0].shape(), r = out[0].shape;
-  for (size_t k = 0; k < order.size(); ++k) {
-    x.dims[k] = in[0].shape()[order[k]];
-    r.dims[k] = out[0].shape[order[k]];
-  }
+  const LoopLayout layout = LoopLayout::of(in[0]);
+  const Shape x = layout.in_memory(in[0].shape());
+  const Shape r = layout.in_memory(out[0].shape);
   const auto xs = x.strides();
   struct AxisTaps {
     std::vector<std::vector<int64_t>> offset; // index * stride
     std::vector<std::vector<float>> weight;
   };
   std::vector<AxisTaps> axes;
-  for (size_t k = 0; k < order.size(); ++k) {
+  for (size_t k = 0; k < xs.size(); ++k) {
     const int ax = static_cast<int>(k);
     const R::Taps t = R::taps(n.attrs, x[ax], r[ax]);
     AxisTaps a;
@@ -200,12 +212,8 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
     axes.push_back(std::move(a));
   }
   Lowered l = plain_loops(in, out);
-  if (nhwc) {
-    l.in = {in[0].md};
-    l.out = {dnnl::memory::desc(to_dims(out[0].shape),
-                                dnnl::memory::data_type::f32,
-                                dnnl::memory::format_tag::nhwc)};
-  }
+  l.in = {layout.md(in[0].shape())};
+  l.out = {layout.md(out[0].shape)};
   // Nearest (one tap of weight 1 everywhere): a gather, no arithmetic.
   bool gather = true;
   for (const AxisTaps &a : axes)
@@ -264,14 +272,9 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
 
 Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
                       ResultTypes out) {
-  using tag = dnnl::memory::format_tag;
+  const LoopLayout copies{layout == dnnl::memory::format_tag::nhwc};
   const Shape &r = out[0].shape;
-  // The axes in the order they lie in memory, outermost first.
-  std::vector<int> order(static_cast<size_t>(r.rank()));
-  for (int i = 0; i < r.rank(); ++i)
-    order[static_cast<size_t>(i)] = i;
-  if (layout == tag::nhwc)
-    order = {0, 2, 3, 1};
+  const std::vector<int> order = copies.order(r.rank());
   const size_t at = static_cast<size_t>(
       std::find(order.begin(), order.end(), axis) - order.begin());
   int64_t outer = 1, inner = 1;
@@ -283,16 +286,10 @@ Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
   for (const CpuOperand &o : in)
     runs.push_back(o.shape()[axis] * inner);
   const int64_t row = r[axis] * inner;
-  auto md = [&](const Shape &s) {
-    return layout == tag::nhwc
-               ? dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32,
-                                    tag::nhwc)
-               : plain_md(s);
-  };
   Lowered l;
   for (const CpuOperand &o : in)
-    l.in.push_back(md(o.shape()));
-  l.out = {md(r)};
+    l.in.push_back(copies.md(o.shape()));
+  l.out = {copies.md(r)};
   l.impl = "loops";
   l.bind = [outer, row, runs](const Bound &b) -> Step {
     return [outer, row, runs, src = b.in, dst = b.out[0]] {
