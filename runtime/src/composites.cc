@@ -90,7 +90,7 @@ public:
   std::optional<Composite> at(int32_t id) const {
     const Node &n = g_.node(id);
     if (n.kind == OpKind::Sigmoid)
-      return silu(id);
+      return times_input(id, ops::PointwiseFn::Silu);
     if (n.kind == OpKind::ReduceMean)
       return layer_norm(id);
     if (n.kind != OpKind::Pointwise)
@@ -104,18 +104,19 @@ public:
     if (fn == F::Clip && alpha == 0.0 && beta == 6.0)
       return hard_swish_of_clip(id);
     if (fn == F::HardSigmoid && near(alpha, 1.0 / 6) && beta == 0.5)
-      return hard_swish_of_hard_sigmoid(id);
+      return times_input(id, F::HardSwish);
     return std::nullopt;
   }
 
 private:
-  /// x * sigmoid(x), from the sigmoid.
-  std::optional<Composite> silu(int32_t s) const {
-    const ValueRef x = g_.node(s).inputs[0];
-    const auto m = r_.sole({s, 0});
-    if (!m || other_than(g_.node(*m), ops::BroadcastFn::Mul, {s, 0}) != x)
+  /// x * f(x), from f's node `f`: a SiLU (f the sigmoid), a HardSwish (f
+  /// the hard sigmoid of alpha 1/6 and beta 1/2).
+  std::optional<Composite> times_input(int32_t f, ops::PointwiseFn fn) const {
+    const ValueRef x = g_.node(f).inputs[0];
+    const auto m = r_.sole({f, 0});
+    if (!m || other_than(g_.node(*m), ops::BroadcastFn::Mul, {f, 0}) != x)
       return std::nullopt;
-    return made(ops::PointwiseFn::Silu, x, {s, *m});
+    return made(fn, x, {f, *m});
   }
 
   /// x * (1 + erf(x / sqrt 2)) / 2 in the orders exporters write it, from
@@ -193,16 +194,6 @@ private:
     if (!y || other_than(g_.node(*y), B::Mul, {*next, 0}) != x)
       return std::nullopt;
     return made(ops::PointwiseFn::HardSwish, x, {a, c, *next, *y});
-  }
-
-  /// x * hard_sigmoid(x) with alpha 1/6 and beta 1/2, from the hard
-  /// sigmoid.
-  std::optional<Composite> hard_swish_of_hard_sigmoid(int32_t h) const {
-    const ValueRef x = g_.node(h).inputs[0];
-    const auto m = r_.sole({h, 0});
-    if (!m || other_than(g_.node(*m), ops::BroadcastFn::Mul, {h, 0}) != x)
-      return std::nullopt;
-    return made(ops::PointwiseFn::HardSwish, x, {h, *m});
   }
 
   /// (x - mean) / sqrt(mean((x - mean)^2) + eps) * g + b over the last
