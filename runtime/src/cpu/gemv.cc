@@ -84,6 +84,16 @@ struct BoundPostOp {
   int operand = -1;
 };
 
+/// `post` with each binary post-op's operand among the step's operands
+/// (after the input and the weight).
+std::vector<BoundPostOp> bound_post_ops(PostOps post) {
+  std::vector<BoundPostOp> bound;
+  int operand = 2;
+  for (const PostOp &p : post)
+    bound.push_back({p, p.kind == PostOp::Kind::Binary ? operand++ : -1});
+  return bound;
+}
+
 /// Applies the epilogue to y[c0..c1). A per-channel or full operand of a
 /// one-row result holds one value per column; a scalar one value.
 void apply_epilogue(const std::vector<BoundPostOp> &post,
@@ -122,10 +132,7 @@ bool gemv_applies(CpuOperands in) {
 
 Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
   const int64_t k = in[1].shape()[0], n = in[1].shape()[1];
-  std::vector<BoundPostOp> bound;
-  int operand = 2;
-  for (const PostOp &p : post)
-    bound.push_back({p, p.kind == PostOp::Kind::Binary ? operand++ : -1});
+  const std::vector<BoundPostOp> bound = bound_post_ops(post);
   // The weights are copied to 64-byte aligned memory: vector loads that
   // straddle cache lines slowed the stream measurably.
   const size_t bytes = sizeof(float) * static_cast<size_t>(k * n);
@@ -215,10 +222,7 @@ std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
     return l;
   }
   // Depthwise: y[c] = W[c, :] . x[c, :], each channel's k inputs in a row.
-  std::vector<BoundPostOp> bound;
-  int operand = 2;
-  for (const PostOp &p : post)
-    bound.push_back({p, p.kind == PostOp::Kind::Binary ? operand++ : -1});
+  const std::vector<BoundPostOp> bound = bound_post_ops(post);
   auto weights = std::make_shared<std::vector<float>>(
       in[1].static_data, in[1].static_data + k * g.co);
   Lowered l;

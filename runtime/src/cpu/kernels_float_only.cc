@@ -112,10 +112,7 @@ Lowered CpuKernel<ops::Pointwise>::make(Context &c, const Node &n,
   // Each element alone: any layout without padding will do (a blocked
   // layout's padding would take values f(0) that are not 0).
   const memory::desc md =
-      in[0].md.get_size() ==
-              sizeof(float) * static_cast<size_t>(in[0].shape().numel())
-          ? in[0].md
-          : plain_md(in[0].shape());
+      dense_strides(in[0].md) ? in[0].md : plain_md(in[0].shape());
   Lowered l;
   l.in = {md};
   l.out = {md};
