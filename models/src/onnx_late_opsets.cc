@@ -457,14 +457,7 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
 void raise_from_opset17(onnx::GraphProto &graph, int64_t opset) {
   if (opset <= kSchemaOpset)
     return;
-  std::set<std::string> names;
-  for (const auto &v : graph.input())
-    names.insert(v.name());
-  for (const auto &t : graph.initializer())
-    names.insert(t.name());
-  for (const auto &n : graph.node())
-    for (const auto &o : n.output())
-      names.insert(o);
+  std::set<std::string> names = names_held(graph);
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (onnx::NodeProto &n : *graph.mutable_node()) {
     for (auto &a : *n.mutable_attribute()) {
