@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""quarry's cuda backend side by side with what a PyTorch user runs.
+
+Each network is built in PyTorch with random weights (torchvision's
+resnet50, resnext50_32x4d and inception_v3, BERT-base from its
+configuration, timm's NASNet-A when timm has it), exported to ONNX and
+timed on the same input at batch 1, alternately, round after round:
+
+  torch eager, torch replaying a CUDA graph, torch.compile, quarry cuda on
+  the exported file as it is, and quarry cuda on the file `quarry optimize`
+  wrote with the rule pack.
+
+Each method's figure is the median of its rounds' medians. TF32 is off
+everywhere (fp32 table). quarry's outputs are compared with torch eager's
+(largest absolute error over the largest magnitude). The compile time of
+torch.compile (its first calls) and of `quarry optimize` are reported. The
+JSON goes to --out after every network, so a run cut short keeps what it
+measured.
+
+  bench/gpu_vs_torch.py --quarry build/bin/quarry \
+      --rules rules/quarry-k3.verified.pb --out results/gpu_vs_torch.json
+
+Without PyTorch, --onnx-dir DIR times quarry alone on DIR/NAME.onnx for
+--models (on --backend, cpu here), which rehearses everything but the
+torch side.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# The networks with the most independent branches first, NASNet-A last:
+# torch.compile takes longest on it, and a run cut short keeps the rest.
+MODELS = ["inception_v3", "resnet50", "bert_base", "resnext50_32x4d",
+          "nasnet_a"]
+
+
+def build_torch_model(name, torch):
+    """The module in eval mode and its one input, on the CPU."""
+    gen = torch.Generator().manual_seed(0)
+    if name in ("resnet50", "resnext50_32x4d", "inception_v3"):
+        import torchvision
+        kwargs = {"weights": None}
+        size = 224
+        if name == "inception_v3":
+            # init_weights draws truncated normals through scipy, slowly;
+            # the default initialization is as random.
+            kwargs.update(aux_logits=False, init_weights=False)
+            size = 299
+        model = getattr(torchvision.models, name)(**kwargs)
+        x = torch.randn(1, 3, size, size, generator=gen)
+    elif name == "nasnet_a":
+        import timm
+        if "nasnetalarge" not in timm.list_models("nasnet*"):
+            raise RuntimeError("timm has no nasnetalarge")
+        model = timm.create_model("nasnetalarge", pretrained=False)
+        x = torch.randn(1, 3, 331, 331, generator=gen)
+    elif name == "bert_base":
+        import transformers
+        config = transformers.BertConfig(attn_implementation="eager")
+        bert = transformers.BertModel(config, add_pooling_layer=False)
+
+        class Embedded(torch.nn.Module):
+            """BERT from its input embeddings: the token lookup is a
+            gather the network's timing does not need."""
+
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, e):
+                return self.m(inputs_embeds=e).last_hidden_state
+
+        model = Embedded(bert)
+        x = torch.randn(1, 128, config.hidden_size, generator=gen)
+    else:
+        raise RuntimeError("unknown model " + name)
+    return model.eval(), x
+
+
+def export_onnx(torch, model, x, path):
+    """TorchScript's exporter at opset 17, else the dynamo one."""
+    try:
+        torch.onnx.export(model, (x,), path, input_names=["x"],
+                          output_names=["y"], opset_version=17, dynamo=False)
+        return "torchscript, opset 17"
+    except Exception as e:  # noqa: BLE001 - any failure: try the other
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+    torch.onnx.export(model, (x,), path, input_names=["x"],
+                      output_names=["y"], opset_version=18, dynamo=True,
+                      external_data=False)
+    return "dynamo, opset 18 (torchscript failed: %s)" % first[:200]
+
+
+def time_torch(torch, fn, runs, warmup):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def cuda_graph_fn(torch, model, x):
+    """model(x) captured once into a CUDA graph; the replay."""
+    static_x = x.clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            model(static_x)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        model(static_x)
+    return graph.replay
+
+
+MEDIAN = re.compile(r"median ([0-9.eE+-]+) ms")
+
+
+def quarry_run(args, onnx_path, inputs, outputs_dir):
+    """quarry's median over args.runs, and its device line."""
+    cmd = [args.quarry, "run", "--graph", onnx_path, "--backend", args.backend,
+           "--runs", str(args.runs), "--warmup", str(args.warmup)]
+    for name, path in inputs.items():
+        cmd += ["--input", "%s=%s" % (name, path)]
+    if outputs_dir:
+        cmd += ["--save-outputs", outputs_dir]
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=args.timeout)
+    m = MEDIAN.search(p.stdout)
+    if p.returncode != 0 or not m:
+        raise RuntimeError("quarry run: exit %d: %s" % (
+            p.returncode, (p.stderr or p.stdout).strip()[-400:]))
+    line = next(l for l in p.stdout.splitlines() if MEDIAN.search(l))
+    return float(m.group(1)), line.split(": median")[0]
+
+
+def quarry_optimize(args, onnx_path, out_path):
+    cmd = [args.quarry, "optimize", "--onnx", onnx_path, "--backend",
+           args.backend, "--rules", args.rules, "--budget", str(args.budget),
+           "--out", out_path]
+    if args.cost_cache:
+        cmd += ["--cost-cache", args.cost_cache]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=args.timeout)
+    seconds = time.monotonic() - t0
+    if p.returncode != 0:
+        raise RuntimeError("quarry optimize: exit %d: %s" % (
+            p.returncode, (p.stderr or p.stdout).strip()[-400:]))
+    return seconds, p.stdout.strip().splitlines()[-3:]
+
+
+def compare(ref, got_path):
+    """Largest absolute difference over the reference's largest magnitude."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    got = numpy_helper.to_array(onnx.load_tensor(got_path))
+    ref = np.asarray(ref, dtype=np.float64)
+    if got.shape != ref.shape:
+        return "shape %s, torch's %s" % (list(got.shape), list(ref.shape))
+    scale = max(float(np.abs(ref).max()), 1e-30)
+    return float(np.abs(got.astype(np.float64) - ref).max()) / scale
+
+
+def one_model(args, name, work, torch):
+    entry = {"model": name}
+    onnx_path = os.path.join(work, name + ".onnx")
+    inputs = {}
+    ref = None
+    methods = {}  # name -> callable returning a median in ms
+    if torch is not None:
+        import numpy as np
+        model, x = build_torch_model(name, torch)
+        entry["exporter"] = export_onnx(torch, model, x, onnx_path)
+        x_path = os.path.join(work, name + ".x.npy")
+        np.save(x_path, x.numpy())
+        inputs["x"] = x_path
+        model = model.cuda()
+        xc = x.cuda()
+        with torch.no_grad():
+            ref = model(xc).float().cpu().numpy()
+            eager = lambda: model(xc)
+            methods["torch_eager"] = lambda: time_torch(
+                torch, eager, args.runs, args.warmup)
+            replay = cuda_graph_fn(torch, model, xc)
+            methods["torch_cuda_graph"] = lambda: time_torch(
+                torch, replay, args.runs, args.warmup)
+            if args.compile_mode != "off":
+                compiled = torch.compile(model, mode=args.compile_mode)
+                t0 = time.monotonic()
+                for _ in range(3):
+                    compiled(xc)
+                torch.cuda.synchronize()
+                entry["torch_compile_s"] = round(time.monotonic() - t0, 2)
+                entry["torch_compile_mode"] = args.compile_mode
+                methods["torch_compile"] = lambda: time_torch(
+                    torch, lambda: compiled(xc), args.runs, args.warmup)
+    else:
+        src = os.path.join(args.onnx_dir, name + ".onnx")
+        if not os.path.exists(src):
+            raise RuntimeError(src + " is missing")
+        onnx_path = src
+
+    opt_path = os.path.join(work, name + ".opt.onnx")
+    try:
+        seconds, tail = quarry_optimize(args, onnx_path, opt_path)
+        entry["quarry_optimize_s"] = round(seconds, 2)
+        entry["quarry_optimize_says"] = tail
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        entry["quarry_optimize_error"] = str(e)[:600]
+        opt_path = None
+
+    devices = {}
+
+    def quarry_method(path, key):
+        def run():
+            out = os.path.join(work, name + "." + key)
+            ms, device = quarry_run(args, path, inputs, out if ref is not None
+                                    else None)
+            devices[key] = device
+            if ref is not None:
+                entry["error_" + key] = compare(
+                    ref, os.path.join(out, "output_0.pb"))
+            return ms
+        return run
+
+    methods["quarry"] = quarry_method(onnx_path, "quarry")
+    if opt_path:
+        methods["quarry_optimized"] = quarry_method(opt_path,
+                                                    "quarry_optimized")
+    rounds = {k: [] for k in methods}
+    for _ in range(args.rounds):
+        for k, fn in methods.items():
+            if k in entry.get("failed", {}):
+                continue
+            try:
+                if torch is not None:
+                    with torch.no_grad():
+                        rounds[k].append(fn())
+                else:
+                    rounds[k].append(fn())
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                entry.setdefault("failed", {})[k] = str(e)[:600]
+    entry["ms"] = {k: round(statistics.median(v), 4)
+                   for k, v in rounds.items() if v}
+    entry["rounds_ms"] = {k: [round(t, 4) for t in v]
+                          for k, v in rounds.items() if v}
+    if devices:
+        entry["quarry_device"] = devices.get("quarry") or next(
+            iter(devices.values()))
+    torch_best = [entry["ms"][k] for k in
+                  ("torch_eager", "torch_cuda_graph", "torch_compile")
+                  if k in entry["ms"]]
+    for k in ("quarry", "quarry_optimized"):
+        if torch_best and k in entry["ms"]:
+            entry[k + "_over_best_torch"] = round(
+                entry["ms"][k] / min(torch_best), 4)
+    return entry
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.abspath(__file__))
+                              ).stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quarry", default="build/bin/quarry")
+    ap.add_argument("--rules", default="rules/quarry-k3.verified.pb")
+    ap.add_argument("--out", required=True, help="JSON written here")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--budget", type=int, default=20,
+                    help="quarry optimize's --budget")
+    ap.add_argument("--cost-cache", help="quarry optimize's --cost-cache")
+    ap.add_argument("--compile-mode", default="reduce-overhead",
+                    help="torch.compile's mode, or off")
+    ap.add_argument("--timeout", type=int, default=240,
+                    help="seconds one quarry command may take")
+    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--onnx-dir", help="no torch: time quarry alone on "
+                    "DIR/NAME.onnx")
+    args = ap.parse_args()
+
+    torch = None
+    if not args.onnx_dir:
+        import torch  # noqa: F811 - only here: the rehearsal has none
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.set_float32_matmul_precision("highest")
+        torch.manual_seed(0)
+
+    result = {
+        "bench": "gpu_vs_torch",
+        "commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
+        "command": " ".join(sys.argv),
+        "precision": "fp32, TF32 off",
+        "batch": 1,
+        "torch": torch.__version__ if torch else None,
+        "device": torch.cuda.get_device_name(0) if torch else None,
+        "networks": [],
+    }
+
+    def write():
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(result, f, indent=1)
+        os.replace(tmp, args.out)
+
+    with tempfile.TemporaryDirectory(prefix="gpu_vs_torch.") as work:
+        for name in [m for m in args.models.split(",") if m]:
+            t0 = time.monotonic()
+            try:
+                entry = one_model(args, name, work, torch)
+            except Exception as e:  # noqa: BLE001 - next network
+                entry = {"model": name,
+                         "error": ("%s: %s" % (type(e).__name__, e))[:800]}
+            entry["seconds"] = round(time.monotonic() - t0, 1)
+            result["networks"].append(entry)
+            write()
+            print(json.dumps({k: entry.get(k) for k in
+                              ("model", "ms", "quarry_over_best_torch",
+                               "quarry_optimized_over_best_torch", "error",
+                               "failed", "seconds")}), flush=True)
+    write()
+
+
+if __name__ == "__main__":
+    main()
