@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The GPU checks: the cuda backend's tests, ONNX's backend test cases on the
-# cuda backend, the fingerprint device test and the runtime and optimizer
-# benchmarks, on a machine with a GPU.
+# The GPU checks: the cuda backend's tests, quarry against PyTorch
+# (bench/gpu_vs_torch.py), ONNX's backend test cases on the cuda backend and
+# the optimizer benchmark with its cost table, on a machine with a GPU.
 #
 #   scripts/gpu-check.sh pack   # on the build machine: build the GPU
 #                               # programs and bundle them, the shared
@@ -9,18 +9,30 @@
 #                               # ONNX's node test cases into
 #                               # build/gpu-pack.tar.xz (about 20 MB)
 #   scripts/gpu-check.sh        # on the GPU machine: run them
+#   scripts/gpu-check.sh rehearse  # here, without a GPU: every step on the
+#                               # cpu backend, torch's side skipped unless
+#                               # QUARRY_REHEARSE_ONNX names a folder of
+#                               # NAME.onnx files to time quarry alone on
 #
 # The GPU machine needs only the NVIDIA driver and the CUDA runtime with
-# cuDNN 9 and cuBLAS. Given build/gpu-pack.tar.xz alone it unpacks it;
-# given neither the bundle nor the programs it configures and builds them
-# (which needs quarry's Debian packages and the CUDA toolkit). cuDNN and
-# cuBLAS are looked for in the CUDA toolkit's folders and, where they came
-# as Python wheels, under the site-packages/nvidia folders of /usr and /opt. Results go to build/gpu-results: the benchmarks' JSON,
-# the conformance outcomes and a log of every step.
+# cuDNN 9 and cuBLAS (and PyTorch with torchvision, transformers and timm
+# for gpu_vs_torch; without them that step is skipped). Given
+# build/gpu-pack.tar.xz alone it unpacks it; given neither the bundle nor
+# the programs it configures and builds them (which needs quarry's Debian
+# packages and the CUDA toolkit). cuDNN and cuBLAS are looked for in the
+# CUDA toolkit's folders and, where they came as Python wheels, under the
+# site-packages/nvidia folders of /usr and /opt.
+#
+# Results go to $QUARRY_GPU_RESULTS (default build/gpu-results), few files:
+# gpu-check.log (the device and every step's output), gpu_vs_torch.json,
+# conformance-cuda.json, optimize_bench.json and cuda_costs.tsv (the
+# operator costs every step measured, for `quarry optimize --costs`). Each
+# step writes its file when it finishes, the most valuable first, and each
+# has a time limit, so a run cut short still returns what it measured.
 #
 # QUARRY_BENCH_RUNS (default 20) sets the benchmarks' timed runs and
-# QUARRY_GPU_STEPS (default "tests conformance runtime optimize") picks the
-# steps.
+# QUARRY_GPU_STEPS (default "tests conformance torch optimize") picks the
+# steps ("runtime", the operator benchmark, is not among the default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,7 +78,12 @@ for p in "${programs[@]}"; do
   [ -x "$build_dir/bin/$p" ] || missing=1
 done
 if [ "$missing" = 1 ] && [ -f "$bundle" ]; then
-  xz -dc "$bundle" | tar -C "$build_dir" -xf -
+  if command -v xz >/dev/null; then
+    xz -dc "$bundle" | tar -C "$build_dir" -xf -
+  else
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+      "$bundle" "$build_dir"
+  fi
   missing=0
 fi
 if [ "$missing" = 1 ]; then
@@ -95,29 +112,49 @@ for name in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13 libcudart.so.13; do
 done
 export LD_LIBRARY_PATH="$lib_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-results="$build_dir/gpu-results"
-mkdir -p "$results"
-command -v nvidia-smi >/dev/null &&
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
-    --format=csv | tee "$results/nvidia-smi.csv"
+backend=cuda
+if [ "${1:-}" = rehearse ]; then
+  backend=cpu
+  echo "gpu-check: rehearsal: every step on the cpu backend"
+fi
 
-steps=${QUARRY_GPU_STEPS:-tests conformance runtime optimize}
+results=${QUARRY_GPU_RESULTS:-$build_dir/gpu-results}
+mkdir -p "$results"
+log="$results/gpu-check.log"
+: >"$log"
+{
+  echo "gpu-check: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  grep -m1 'model name' /proc/cpuinfo || true
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+      --format=csv
+  fi
+} 2>&1 | tee -a "$log"
+
+steps=${QUARRY_GPU_STEPS:-tests conformance torch optimize}
 runs=${QUARRY_BENCH_RUNS:-20}
+costs="$results/${backend}_costs.tsv"
 status=0
-step() { # name command...: runs one step, logs it, remembers a failure
-  local name=$1
-  shift
-  echo "gpu-check: $name"
+step() { # name seconds command...: runs one step within its time limit,
+  local name=$1 limit=$2 # logs it, remembers a failure
+  shift 2
+  echo "gpu-check: $name (at most $limit s)" | tee -a "$log"
+  local start=$SECONDS
   set +e
-  "$@" >"$results/$name.log" 2>&1
+  timeout --kill-after=10 "$limit" "$@" >"$results/step.out" 2>&1
   local rc=$?
   set -e
-  tail -n 25 "$results/$name.log"
-  if [ "$rc" = 77 ]; then
-    echo "gpu-check: $name found no CUDA device" >&2
+  cat "$results/step.out" >>"$log"
+  tail -n 25 "$results/step.out"
+  rm -f "$results/step.out"
+  echo "gpu-check: $name took $((SECONDS - start)) s, exit $rc" | tee -a "$log"
+  if [ "$rc" = 77 ] && [ "$backend" = cpu ]; then
+    echo "gpu-check: $name skipped (no CUDA device)" | tee -a "$log"
+  elif [ "$rc" = 77 ]; then
+    echo "gpu-check: $name found no CUDA device" | tee -a "$log" >&2
     status=1
   elif [ "$rc" != 0 ]; then
-    echo "gpu-check: $name failed (exit $rc)" >&2
+    echo "gpu-check: $name failed (exit $rc)" | tee -a "$log" >&2
     status=1
   fi
 }
@@ -125,24 +162,39 @@ step() { # name command...: runs one step, logs it, remembers a failure
 for s in $steps; do
   case $s in
   tests)
-    step runtime_cuda_test "$build_dir/bin/runtime_cuda_test"
-    step fingerprint_gpu_test "$build_dir/bin/fingerprint_gpu_test"
+    step runtime_cuda_test 120 "$build_dir/bin/runtime_cuda_test" --gtest_brief=1
+    step fingerprint_gpu_test 30 "$build_dir/bin/fingerprint_gpu_test" --gtest_brief=1
+    ;;
+  torch)
+    if python3 -c 'import torch, torchvision, onnx' 2>/dev/null; then
+      step gpu_vs_torch 300 env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
+        --quarry "$build_dir/bin/quarry" --backend "$backend" \
+        --rules rules/quarry-k3.verified.pb --cost-cache "$costs" \
+        --timeout 150 --out "$results/gpu_vs_torch.json"
+    elif [ -n "${QUARRY_REHEARSE_ONNX:-}" ]; then
+      step gpu_vs_torch 300 env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
+        --quarry "$build_dir/bin/quarry" --backend "$backend" \
+        --onnx-dir "$QUARRY_REHEARSE_ONNX" --models "${QUARRY_REHEARSE_MODELS:-resnet50}" \
+        --rules rules/quarry-k3.verified.pb --cost-cache "$costs" \
+        --runs 3 --rounds 2 --budget 2 --out "$results/gpu_vs_torch.json"
+    else
+      echo "gpu-check: gpu_vs_torch skipped: python3 has no torch, torchvision or onnx" | tee -a "$log"
+    fi
     ;;
   conformance)
     cases="$build_dir/onnx-node"
     [ -d "$cases" ] || cases=$testdata
-    step conformance "$build_dir/bin/quarry" conformance --backend cuda \
-      --quiet --json "$results/conformance-cuda.json" "$cases"
+    step conformance 60 "$build_dir/bin/quarry" conformance --backend "$backend" \
+      --quiet --json "$results/conformance-$backend.json" "$cases"
     ;;
   runtime)
-    step runtime_bench sh -c "'$build_dir/bin/runtime_bench' --runs $runs \
+    step runtime_bench 120 sh -c "'$build_dir/bin/runtime_bench' --runs $runs \
       >'$results/runtime_bench.json'"
     ;;
   optimize)
-    step optimize_bench sh -c "'$build_dir/bin/optimize_bench' \
-      --backends cuda --rules rules/quarry-k3.verified.pb --runs $runs \
-      --cost-cache '$results/optimize_costs.tsv' \
-      >'$results/optimize_bench.json'"
+    step optimize_bench 150 sh -c "'$build_dir/bin/optimize_bench' \
+      --backends $backend --rules rules/quarry-k3.verified.pb --runs $runs \
+      --cost-cache '$costs' >'$results/optimize_bench.json'"
     ;;
   *)
     echo "gpu-check: unknown step $s" >&2
