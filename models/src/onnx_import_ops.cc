@@ -887,31 +887,94 @@ void clip(I &m) {
   pointwise(m, PointwiseFn::Clip, lo, hi);
 }
 
-void pad(I &m) {
+/// Pad's mode as an index into ops::kPadModeNames.
+int64_t pad_mode(I &m) {
   const std::string mode = m.attr_string("mode", "constant");
   const auto *known = std::find(std::begin(ops::kPadModeNames),
                                 std::end(ops::kPadModeNames), mode);
   if (known == std::end(ops::kPadModeNames))
     m.fail("mode " + mode + " is not supported (constant, reflect, edge are)");
-  Ints pads;
+  return known - std::begin(ops::kPadModeNames);
+}
+
+/// Pad's pads, ONNX's order (befores, then afters), and its constant:
+/// attributes before opset 11 (opset 1 names the pads `paddings`),
+/// constant inputs from 11.
+std::pair<Ints, double> pad_amounts(I &m) {
+  if (m.opset() < 11)
+    return {m.attr_ints(m.opset() < 2 ? "paddings" : "pads").value_or(Ints{}),
+            m.attr_float("value", 0)};
   double value = 0;
-  if (m.opset() < 11) {
-    pads = m.attr_ints(m.opset() < 2 ? "paddings" : "pads").value_or(Ints{});
-    value = m.attr_float("value", 0);
-  } else {
-    pads = m.need_const(1, "pads").ints;
-    if (m.has_input(2))
-      value = m.need_const(2, "constant_value").reals.at(0);
+  if (m.has_input(2))
+    value = m.need_const(2, "constant_value").reals.at(0);
+  return {m.need_const(1, "pads").ints, value};
+}
+
+/// Refuses pads that are not two per axis of `x`, and negative pads that
+/// remove every element of an axis: ONNX then fills the result with the
+/// constant, but the crop before that would be an empty tensor, which
+/// graphs do not hold.
+void check_pads(I &m, const Shape &x, const Ints &pads) {
+  const int r = x.rank();
+  if (pads.size() != 2 * static_cast<size_t>(r))
+    m.fail("pads needs " + std::to_string(2 * r) + " values for " + x.str());
+  for (int i = 0; i < r; ++i) {
+    const int64_t b = pads[i], e = pads[i + r];
+    // In 128 bits: pads may be any int64, their sum not.
+    if (__int128{x[i]} + std::min<int64_t>(b, 0) + std::min<int64_t>(e, 0) < 1)
+      m.fail("pads " + std::to_string(b) + "," + std::to_string(e) +
+             " remove all " + std::to_string(x[i]) + " elements of axis " +
+             std::to_string(i) + " (quarry holds no empty tensors)");
   }
-  m.set_output(
-      0,
-      m.add(OpKind::Pad,
-            make_attrs(OpKind::Pad,
-                       {{"pads", pads},
-                        {"value", value},
-                        {"mode", static_cast<int64_t>(
-                                     known - std::begin(ops::kPadModeNames))}}),
-            {m.in(0)}));
+}
+
+/// x without what the negative pads remove (-p elements from that side of
+/// the axis): one slice over the axes they crop; x itself if none do.
+ValueRef crop_negative_pads(I &m, ValueRef x, const Ints &pads) {
+  const Shape sx = m.shape(x);
+  const int r = sx.rank();
+  Ints starts, ends, axes;
+  for (int i = 0; i < r; ++i) {
+    const int64_t b = std::min<int64_t>(pads[i], 0);
+    const int64_t e = std::min<int64_t>(pads[i + r], 0);
+    if (b == 0 && e == 0)
+      continue;
+    starts.push_back(-b);
+    ends.push_back(sx[i] + e);
+    axes.push_back(i);
+  }
+  if (axes.empty())
+    return x;
+  Ints steps(axes.size(), 1);
+  return m.add(OpKind::Slice,
+               make_attrs(OpKind::Slice, {{"starts", std::move(starts)},
+                                          {"ends", std::move(ends)},
+                                          {"axes", std::move(axes)},
+                                          {"steps", std::move(steps)}}),
+               {x});
+}
+
+/// ONNX Pad. A negative pad crops: the negative parts are cut off first,
+/// then the rest is padded. That order is ONNX's own (its reference
+/// slices, then numpy-pads the cropped tensor), so reflect and edge
+/// mirror and repeat the cropped tensor's edges, and reflect's limit of
+/// extent - 1 applies to the cropped extent.
+void pad(I &m) {
+  const int64_t mode = pad_mode(m);
+  const auto [pads, value] = pad_amounts(m);
+  const ValueRef x = m.in(0);
+  check_pads(m, m.shape(x), pads);
+  const ValueRef cropped = crop_negative_pads(m, x, pads);
+  Ints added = pads;
+  for (int64_t &p : added)
+    p = std::max<int64_t>(p, 0);
+  if (std::all_of(added.begin(), added.end(), [](int64_t p) { return p == 0; }))
+    return m.set_output(0, cropped);
+  m.set_output(0, m.add(OpKind::Pad,
+                        make_attrs(OpKind::Pad, {{"pads", std::move(added)},
+                                                 {"value", value},
+                                                 {"mode", mode}}),
+                        {cropped}));
 }
 
 /// An identity wherever nothing is dropped: at inference (training_mode

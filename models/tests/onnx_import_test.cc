@@ -20,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 namespace quarry {
 namespace {
@@ -537,6 +538,16 @@ std::vector<Case> cases() {
                  return m;
                },
                "input x\ny = pad[pads=0,1,1,0](x)\noutput y"});
+  c.push_back({"PadNegative",
+               [] {
+                 OnnxModel m;
+                 m.input("x", {1, 1, 3, 3}).output("y");
+                 m.ints("p", {0, 0, -1, -1, 0, 0, 1, 1});
+                 m.node("Pad", {"x", "p"}, {"y"});
+                 return m;
+               },
+               "input x\ny = pad[pads=0,0,0,0,0,0,1,1](slice[starts=1,1 "
+               "ends=3,3 axes=2,3 steps=1,1](x))\noutput y"});
   return c;
 }
 
@@ -824,6 +835,115 @@ TEST(OnnxImport, BeforeOpsetSevenBroadcastingIsAskedForAndAligned) {
   EXPECT_EQ(y[0][0], 11);
   EXPECT_EQ(y[0][4], 21);
   EXPECT_EQ(y[0][23], 31);
+}
+
+// Pad with negative pads (as NASNet-A's ZeroPad2d(-1, 1, -1, 1) exports):
+// x holds 1, 2, ..., and each expected result is worked out by hand.
+Model pad_model(int64_t opset, const Ints &shape, const Ints &pads,
+                const std::string &mode = "constant",
+                std::optional<float> value = std::nullopt) {
+  OnnxModel m(opset);
+  m.input("x", shape).output("y");
+  std::vector<std::string> in = {"x"};
+  if (opset >= 11) {
+    m.ints("p", pads);
+    in.push_back("p");
+    if (value) {
+      m.floats("v", {}, {*value});
+      in.push_back("v");
+    }
+  }
+  auto &n = m.node("Pad", in, {"y"});
+  if (opset < 11) {
+    set_ints(n, "pads", pads);
+    if (value)
+      set_float(n, "value", *value);
+  }
+  if (mode != "constant")
+    set_string(n, "mode", mode);
+  return import_onnx_bytes(m.bytes(), "pad.onnx");
+}
+
+/// What `g` computes for x = 1, 2, ... of `shape`.
+Tensor<float> padded_count(const Model &g, const Ints &shape) {
+  Tensor<float> x(Shape(shape), 0.0f);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x[i] = static_cast<float>(i + 1);
+  Bindings<float> b = g.weights;
+  b.emplace("x", x);
+  return evaluate(FloatDomain{}, g.graph, b).at(0);
+}
+
+int count_of(const Model &g, OpKind kind) {
+  int n = 0;
+  for (const Node &node : g.graph.nodes())
+    n += node.kind == kind;
+  return n;
+}
+
+TEST(OnnxImport, NegativePadsAloneAreASlice) {
+  // [1,1,3,4]: rows 1..2 and columns 0..1 are left.
+  const Ints shape = {1, 1, 3, 4};
+  const Model g = pad_model(13, shape, {0, 0, -1, 0, 0, 0, 0, -2});
+  EXPECT_EQ(count_of(g, OpKind::Slice), 1);
+  EXPECT_EQ(count_of(g, OpKind::Pad), 0);
+  const Tensor<float> y = padded_count(g, shape);
+  EXPECT_EQ(y.shape, (Shape{1, 1, 2, 2}));
+  EXPECT_EQ(y.data, (std::vector<float>{5, 6, 9, 10}));
+}
+
+TEST(OnnxImport, NegativeAndPositivePadsOfAnAxisCropThenPad) {
+  // NASNet-A's crop of the first row and column, and a zero row and
+  // column after: [[5,6,0],[8,9,0],[0,0,0]].
+  const Ints shape = {1, 1, 3, 3};
+  const Model g = pad_model(13, shape, {0, 0, -1, -1, 0, 0, 1, 1});
+  EXPECT_EQ(count_of(g, OpKind::Slice), 1);
+  EXPECT_EQ(count_of(g, OpKind::Pad), 1);
+  const Tensor<float> y = padded_count(g, shape);
+  EXPECT_EQ(y.shape, (Shape{1, 1, 3, 3}));
+  EXPECT_EQ(y.data, (std::vector<float>{5, 6, 0, 8, 9, 0, 0, 0, 0}));
+  // The other way round, with a constant: one before, one cropped after.
+  const Model c =
+      pad_model(13, shape, {0, 0, 1, 0, 0, 0, -1, 0}, "constant", 2.5f);
+  const Tensor<float> z = padded_count(c, shape);
+  EXPECT_EQ(z.shape, (Shape{1, 1, 3, 3}));
+  EXPECT_EQ(z.data, (std::vector<float>{2.5f, 2.5f, 2.5f, 1, 2, 3, 4, 5, 6}));
+}
+
+TEST(OnnxImport, NegativePadsInTheAttributeOfOpsetTen) {
+  const Ints shape = {3, 3};
+  const Model g = pad_model(10, shape, {-1, 1, 0, -2}, "constant", -1.0f);
+  const Tensor<float> y = padded_count(g, shape);
+  // Rows 1..2, column 0, a column of -1 before it.
+  EXPECT_EQ(y.shape, (Shape{2, 2}));
+  EXPECT_EQ(y.data, (std::vector<float>{-1, 4, -1, 7}));
+}
+
+TEST(OnnxImport, ReflectAndEdgePadTheCroppedTensor) {
+  // ONNX crops first: reflect mirrors 1,2,3 of 1..5 cropped by 2 after.
+  const Ints shape = {5};
+  EXPECT_EQ(padded_count(pad_model(13, shape, {2, -2}, "reflect"), shape).data,
+            (std::vector<float>{3, 2, 1, 2, 3}));
+  EXPECT_EQ(padded_count(pad_model(13, shape, {-1, 2}, "edge"), shape).data,
+            (std::vector<float>{2, 3, 4, 5, 5, 5}));
+  // Reflecting 3 of the 3 elements left needs 4, and ONNX's reference
+  // refuses it (mirroring before the crop would give 4,3,2,1,2,3): the
+  // node is kept.
+  const Model g = pad_model(13, shape, {3, -2}, "reflect");
+  EXPECT_EQ(kept_operator_types(g), std::vector<std::string>{"Pad"});
+  EXPECT_EQ(unrunnable_reason(g),
+            "node 'Pad_y' (Pad) is kept from the imported model as it is "
+            "(pad: reflect pads 3,0 need more than 3 elements on axis 0); "
+            "quarry cannot run it");
+}
+
+TEST(OnnxImport, PadsThatCropAWholeAxisAreKept) {
+  const Model g = pad_model(13, {2, 3}, {0, -2, 0, -1});
+  EXPECT_EQ(kept_operator_types(g), std::vector<std::string>{"Pad"});
+  EXPECT_EQ(unrunnable_reason(g),
+            "node 'Pad_y' (Pad) is kept from the imported model as it is "
+            "(pads -2,-1 remove all 3 elements of axis 1 (quarry holds no "
+            "empty tensors)); quarry cannot run it");
 }
 
 TEST(OnnxImport, FloatOnlyOperatorsRefuseTheField) {
