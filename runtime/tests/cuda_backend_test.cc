@@ -117,6 +117,27 @@ TEST(CudaBackend, AGraphReplaysWithNewInputs) {
   }
 }
 
+TEST(CudaBackend, AnOperatorWithoutAKernelRunsOnTheHostInTheGraph) {
+  // hardmax has no cuda kernel: its step copies to the host and back
+  // between two device kernels, inside the captured CUDA graph, and each
+  // replay sees the new inputs.
+  const Graph g = parse_graph("input x: [4,6]\n"
+                              "y = relu(hardmax(sigmoid(x)))\noutput y\n");
+  auto gpu = make_cuda_backend();
+  auto ref = make_reference_backend();
+  auto e = gpu->prepare(g, {});
+  for (uint64_t seed : {2, 3, 4}) {
+    const auto inputs = random_run_bindings(g, seed);
+    EXPECT_EQ(run_once(*e, inputs)[0].data,
+              run_once(*ref->prepare(g, inputs), inputs)[0].data)
+        << seed;
+  }
+  EXPECT_EQ(e->steps()[0].label, "graph (one CUDA graph launch)");
+  EXPECT_NE(e->steps()[0].impl.find("1 by reference semantics on the host"),
+            std::string::npos)
+      << e->steps()[0].impl;
+}
+
 TEST(CudaBackend, MismatchedInputShape) {
   const Graph g = parse_graph("input x: [2,3]\ny = relu(x)\noutput y\n");
   auto e = make_cuda_backend()->prepare(g, {});

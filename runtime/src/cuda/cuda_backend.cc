@@ -3,6 +3,7 @@
 #include "quarry/runtime/cuda_backend.h"
 
 #include "kernels.h"
+#include "quarry/core/op_registry.h"
 #include "quarry/runtime/plan.h"
 
 #include <memory>
@@ -128,6 +129,9 @@ public:
       kernels += f.fused() ? 1 : 0;
     s.impl = std::to_string(fused_.size()) + " steps, " +
              std::to_string(kernels) + " fused by cuDNN";
+    if (host_steps_ > 0)
+      s.impl += ", " + std::to_string(host_steps_) +
+                " by reference semantics on the host";
     return {s};
   }
 
@@ -174,13 +178,23 @@ private:
   Step lower(const FusedStep &s) {
     const int32_t id = s.anchor;
     try {
-      if (!s.fused())
-        return lower_node<CudaKernel>(ctx_, graph_, plan_, id,
-                                      [this](ValueRef v) { return data(v); });
       auto operand = [&](ValueRef v) {
         const PlannedValue &pv = plan_.value(v);
         return Operand{&pv.type, data(v), pv.is_static};
       };
+      const Node &n = graph_.node(id);
+      if (!s.fused() && !has_kernel<CudaKernel>(n.kind)) {
+        ++host_steps_;
+        std::vector<Operand> in, out;
+        for (ValueRef v : n.inputs)
+          in.push_back(operand(v));
+        for (int o = 0; o < static_cast<int>(plan_.values[id].size()); ++o)
+          out.push_back(operand({id, o}));
+        return host_reference(ctx_, n, in, out);
+      }
+      if (!s.fused())
+        return lower_node<CudaKernel>(ctx_, graph_, plan_, id,
+                                      [this](ValueRef v) { return data(v); });
       std::vector<Operand> in;
       for (ValueRef v : graph_.node(id).inputs)
         in.push_back(operand(v));
@@ -241,6 +255,7 @@ private:
   std::map<ValueRef, std::unique_ptr<DeviceBuffer>> static_data_;
   std::unique_ptr<DeviceBuffer> workspace_;
   std::vector<Step> steps_;
+  int host_steps_ = 0; ///< nodes without a cuda kernel (host_reference)
 };
 
 class CudaBackend : public Backend {
@@ -255,6 +270,8 @@ public:
   }
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
+    if (cuda_device_count() == 0)
+      throw Error("backend cuda: no CUDA device found");
     if (!handles_)
       handles_ = std::make_shared<Handles>();
     return std::make_unique<CudaExecutable>(g, weights, opts_, handles_);
@@ -279,11 +296,16 @@ int cuda_device_count() {
   return n;
 }
 
-bool cuda_supports(OpKind kind) { return has_kernel<CudaKernel>(kind); }
+bool cuda_supports(OpKind kind) { return !op_info(kind).traits.variable; }
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions &opts) {
   if (cuda_device_count() == 0)
     throw Error("backend cuda: no CUDA device found");
+  return std::make_unique<CudaBackend>(opts);
+}
+
+std::unique_ptr<Backend>
+make_cuda_backend_without_device(const BackendOptions &opts) {
   return std::make_unique<CudaBackend>(opts);
 }
 

@@ -3,9 +3,10 @@
 //
 // CudaKernel<Def> lowers one node of operator `Def` to a step queued on the
 // context's stream, as cpu/kernels.h does for oneDNN. Operators without a
-// specialization are not supported on this backend (static ones are folded
-// at prepare time). Adding an operator: one specialization here, its make()
-// in kernels.cc (kernels_float_only.cc for ONNX import's float-only ones).
+// specialization run by their reference semantics on the host
+// (host_reference; static ones are folded at prepare time). Adding an
+// operator: one specialization here, its make() in kernels.cc
+// (kernels_float_only.cc for ONNX import's float-only ones).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -63,6 +64,12 @@ QUARRY_CUDA_KERNEL(ops::ConvTranspose)
 QUARRY_CUDA_KERNEL(ops::LayerNorm)
 
 #undef QUARRY_CUDA_KERNEL
+
+/// A node of an operator without a CudaKernel, by its reference semantics
+/// on the host: its operands copied to pinned host memory, the node
+/// evaluated in a host function, its results copied back, all queued on the
+/// stream (so a CUDA graph captures it).
+Step host_reference(Context &c, const Node &n, Operands in, Operands out);
 
 /// A pool of in[0] into out[0] on quarry's own kernel (device_kernels.h):
 /// kernel `k` and strides `s` as (h, w), `pads` as top, left, bottom,
