@@ -35,4 +35,45 @@ std::unique_ptr<Backend> make_backend(std::string_view name,
               "' (reference, cpu or cuda)");
 }
 
+namespace {
+
+class PricingBackend : public Backend {
+public:
+  PricingBackend(std::unique_ptr<Backend> inner, std::string device)
+      : inner_(std::move(inner)), device_(std::move(device)) {}
+  std::string_view name() const override { return inner_->name(); }
+  std::string device_name() const override { return device_; }
+  std::unique_ptr<Executable> prepare(const Graph &,
+                                      const Bindings<float> &) override {
+    throw Error("backend " + std::string(name()) +
+                ": only pricing graphs for " + device_ +
+                ", another machine; nothing runs here");
+  }
+  std::vector<bool> fused_away(const Graph &g) const override {
+    return inner_->fused_away(g);
+  }
+  const FusionPolicy *fusion_policy() const override {
+    return inner_->fusion_policy();
+  }
+
+private:
+  std::unique_ptr<Backend> inner_;
+  std::string device_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> make_pricing_backend(std::string_view name,
+                                              std::string device,
+                                              const BackendOptions &opts) {
+  std::unique_ptr<Backend> inner;
+#ifdef QUARRY_RUNTIME_CUDA
+  if (name == "cuda")
+    inner = make_cuda_backend_without_device(opts);
+#endif
+  if (!inner)
+    inner = make_backend(name, opts);
+  return std::make_unique<PricingBackend>(std::move(inner), std::move(device));
+}
+
 } // namespace quarry::runtime

@@ -8,6 +8,7 @@
 #include "quarry/models/model_file.h"
 #include "quarry/models/onnx.h"
 #include "quarry/models/zoo.h"
+#include "quarry/optimizer/cost_table.h"
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
 #include "quarry/rules/rule_pack_io.h"
@@ -16,13 +17,14 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace quarry::cli {
 
 namespace {
 
 struct OptimizeOptions : RunFlags {
-  std::string onnx, rules, out, text, report, cache;
+  std::string onnx, rules, out, text, report, cache, costs;
   int64_t size = 0;
   bool allow_unverified = false, no_fusions = false, forward_only = false,
        check = false;
@@ -58,14 +60,28 @@ void optimize(OptimizeOptions &o) {
   const Model original = read_model(o);
   o.search.threads = o.threads;
   o.search.memory_budget = o.memory_mb << 20;
-  auto backend = make_run_backend(o);
+  // With --costs, graphs are priced for another machine's device from its
+  // cost file: nothing is measured or timed here.
+  std::optional<opt::CostTable> table;
+  std::unique_ptr<runtime::Backend> backend;
+  if (!o.costs.empty()) {
+    table.emplace(o.costs, o.backend);
+    backend = runtime::make_pricing_backend(o.backend, table->device(),
+                                            run_backend_options(o));
+  } else {
+    backend = make_run_backend(o);
+  }
   runtime::CostCache cache(cost_cache_path(o.cache));
   for (const std::string &w : cache.warnings())
     std::fprintf(stderr, "quarry: warning: %s\n", w.c_str());
   runtime::MeasureOptions measure = o.measure;
   measure.cold_weights =
       runtime::weights_outgrow_cache(*backend, original.graph);
-  opt::CostModel cost(*backend, cache, measure);
+  opt::CostModel cost =
+      table ? opt::CostModel(
+                  [&](const runtime::OpConfig &c) { return table->cost(c); },
+                  *backend)
+            : opt::CostModel(*backend, cache, measure);
   const auto ts = opt::make_transformations(
       pack, {.fusions = !o.no_fusions, .reversed = !o.forward_only});
 
@@ -80,10 +96,13 @@ void optimize(OptimizeOptions &o) {
     line.show(buf);
   };
   opt::SelectOptions select;
-  select.candidates = o.measure_top;
+  select.candidates = table ? 0 : o.measure_top;
   select.rounds = o.measure.runs;
   select.attribute = !o.no_attribution;
-  select.timer = opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
+  select.calibrate = !table;
+  if (!table)
+    select.timer =
+        opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
   select.phase = [&](const std::string &what) { line.note(what); };
   const opt::OptimizeResult r = opt::optimize(original, ts, cost, o.search,
                                               select, o.measure.seed, progress);
@@ -126,7 +145,7 @@ void optimize(OptimizeOptions &o) {
   // the user chose to trust the cost model (--measure-top 0).
   const bool rewritten =
       !r.steps.empty() &&
-      (o.measure_top == 0 || (!r.timed.empty() && !r.kept_original));
+      (o.measure_top == 0 || table || (!r.timed.empty() && !r.kept_original));
   if (!o.out.empty()) {
     if (rewritten)
       write_model(r.model, o.out, o.measure.seed, o.written);
@@ -174,10 +193,22 @@ void optimize(OptimizeOptions &o) {
   if (!r.not_timed.empty())
     std::printf("not timed (%s): the cost model alone chose\n",
                 r.not_timed.c_str());
+  if (table) {
+    const opt::CostTable::Roofline &m = table->roofline();
+    std::printf("priced from %s for %s, not timed (no such device here): "
+                "%d operator configurations from the file, %d by its "
+                "roofline (launch %.4f ms, %.1f GFLOP/s, %.1f GB/s, fitted "
+                "to %d of its %zu records)\n",
+                o.costs.c_str(), table->device().c_str(), table->found(),
+                table->priced(), m.launch_ms, m.flops_per_ms / 1e6,
+                m.bytes_per_ms / 1e6, m.fitted_records, table->records());
+  }
   if (!o.out.empty()) {
     if (rewritten)
       std::printf("wrote %s: the rewritten model%s\n", o.out.c_str(),
-                  o.measure_top == 0 ? " (not measured: --measure-top 0)" : "");
+                  table                ? " (priced, not measured: --costs)"
+                  : o.measure_top == 0 ? " (not measured: --measure-top 0)"
+                                       : "");
     else if (!r.steps.empty())
       std::printf("wrote %s: the input model as it was, since the rewritten "
                   "one could not be measured against it\n",
@@ -238,6 +269,14 @@ void register_optimize_command(CLI::App &app) {
   cmd->add_option("--cost-cache", o->cache,
                   "Operator cost file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");
+  auto *costs =
+      cmd->add_option(
+             "--costs", o->costs,
+             "Price graphs from this cost file, written on another "
+             "machine (a GPU's, by --cost-cache there), for its device: "
+             "nothing is measured or timed here; configurations the "
+             "file lacks are priced by a roofline fitted to it")
+          ->excludes("--measure-top");
   cmd->add_option("--out", o->out,
                   "Optimized model: .onnx, or .qg with its weights file");
   cmd->add_flag("--external-data", o->written.external_data,
@@ -247,7 +286,8 @@ void register_optimize_command(CLI::App &app) {
   cmd->add_option("--report", o->report, "JSON report");
   cmd->add_flag("--check", o->check,
                 "Measure latency before/after and compare outputs on the "
-                "reference backend");
+                "reference backend")
+      ->excludes(costs);
   cmd->add_option("--tolerance", o->tolerance,
                   "With --check: fail when the outputs differ more");
   cmd->callback([o] { optimize(*o); });

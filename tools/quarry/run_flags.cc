@@ -46,11 +46,15 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
                  "Seed of the random inputs and weights");
 }
 
-std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f) {
+runtime::BackendOptions run_backend_options(const RunFlags &f) {
   runtime::BackendOptions opts;
   opts.threads = f.threads;
   opts.layout = f.layout;
-  return runtime::make_backend(f.backend, opts);
+  return opts;
+}
+
+std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f) {
+  return runtime::make_backend(f.backend, run_backend_options(f));
 }
 
 Model read_run_model(const RunFlags &f) {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "quarry/models/model.h"
-#include "quarry/runtime/backend.h"
+#include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 
 #include <CLI/CLI.hpp>
@@ -30,6 +30,7 @@ struct RunFlags {
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 
 /// The backend --backend names, on --threads threads.
+runtime::BackendOptions run_backend_options(const RunFlags &f);
 std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f);
 
 /// The graph file (.qg with its weights file, or .onnx with --input-shape

@@ -29,6 +29,15 @@ struct BackendOptions {
 std::unique_ptr<Backend> make_backend(std::string_view name,
                                       const BackendOptions &opts = {});
 
+/// Backend `name` as far as it decides from shapes alone (which nodes run
+/// inside another's kernel), for graphs priced from costs measured on
+/// `device`, another machine's (CostTable): it needs no device, its
+/// device_name() is `device`, and its prepare() throws, since nothing runs
+/// here.
+std::unique_ptr<Backend> make_pricing_backend(std::string_view name,
+                                              std::string device,
+                                              const BackendOptions &opts = {});
+
 /// Whether this build includes the cuda backend (CUDA toolkit and cuDNN
 /// found at configure time).
 bool cuda_backend_built();

@@ -47,6 +47,11 @@ public:
   void count_unsteady() { ++unsteady_; }
   const std::string &path() const { return path_; }
   size_t size() const { return costs_.size(); }
+  /// Every cost read or recorded, by key (backend, device and configuration
+  /// separated by tabs, as key() makes them).
+  const std::map<std::string, double, std::less<>> &records() const {
+    return costs_;
+  }
 
 private:
   std::string path_;
