@@ -73,7 +73,8 @@ void fold(const Graph &g, const Bindings<float> &weights,
 } // namespace
 
 void assign_buffers(const Graph &g, Plan &p,
-                    const std::vector<ScheduledStep> &schedule) {
+                    const std::vector<ScheduledStep> &schedule,
+                    const HappensBefore *order) {
   for (auto &vals : p.values)
     for (PlannedValue &v : vals)
       v.buffer = -1;
@@ -83,15 +84,17 @@ void assign_buffers(const Graph &g, Plan &p,
   std::vector<BufferUse> uses;
   auto add_use = [&](ValueRef v, int first) {
     use_of[v] = static_cast<int>(uses.size());
-    uses.push_back({first, -1, p.value(v).type.shape.numel()});
+    uses.push_back({first, -1, p.value(v).type.shape.numel(), {}});
   };
   for (int32_t id : p.inputs)
     add_use({id, 0}, -1);
   for (size_t s = 0; s < schedule.size(); ++s) {
     for (ValueRef v : schedule[s].reads)
-      if (auto it = use_of.find(v); it != use_of.end())
-        uses[it->second].last =
-            std::max(uses[it->second].last, static_cast<int>(s));
+      if (auto it = use_of.find(v); it != use_of.end()) {
+        BufferUse &u = uses[it->second];
+        u.last = std::max(u.last, static_cast<int>(s));
+        u.readers.push_back(static_cast<int>(s));
+      }
     for (ValueRef v : schedule[s].writes)
       add_use(v, static_cast<int>(s));
   }
@@ -100,7 +103,8 @@ void assign_buffers(const Graph &g, Plan &p,
   for (ValueRef v : g.outputs())
     if (auto it = use_of.find(v); it != use_of.end())
       uses[it->second].last = BufferUse::kForever;
-  const std::vector<int> buffer = runtime::assign_buffers(uses, p.buffer_elems);
+  const std::vector<int> buffer =
+      runtime::assign_buffers(uses, p.buffer_elems, order);
   for (const auto &[v, u] : use_of)
     p.values[v.node][v.output].buffer = buffer[u];
 }

@@ -328,8 +328,10 @@ void Program::assign_buffers() {
   std::vector<BufferUse> uses;
   for (int r : roots) {
     const Slot &s = slots_[r];
-    uses.push_back({s.first, s.keep ? BufferUse::kForever : s.last,
-                    static_cast<int64_t>(s.md.get_size())});
+    uses.push_back({s.first,
+                    s.keep ? BufferUse::kForever : s.last,
+                    static_cast<int64_t>(s.md.get_size()),
+                    {}});
   }
   const std::vector<int> buffer = runtime::assign_buffers(uses, buffer_bytes_);
   for (size_t i = 0; i < roots.size(); ++i)

@@ -54,12 +54,18 @@ struct ScheduledStep {
   std::vector<ValueRef> reads, writes;
 };
 
+/// Whether one step of a schedule completes before another starts, where
+/// steps run on several streams (runtime/src/streams.h).
+class HappensBefore;
+
 /// Gives buffers anew to the dynamic values `schedule` writes, for a
 /// backend that runs the plan's nodes in another grouping (fusion): a
-/// buffer is reused once every step that reads its value has run. Values
-/// no step writes (inside a fused step) get none (-1).
+/// buffer is reused once every step that reads its value has run, by the
+/// schedule's order or, given `order`, by what it guarantees. Values no
+/// step writes (inside a fused step) get none (-1).
 void assign_buffers(const Graph &g, Plan &p,
-                    const std::vector<ScheduledStep> &schedule);
+                    const std::vector<ScheduledStep> &schedule,
+                    const HappensBefore *order = nullptr);
 
 /// Decides whether the backend can run a dynamic node of this kind.
 using SupportsOp = std::function<bool(OpKind)>;

@@ -1,0 +1,164 @@
+//===- streams_test.cc - Waves, streams, waits and buffers that never meet ===//
+#include "streams.h"
+
+#include "quarry/core/random.h"
+#include "quarry/core/text.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+namespace quarry::runtime {
+namespace {
+
+/// One step per dynamic node, in the plan's order.
+std::vector<ScheduledStep> schedule_of_plan(const Graph &g, const Plan &p) {
+  std::vector<ScheduledStep> s;
+  for (int32_t id : p.steps) {
+    ScheduledStep step{g.node(id).inputs, {}};
+    for (size_t o = 0; o < p.values[id].size(); ++o)
+      step.writes.push_back({id, static_cast<int32_t>(o)});
+    s.push_back(std::move(step));
+  }
+  return s;
+}
+
+struct Planned {
+  Graph g;
+  Plan p;
+  std::vector<ScheduledStep> schedule;
+};
+
+Planned planned(const std::string &text) {
+  Planned r{parse_graph(text), {}, {}};
+  r.p = make_plan(r.g, random_float_bindings(r.g, 1), "test",
+                  [](OpKind) { return true; });
+  r.schedule = schedule_of_plan(r.g, r.p);
+  return r;
+}
+
+// x -> a; a -> b, c (independent); d = b + c.
+const std::string kDiamond = "input x: [4,4]\n"
+                             "a = relu(x)\nb = sigmoid(a)\nc = tanh(a)\n"
+                             "d = ewadd(b, c)\noutput d\n";
+
+TEST(Streams, IndependentStepsOfAWaveTakeTheirOwnStreams) {
+  const Planned d = planned(kDiamond);
+  const StreamPlan s = assign_streams(d.schedule, 0);
+  ASSERT_EQ(s.stream_of.size(), 4u);
+  EXPECT_EQ(s.wave_of, (std::vector<int>{0, 1, 1, 2}));
+  EXPECT_EQ(s.waves, 3);
+  EXPECT_EQ(s.widest_wave, 2);
+  EXPECT_EQ(s.streams, 2);
+  // b follows a on its stream; c on the other waits for a; d waits for
+  // whichever of b and c is not on its stream.
+  EXPECT_EQ(s.stream_of[0], s.stream_of[1]);
+  EXPECT_NE(s.stream_of[1], s.stream_of[2]);
+  EXPECT_EQ(s.waits[2], (std::vector<int>{0}));
+  EXPECT_EQ(s.waits[3].size(), 1u);
+  EXPECT_TRUE(s.signals[0]);
+  // b and c may run at once; everything happens before d.
+  EXPECT_FALSE(s.happens_before(1, 2));
+  EXPECT_FALSE(s.happens_before(2, 1));
+  for (int a : {0, 1, 2})
+    EXPECT_TRUE(s.happens_before(a, 3)) << a;
+  EXPECT_TRUE(s.happens_before(-1, 0)); // the inputs come first
+}
+
+TEST(Streams, OneStreamIsTheScheduleInOrder) {
+  const Planned d = planned(kDiamond);
+  const StreamPlan s = assign_streams(d.schedule, 1);
+  EXPECT_EQ(s.streams, 1);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(s.stream_of[i], 0);
+    EXPECT_TRUE(s.waits[i].empty());
+    for (int j = i + 1; j < 4; ++j)
+      EXPECT_TRUE(s.happens_before(i, j));
+  }
+}
+
+TEST(Streams, AChainNeedsOneStreamWhateverIsAllowed) {
+  const Planned c = planned("input x: [4,4]\ny = relu(tanh(sigmoid(x)))\n"
+                            "output y\n");
+  const StreamPlan s = assign_streams(c.schedule, 4);
+  EXPECT_EQ(s.streams, 1);
+  EXPECT_EQ(s.waves, 3);
+}
+
+TEST(Streams, AWaveWiderThanTheStreamsShares) {
+  // Four independent relus of x on two streams.
+  const Planned w = planned("input x: [4,4]\n"
+                            "a = relu(x)\nb = sigmoid(x)\nc = tanh(x)\n"
+                            "e = relu(x)\nf = ewadd(ewadd(a, b), ewadd(c, e))"
+                            "\noutput f\n");
+  const StreamPlan s = assign_streams(w.schedule, 2);
+  EXPECT_EQ(s.streams, 2);
+  std::map<int, int> per_stream;
+  for (int i = 0; i < 4; ++i)
+    ++per_stream[s.stream_of[i]];
+  EXPECT_EQ(per_stream[0], 2);
+  EXPECT_EQ(per_stream[1], 2);
+}
+
+TEST(HappensBefore, IsTransitiveAndGrows) {
+  HappensBefore hb;
+  hb.add_step({});
+  for (int s = 1; s < 200; ++s)
+    hb.add_step({s - 1}); // a chain longer than one word of bits
+  EXPECT_EQ(hb.steps(), 200);
+  EXPECT_TRUE(hb(0, 199));
+  EXPECT_TRUE(hb(70, 130));
+  EXPECT_FALSE(hb(130, 70));
+  EXPECT_FALSE(hb(5, 5));
+}
+
+/// Random DAGs of pointwise steps: wherever two values share a buffer,
+/// everything that touched the first happens before the second is written.
+TEST(Streams, BuffersPassOnlyAlongHappensBefore) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::string text = "input x: [8,8]\n";
+    const int n = 6 + static_cast<int>(rng() % 30);
+    std::vector<std::string> names{"x"};
+    for (int i = 0; i < n; ++i) {
+      const std::string a = names[rng() % names.size()];
+      const std::string b = names[rng() % names.size()];
+      const std::string v = "v" + std::to_string(i);
+      text += v + " = " +
+              (rng() % 2 ? "ewadd(" + a + ", " + b + ")" : "relu(" + a + ")") +
+              "\n";
+      names.push_back(v);
+    }
+    text += "output " + names.back() + "\n";
+    Planned g = planned(text);
+    for (int streams : {1, 2, 3, 0}) {
+      const StreamPlan s = assign_streams(g.schedule, streams);
+      assign_buffers(g.g, g.p, g.schedule, &s.happens_before);
+      // Who wrote and read each value, by step.
+      std::map<ValueRef, int> writer;
+      std::map<ValueRef, std::vector<int>> readers;
+      for (size_t i = 0; i < g.schedule.size(); ++i) {
+        for (ValueRef v : g.schedule[i].writes)
+          writer[v] = static_cast<int>(i);
+        for (ValueRef v : g.schedule[i].reads)
+          readers[v].push_back(static_cast<int>(i));
+      }
+      for (const auto &[v, w] : writer)
+        for (const auto &[u, x] : writer) {
+          if (x <= w || g.p.value(v).buffer != g.p.value(u).buffer)
+            continue;
+          // u took v's buffer at step x.
+          EXPECT_TRUE(s.happens_before(w, x)) << text;
+          for (int r : readers[v])
+            EXPECT_TRUE(s.happens_before(r, x))
+                << "step " << r << " reads a buffer step " << x
+                << " writes, at once on " << streams << " streams\n"
+                << text;
+        }
+    }
+  }
+}
+
+} // namespace
+} // namespace quarry::runtime
