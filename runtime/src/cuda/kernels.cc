@@ -15,7 +15,10 @@
 #include "device_kernels.h"
 #include "quarry/core/op_registry.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 namespace quarry::runtime::cuda {
@@ -231,6 +234,31 @@ struct ConvSetup {
   size_t bytes = 0;
 };
 
+/// The fastest algorithm that works for the convolution: every algorithm
+/// timed on the first configuration of its kind (TASO does the same), the
+/// choice then kept for the process. So a configuration runs the same
+/// algorithm in every graph it appears in, and graphs that differ only in
+/// how their steps are issued (one stream or several) compute bitwise the
+/// same results.
+cudnnConvolutionFwdAlgo_t fastest_algorithm(Context &c, const ConvSetup &cs,
+                                            const std::string &key) {
+  static std::mutex mu;
+  static std::map<std::string, cudnnConvolutionFwdAlgo_t> chosen;
+  const std::lock_guard<std::mutex> lock(mu);
+  if (auto it = chosen.find(key); it != chosen.end())
+    return it->second;
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  QUARRY_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
+      c.cudnn, cs.xd.get(), cs.wd.get(), cs.cd.get(), cs.yd.get(),
+      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+  for (int i = 0; i < found; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS)
+      return chosen[key] = perf[i].algo;
+  throw Error("backend cuda: cudnnFindConvolutionForwardAlgorithm found no "
+              "algorithm for this convolution");
+}
+
 ConvSetup conv_setup(Context &c, const Node &n, Operands in) {
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
@@ -247,28 +275,19 @@ ConvSetup conv_setup(Context &c, const Node &n, Operands in) {
   cudnnConvolutionDescriptor_t craw = nullptr;
   QUARRY_CUDA_CHECK(cudnnCreateConvolutionDescriptor(&craw));
   cs.cd = ConvDesc(craw, cudnnDestroyConvolutionDescriptor);
+  const int pad_h = symmetric_pad(n, g.h, g.eh, s[0], g.y);
+  const int pad_w = symmetric_pad(n, g.w, g.ew, s[1], g.x);
   QUARRY_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
-      craw, symmetric_pad(n, g.h, g.eh, s[0], g.y),
-      symmetric_pad(n, g.w, g.ew, s[1], g.x), to_int(s[0]), to_int(s[1]),
-      to_int(g.dh), to_int(g.dw), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+      craw, pad_h, pad_w, to_int(s[0]), to_int(s[1]), to_int(g.dh),
+      to_int(g.dw), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   QUARRY_CUDA_CHECK(cudnnSetConvolutionGroupCount(craw, to_int(g.groups)));
   QUARRY_CUDA_CHECK(cudnnSetConvolutionMathType(craw, CUDNN_FMA_MATH));
 
-  // Time every algorithm on this configuration and keep the fastest that
-  // works (TASO does the same); its workspace joins the shared one.
-  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int found = 0;
-  QUARRY_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
-      c.cudnn, cs.xd.get(), wraw, craw, cs.yd.get(),
-      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
-  int best = -1;
-  for (int i = 0; i < found && best < 0; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS)
-      best = i;
-  if (best < 0)
-    throw Error("backend cuda: cudnnFindConvolutionForwardAlgorithm found no "
-                "algorithm for this convolution");
-  cs.algo = perf[best].algo;
+  std::string key;
+  for (int64_t v : {g.n, g.c, g.h, g.w, g.co, g.cw, g.kh, g.kw, int64_t{pad_h},
+                    int64_t{pad_w}, s[0], s[1], g.dh, g.dw, g.groups})
+    key += std::to_string(v) + ",";
+  cs.algo = fastest_algorithm(c, cs, key);
   QUARRY_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
       c.cudnn, cs.xd.get(), wraw, craw, cs.yd.get(), cs.algo, &cs.bytes));
   c.workspace_bytes = std::max(c.workspace_bytes, cs.bytes);
