@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "layout_cases.h"
+#include "quarry/models/zoo.h"
 #include "quarry/runtime/cost_cache.h"
 #include "quarry/runtime/cuda_backend.h"
 #include "quarry/runtime/reference_backend.h"
@@ -135,6 +136,62 @@ TEST(CudaBackend, AnOperatorWithoutAKernelRunsOnTheHostInTheGraph) {
   EXPECT_EQ(e->steps()[0].label, "graph (one CUDA graph launch)");
   EXPECT_NE(e->steps()[0].impl.find("1 by reference semantics on the host"),
             std::string::npos)
+      << e->steps()[0].impl;
+}
+
+/// A graph prepared on one stream and on as many as its widest wave needs,
+/// with the same weights, run on several inputs: the same bits out.
+void expect_streams_bitwise(const Graph &g, const std::string &name) {
+  SCOPED_TRACE(name);
+  BackendOptions one, many;
+  one.streams = 1;
+  many.streams = 0;
+  auto a = make_cuda_backend(one);
+  auto b = make_cuda_backend(many);
+  const auto weights = random_run_bindings(g, 1);
+  auto ea = a->prepare(g, weights);
+  auto eb = b->prepare(g, weights);
+  for (uint64_t seed : {2, 3}) {
+    auto inputs = random_run_bindings(g, seed);
+    for (const auto &[n, t] : weights)
+      if (g.node(g.find_variable(n)).kind == OpKind::Weight)
+        inputs.insert_or_assign(n, t);
+    const auto want = run_once(*ea, inputs);
+    const auto got = run_once(*eb, inputs);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < got.size(); ++o)
+      EXPECT_EQ(got[o].data, want[o].data) << "output " << o << ", " << seed;
+  }
+}
+
+class CudaStreams : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaStreams, BitwiseAsOneStream) {
+  expect_streams_bitwise(parse_graph(GetParam().text, GetParam().name),
+                         GetParam().name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Graph, CudaStreams, ::testing::ValuesIn(graph_cases()),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Layout, CudaStreams,
+                         ::testing::ValuesIn(layout_cases()), case_name);
+
+TEST(CudaStreams, TheSixNetworksBitwiseAsOneStream) {
+  for (const ModelInfo &m : model_list()) {
+    ModelOptions o;
+    o.weight_values = false;
+    expect_streams_bitwise(build_model(m.name, o).graph, std::string(m.name));
+  }
+}
+
+TEST(CudaStreams, IndependentBranchesRunOnSeveralStreams) {
+  ModelOptions o;
+  o.weight_values = false;
+  const Graph g = build_model("inception_v3", o).graph;
+  BackendOptions many;
+  many.streams = 0;
+  auto e = make_cuda_backend(many)->prepare(g, random_run_bindings(g, 1));
+  EXPECT_NE(e->steps()[0].impl.find(" streams in "), std::string::npos)
       << e->steps()[0].impl;
 }
 

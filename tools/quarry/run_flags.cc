@@ -37,6 +37,20 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
   cmd.add_option("--layout", f.layout,
                  "cpu: run every convolution in this activation layout "
                  "(nchw, nhwc, nChw8c, nChw16c; default: the backend chooses)");
+  cmd.add_option("--streams", f.streams,
+                 "cuda: streams independent operators run on at once, or "
+                 "auto (as many as the widest set of independent operators, "
+                 "up to 8); 1 runs them in order")
+      ->transform(CLI::Transformer({{"auto", "0"}}))
+      ->check(CLI::Validator(
+          [](const std::string &v) {
+            return !v.empty() && v.size() < 4 &&
+                           v.find_first_not_of("0123456789") ==
+                               std::string::npos
+                       ? std::string()
+                       : "'" + v + "' is not a count of streams or auto";
+          },
+          "N|auto"));
   cmd.add_option("--runs", f.measure.runs,
                  "Timed runs (the median is reported)")
       ->check(CLI::PositiveNumber);
@@ -50,6 +64,7 @@ runtime::BackendOptions run_backend_options(const RunFlags &f) {
   runtime::BackendOptions opts;
   opts.threads = f.threads;
   opts.layout = f.layout;
+  opts.streams = f.streams;
   return opts;
 }
 

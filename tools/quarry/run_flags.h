@@ -18,6 +18,7 @@ struct RunFlags {
   int64_t batch = 0;  ///< 0: as the graph declares
   int threads = 0;    ///< 0: OMP_NUM_THREADS, else every core
   std::string layout; ///< cpu: convolutions' activation layout ("": auto)
+  int streams = 1;    ///< cuda: streams steps run on (0: auto)
   /// ONNX graphs: "name=1x3x224x224" fixes an input's dimensions.
   std::vector<std::string> input_shapes;
   /// ONNX graphs: "name=FILE" fixes a parameter input's value.
@@ -26,7 +27,7 @@ struct RunFlags {
 };
 
 /// --graph | --model, --input-shape, --backend, --batch, --threads,
-/// --layout, --runs, --warmup, --seed.
+/// --layout, --streams, --runs, --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 
 /// The backend --backend names, on --threads threads.

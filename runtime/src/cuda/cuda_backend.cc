@@ -2,10 +2,12 @@
 //===//
 #include "quarry/runtime/cuda_backend.h"
 
+#include "../streams.h"
 #include "kernels.h"
 #include "quarry/core/op_registry.h"
 #include "quarry/runtime/plan.h"
 
+#include <deque>
 #include <memory>
 
 namespace quarry::runtime {
@@ -31,14 +33,10 @@ private:
   void *p_ = nullptr;
 };
 
-/// The stream and library handles, created and destroyed together. A
-/// backend makes them once and its executables share them: creating a
-/// cuDNN handle costs tens of milliseconds, and the cost model prepares a
-/// graph per operator configuration it measures. Executables of one
-/// backend therefore run from one thread at a time.
-class Handles {
+/// A stream and the library handles on it, created and destroyed together.
+class StreamHandles {
 public:
-  Handles() {
+  StreamHandles() {
     QUARRY_CUDA_CHECK(cudaSetDevice(0));
     QUARRY_CUDA_CHECK(cudaStreamCreate(&ctx.stream));
     QUARRY_CUDA_CHECK(cudnnCreate(&ctx.cudnn));
@@ -47,7 +45,7 @@ public:
     QUARRY_CUDA_CHECK(cublasSetStream(ctx.cublas, ctx.stream));
     QUARRY_CUDA_CHECK(cublasSetMathMode(ctx.cublas, CUBLAS_PEDANTIC_MATH));
   }
-  ~Handles() {
+  ~StreamHandles() {
     if (ctx.cublas)
       cublasDestroy(ctx.cublas);
     if (ctx.cudnn)
@@ -55,9 +53,42 @@ public:
     if (ctx.stream)
       cudaStreamDestroy(ctx.stream);
   }
-  Handles(const Handles &) = delete;
-  Handles &operator=(const Handles &) = delete;
+  StreamHandles(const StreamHandles &) = delete;
+  StreamHandles &operator=(const StreamHandles &) = delete;
   Context ctx;
+};
+
+/// The streams with their handles. A backend makes them as its
+/// executables first need them and its executables share them: creating a
+/// cuDNN handle costs tens of milliseconds, and the cost model prepares a
+/// graph per operator configuration it measures. Executables of one
+/// backend therefore run from one thread at a time.
+class Handles {
+public:
+  /// Stream `i`'s context (without a workspace), made on first use.
+  const Context &ctx(int i) {
+    while (static_cast<int>(streams_.size()) <= i)
+      streams_.emplace_back();
+    return streams_[static_cast<size_t>(i)].ctx;
+  }
+
+private:
+  std::deque<StreamHandles> streams_; ///< deque: contexts do not move
+};
+
+/// A CUDA event for ordering streams, destroyed with its owner.
+class Event {
+public:
+  Event() {
+    QUARRY_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming));
+  }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  cudaEvent_t get() const { return e_; }
+
+private:
+  cudaEvent_t e_ = nullptr;
 };
 
 /// What cuDNN fuses into a convolution (kernels.h).
@@ -75,17 +106,35 @@ public:
                  const BackendOptions &opts, std::shared_ptr<Handles> handles)
       : graph_(g), plan_(make_plan(graph_, weights, "cuda", cuda_supports)),
         fused_(fuse_steps(graph_, plan_, cuda_fusion(opts.fuse))),
-        use_graph_(opts.cuda_graphs), handles_(std::move(handles)),
-        ctx_(handles_->ctx) {
-    // Fused steps run where their last node ran: buffers follow that order.
-    assign_buffers(graph_, plan_, schedule_of(graph_, plan_, fused_));
+        use_graph_(opts.cuda_graphs), handles_(std::move(handles)) {
+    // Fused steps run where their last node ran: buffers follow that
+    // order, and what the streams let run at once.
+    const std::vector<ScheduledStep> schedule =
+        schedule_of(graph_, plan_, fused_);
+    streams_ = assign_streams(schedule, opts.streams);
+    assign_buffers(graph_, plan_, schedule,
+                   streams_.streams > 1 ? &streams_.happens_before : nullptr);
     for (int64_t elems : plan_.buffer_elems)
       buffers_.push_back(std::make_unique<DeviceBuffer>(sizeof(float) * elems));
+    // Each stream has its own handles and workspace; steps keep a
+    // reference to their stream's context, which therefore never moves.
+    contexts_.resize(static_cast<size_t>(streams_.streams));
+    for (int i = 0; i < streams_.streams; ++i)
+      contexts_[static_cast<size_t>(i)] = handles_->ctx(i);
     upload_static_values();
-    for (const FusedStep &s : fused_)
-      steps_.push_back(lower(s));
-    workspace_ = std::make_unique<DeviceBuffer>(ctx_.workspace_bytes);
-    ctx_.workspace = workspace_->get();
+    for (size_t k = 0; k < fused_.size(); ++k)
+      steps_.push_back(lower(
+          fused_[k], contexts_[static_cast<size_t>(streams_.stream_of[k])]));
+    for (Context &c : contexts_) {
+      workspaces_.push_back(std::make_unique<DeviceBuffer>(c.workspace_bytes));
+      c.workspace = workspaces_.back()->get();
+    }
+    for (size_t k = 0; k < fused_.size(); ++k)
+      if (streams_.signals[k])
+        done_.emplace(static_cast<int>(k), std::make_unique<Event>());
+    if (streams_.streams > 1)
+      for (int i = 0; i < streams_.streams; ++i)
+        fork_join_.push_back(std::make_unique<Event>());
   }
 
   ~CudaExecutable() override {
@@ -101,22 +150,19 @@ public:
       const auto &t = inputs.find(graph_.node(id).name)->second;
       QUARRY_CUDA_CHECK(cudaMemcpyAsync(data({id, 0}), t.data.data(),
                                         sizeof(float) * t.numel(),
-                                        cudaMemcpyHostToDevice, ctx_.stream));
+                                        cudaMemcpyHostToDevice, origin()));
     }
-    QUARRY_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));
+    QUARRY_CUDA_CHECK(cudaStreamSynchronize(origin()));
   }
 
   void execute() override {
-    cudaStream_t stream = ctx_.stream;
     if (use_graph_ && !graph_exec_ && !capture())
       use_graph_ = false;
-    if (graph_exec_) {
-      QUARRY_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream));
-    } else {
-      for (auto &s : steps_)
-        s();
-    }
-    QUARRY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (graph_exec_)
+      QUARRY_CUDA_CHECK(cudaGraphLaunch(graph_exec_, origin()));
+    else
+      issue();
+    QUARRY_CUDA_CHECK(cudaStreamSynchronize(origin()));
   }
 
   std::vector<StepInfo> steps() const override {
@@ -129,6 +175,9 @@ public:
       kernels += f.fused() ? 1 : 0;
     s.impl = std::to_string(fused_.size()) + " steps, " +
              std::to_string(kernels) + " fused by cuDNN";
+    if (streams_.streams > 1)
+      s.impl += ", on " + std::to_string(streams_.streams) + " streams in " +
+                std::to_string(streams_.waves) + " waves";
     if (host_steps_ > 0)
       s.impl += ", " + std::to_string(host_steps_) +
                 " by reference semantics on the host";
@@ -175,7 +224,9 @@ private:
     return buffers_[pv.buffer]->floats();
   }
 
-  Step lower(const FusedStep &s) {
+  cudaStream_t origin() const { return contexts_.front().stream; }
+
+  Step lower(const FusedStep &s, Context &ctx) {
     const int32_t id = s.anchor;
     try {
       auto operand = [&](ValueRef v) {
@@ -190,10 +241,10 @@ private:
           in.push_back(operand(v));
         for (int o = 0; o < static_cast<int>(plan_.values[id].size()); ++o)
           out.push_back(operand({id, o}));
-        return host_reference(ctx_, n, in, out);
+        return host_reference(ctx, n, in, out);
       }
       if (!s.fused())
-        return lower_node<CudaKernel>(ctx_, graph_, plan_, id,
+        return lower_node<CudaKernel>(ctx, graph_, plan_, id,
                                       [this](ValueRef v) { return data(v); });
       std::vector<Operand> in;
       for (ValueRef v : graph_.node(id).inputs)
@@ -202,19 +253,59 @@ private:
         if (op.kind == PostOp::Kind::Binary)
           in.push_back(operand(op.operand));
       const std::vector<Operand> out{operand(s.result())};
-      return fused_conv(ctx_, graph_.node(id), in, out, s.post);
+      return fused_conv(ctx, graph_.node(id), in, out, s.post);
     } catch (const Error &e) {
       throw Error(std::string(e.what()) + " (" + describe_node(graph_, id) +
                   ")");
     }
   }
 
-  /// Records every step's work on the stream into one CUDA graph, so a run
-  /// is one launch instead of one per kernel. False (and the stream left
-  /// as it was) when some step cannot be captured: then steps run one by
-  /// one.
+  /// Queues every step on its stream, in schedule order: the other streams
+  /// first wait for the origin stream (the inputs are there), each step for
+  /// the events of its producers on other streams, and the origin for the
+  /// other streams at the end, so that waiting on the origin waits for all.
+  void issue() {
+    fork();
+    issue_steps();
+    join();
+  }
+
+  void fork() {
+    if (streams_.streams == 1)
+      return;
+    QUARRY_CUDA_CHECK(cudaEventRecord(fork_join_[0]->get(), origin()));
+    for (int i = 1; i < streams_.streams; ++i)
+      QUARRY_CUDA_CHECK(
+          cudaStreamWaitEvent(contexts_[i].stream, fork_join_[0]->get(), 0));
+  }
+
+  void issue_steps() {
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      cudaStream_t stream = contexts_[streams_.stream_of[k]].stream;
+      for (int p : streams_.waits[k])
+        QUARRY_CUDA_CHECK(cudaStreamWaitEvent(stream, done_.at(p)->get(), 0));
+      steps_[k]();
+      if (streams_.signals[k])
+        QUARRY_CUDA_CHECK(
+            cudaEventRecord(done_.at(static_cast<int>(k))->get(), stream));
+    }
+  }
+
+  void join() {
+    for (int i = 1; i < streams_.streams; ++i) {
+      cudaEvent_t e = fork_join_[static_cast<size_t>(i)]->get();
+      QUARRY_CUDA_CHECK(cudaEventRecord(e, contexts_[i].stream));
+      QUARRY_CUDA_CHECK(cudaStreamWaitEvent(origin(), e, 0));
+    }
+  }
+
+  /// Records every step's work on the streams into one CUDA graph, so a
+  /// run is one launch instead of one per kernel; the other streams join
+  /// the capture through the origin's events. False (and the streams left
+  /// as they were) when some step cannot be captured: then steps are
+  /// issued one by one.
   bool capture() {
-    cudaStream_t stream = ctx_.stream;
+    cudaStream_t stream = origin();
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) !=
         cudaSuccess) {
       cudaGetLastError();
@@ -222,8 +313,15 @@ private:
     }
     bool ok = true;
     try {
-      for (auto &s : steps_)
-        s();
+      fork();
+      issue_steps();
+    } catch (const Error &) {
+      ok = false;
+    }
+    // Every stream rejoins the origin, also after a failure, so that the
+    // capture ends rather than leaving streams captured.
+    try {
+      join();
     } catch (const Error &) {
       ok = false;
     }
@@ -250,10 +348,15 @@ private:
   cudaGraph_t cuda_graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   std::shared_ptr<Handles> handles_;
-  Context ctx_; ///< the shared handles with this executable's workspace
+  StreamPlan streams_;
+  /// Per stream: the shared handles with this executable's workspace.
+  std::vector<Context> contexts_;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
   std::map<ValueRef, std::unique_ptr<DeviceBuffer>> static_data_;
-  std::unique_ptr<DeviceBuffer> workspace_;
+  std::vector<std::unique_ptr<DeviceBuffer>> workspaces_;
+  std::map<int, std::unique_ptr<Event>> done_; ///< by step that signals
+  /// [0]: the origin's fork; [i], i > 0: stream i's join.
+  std::vector<std::unique_ptr<Event>> fork_join_;
   std::vector<Step> steps_;
   int host_steps_ = 0; ///< nodes without a cuda kernel (host_reference)
 };

@@ -22,6 +22,10 @@ struct BackendOptions {
   std::string layout;
   /// Record a run into one CUDA graph and replay it (cuda).
   bool cuda_graphs = true;
+  /// Streams independent steps run on at once (cuda; streams.h): 1 runs
+  /// every step in order on one, 0 as many as the widest wave of
+  /// independent steps needs (up to 8).
+  int streams = 1;
 };
 
 /// "reference", "cpu" or "cuda". Throws quarry::Error for an unknown name,
