@@ -7,8 +7,9 @@ configuration, timm's NASNet-A when timm has it), exported to ONNX and
 timed on the same input at batch 1, alternately, round after round:
 
   torch eager, torch replaying a CUDA graph, torch.compile, quarry cuda on
-  the exported file as it is, and quarry cuda on the file `quarry optimize`
-  wrote with the rule pack.
+  the exported file as it is and on the file `quarry optimize` wrote with
+  the rule pack, each with its operators on one stream and with
+  independent ones on several (--streams auto).
 
 Each method's figure is the median of its rounds' medians. TF32 is off
 everywhere (fp32 table). quarry's outputs are compared with torch eager's
@@ -132,10 +133,11 @@ def cuda_graph_fn(torch, model, x):
 MEDIAN = re.compile(r"median ([0-9.eE+-]+) ms")
 
 
-def quarry_run(args, onnx_path, inputs, outputs_dir):
+def quarry_run(args, onnx_path, inputs, outputs_dir, streams):
     """quarry's median over args.runs, and its device line."""
     cmd = [args.quarry, "run", "--graph", onnx_path, "--backend", args.backend,
-           "--runs", str(args.runs), "--warmup", str(args.warmup)]
+           "--runs", str(args.runs), "--warmup", str(args.warmup),
+           "--streams", streams]
     for name, path in inputs.items():
         cmd += ["--input", "%s=%s" % (name, path)]
     if outputs_dir:
@@ -241,11 +243,11 @@ def one_model(args, name, work, torch):
 
     devices = {}
 
-    def quarry_method(path, key):
+    def quarry_method(path, key, streams):
         def run():
             out = os.path.join(work, name + "." + key)
             ms, device = quarry_run(args, path, inputs, out if ref is not None
-                                    else None)
+                                    else None, streams)
             devices[key] = device
             if ref is not None:
                 entry["error_" + key] = compare(
@@ -253,10 +255,14 @@ def one_model(args, name, work, torch):
             return ms
         return run
 
-    methods["quarry"] = quarry_method(onnx_path, "quarry")
+    methods["quarry"] = quarry_method(onnx_path, "quarry", "1")
+    methods["quarry_streams"] = quarry_method(onnx_path, "quarry_streams",
+                                              "auto")
     if opt_path:
-        methods["quarry_optimized"] = quarry_method(opt_path,
-                                                    "quarry_optimized")
+        methods["quarry_optimized"] = quarry_method(
+            opt_path, "quarry_optimized", "1")
+        methods["quarry_optimized_streams"] = quarry_method(
+            opt_path, "quarry_optimized_streams", "auto")
     rounds = {k: [] for k in methods}
     for _ in range(args.rounds):
         for k, fn in methods.items():
@@ -280,10 +286,15 @@ def one_model(args, name, work, torch):
     torch_best = [entry["ms"][k] for k in
                   ("torch_eager", "torch_cuda_graph", "torch_compile")
                   if k in entry["ms"]]
-    for k in ("quarry", "quarry_optimized"):
+    for k in ("quarry", "quarry_streams", "quarry_optimized",
+              "quarry_optimized_streams"):
         if torch_best and k in entry["ms"]:
             entry[k + "_over_best_torch"] = round(
                 entry["ms"][k] / min(torch_best), 4)
+    for k in ("quarry", "quarry_optimized"):
+        if k in entry["ms"] and k + "_streams" in entry["ms"]:
+            entry[k + "_streams_speedup"] = round(
+                entry["ms"][k] / entry["ms"][k + "_streams"], 4)
     return entry
 
 
@@ -358,8 +369,9 @@ def main():
             write()
             print(json.dumps({k: entry.get(k) for k in
                               ("model", "ms", "quarry_over_best_torch",
-                               "quarry_optimized_over_best_torch", "error",
-                               "failed", "seconds")}), flush=True)
+                               "quarry_optimized_streams_over_best_torch",
+                               "quarry_streams_speedup", "error", "failed",
+                               "seconds")}), flush=True)
     write()
 
 

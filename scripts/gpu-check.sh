@@ -30,9 +30,11 @@
 # step writes its file when it finishes, the most valuable first, and each
 # has a time limit, so a run cut short still returns what it measured.
 #
-# QUARRY_BENCH_RUNS (default 20) sets the benchmarks' timed runs and
-# QUARRY_GPU_STEPS (default "tests conformance torch optimize") picks the
-# steps ("runtime", the operator benchmark, is not among the default).
+# QUARRY_BENCH_RUNS (default 20) sets the benchmarks' timed runs,
+# QUARRY_GPU_STEPS (default "tests conformance torch costs optimize") picks
+# the steps ("runtime", the operator benchmark, is not among the default),
+# QUARRY_TORCH_MODELS and QUARRY_TORCH_ARGS narrow and tune gpu_vs_torch,
+# and QUARRY_COST_MODELS the built-in networks whose costs are measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -131,7 +133,7 @@ log="$results/gpu-check.log"
   fi
 } 2>&1 | tee -a "$log"
 
-steps=${QUARRY_GPU_STEPS:-tests conformance torch optimize}
+steps=${QUARRY_GPU_STEPS:-tests conformance torch costs optimize}
 runs=${QUARRY_BENCH_RUNS:-20}
 costs="$results/${backend}_costs.tsv"
 status=0
@@ -170,7 +172,8 @@ for s in $steps; do
       step gpu_vs_torch 300 env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
         --quarry "$build_dir/bin/quarry" --backend "$backend" \
         --rules rules/quarry-k3.verified.pb --cost-cache "$costs" \
-        --timeout 150 --out "$results/gpu_vs_torch.json"
+        ${QUARRY_TORCH_MODELS:+--models "$QUARRY_TORCH_MODELS"} \
+        ${QUARRY_TORCH_ARGS:-} --timeout 150 --out "$results/gpu_vs_torch.json"
     elif [ -n "${QUARRY_REHEARSE_ONNX:-}" ]; then
       step gpu_vs_torch 300 env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
         --quarry "$build_dir/bin/quarry" --backend "$backend" \
@@ -190,6 +193,16 @@ for s in $steps; do
   runtime)
     step runtime_bench 120 sh -c "'$build_dir/bin/runtime_bench' --runs $runs \
       >'$results/runtime_bench.json'"
+    ;;
+  costs)
+    # Every operator configuration a search of each built-in network visits,
+    # measured into the cost table (quarry optimize --costs prices from it
+    # on a machine without this device); nothing is timed whole.
+    for m in ${QUARRY_COST_MODELS:-inception_v3 nasnet_a resnet50 resnext50 bert nasrnn}; do
+      step "costs_$m" 60 "$build_dir/bin/quarry" optimize --model "$m" \
+        --backend "$backend" --rules rules/quarry-k3.verified.pb --budget 20 \
+        --measure-top 0 --cost-cache "$costs"
+    done
     ;;
   optimize)
     step optimize_bench 150 sh -c "'$build_dir/bin/optimize_bench' \
