@@ -56,6 +56,11 @@ std::string report_json(const ReportInput &in) {
   j["cost_ms"] = {{"before", r.search.initial_cost}, {"after", r.final_cost}};
   if (!r.not_timed.empty())
     j["not_timed"] = r.not_timed;
+  if (in.priced)
+    j["priced_from"] = {{"file", in.priced->file},
+                        {"device", in.priced->device},
+                        {"configs_from_file", in.priced->found},
+                        {"configs_by_roofline", in.priced->priced}};
   if (r.calibrated_on_ms > 0)
     j["calibration"] = {{"measured_ms", r.calibrated_on_ms},
                         {"launch_ms", r.launch_ms},

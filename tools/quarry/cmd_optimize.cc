@@ -112,6 +112,9 @@ void optimize(OptimizeOptions &o) {
                       &original,      &r,      &ts,       cost.measured(),
                       std::nullopt};
   in.unsteady_configs = cache.unsteady();
+  if (table)
+    in.priced = opt::ReportInput::Priced{o.costs, table->device(),
+                                         table->found(), table->priced()};
   in.cold_weights = measure.cold_weights;
   if (cache.unsteady() > 0)
     std::fprintf(stderr,

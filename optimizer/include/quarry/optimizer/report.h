@@ -52,6 +52,14 @@ struct ReportInput {
   /// Whether operators were measured with their weights read from memory
   /// (runtime::MeasureOptions::cold_weights).
   bool cold_weights = false;
+  /// Where the search was priced from another machine's costs (--costs):
+  /// the file, its device, and how many configurations it held and how
+  /// many its roofline priced (CostTable).
+  struct Priced {
+    std::string file, device;
+    int found = 0, priced = 0;
+  };
+  std::optional<Priced> priced = std::nullopt;
 };
 
 /// The report, pretty-printed, ending in a newline.
