@@ -299,6 +299,10 @@ def one_model(args, name, work, torch):
 
 
 def git_commit():
+    # A copy of the tree on another machine may carry a stale .git: the
+    # commit it was packed from, when given, wins.
+    if os.environ.get("QUARRY_COMMIT"):
+        return os.environ["QUARRY_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True,

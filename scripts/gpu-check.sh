@@ -34,7 +34,9 @@
 # QUARRY_GPU_STEPS (default "tests conformance torch costs optimize") picks
 # the steps ("runtime", the operator benchmark, is not among the default),
 # QUARRY_TORCH_MODELS and QUARRY_TORCH_ARGS narrow and tune gpu_vs_torch,
-# and QUARRY_COST_MODELS the built-in networks whose costs are measured.
+# QUARRY_COST_MODELS the built-in networks whose costs are measured, and
+# QUARRY_COMMIT the commit the bundle was packed from (where the copy of the
+# tree on the GPU machine has no or a stale .git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -125,7 +127,7 @@ mkdir -p "$results"
 log="$results/gpu-check.log"
 : >"$log"
 {
-  echo "gpu-check: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "gpu-check: $(date -u +%FT%TZ), commit ${QUARRY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   grep -m1 'model name' /proc/cpuinfo || true
   if command -v nvidia-smi >/dev/null; then
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
