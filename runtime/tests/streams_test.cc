@@ -1,11 +1,17 @@
 //===- streams_test.cc - Waves, streams, waits and buffers that never meet ===//
 #include "streams.h"
 
+#include "cases.h"
 #include "quarry/core/random.h"
 #include "quarry/core/text.h"
+#include "quarry/models/zoo.h"
+#include "quarry/runtime/reference_backend.h"
+#include "quarry/runtime/run_inputs.h"
+#include "stream_check.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <random>
 
@@ -158,6 +164,61 @@ TEST(Streams, BuffersPassOnlyAlongHappensBefore) {
         }
     }
   }
+}
+
+/// The multi-stream plan checked on host threads against the reference
+/// backend, whose semantics its steps are: the same bits on every output.
+void expect_check_bitwise(const Graph &g, const Bindings<float> &weights,
+                          const std::string &name) {
+  SCOPED_TRACE(name);
+  auto reference = make_reference_backend();
+  auto one = make_stream_check(g, weights, 1, "test");
+  auto many = make_stream_check(g, weights, 0, "test");
+  for (uint64_t seed : {2, 3}) {
+    Bindings<float> inputs = random_run_inputs(g, seed);
+    for (const auto &[n, t] : weights)
+      inputs.insert_or_assign(n, t);
+    const auto want = run_once(*reference->prepare(g, inputs), inputs);
+    for (Executable *e : {one.get(), many.get()}) {
+      const auto got = run_once(*e, inputs);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t o = 0; o < got.size(); ++o) {
+        ASSERT_EQ(got[o].data.size(), want[o].data.size());
+        EXPECT_EQ(std::memcmp(got[o].data.data(), want[o].data.data(),
+                              sizeof(float) * got[o].data.size()),
+                  0)
+            << e->steps()[0].label << ", output " << o << ", inputs " << seed;
+      }
+    }
+  }
+}
+
+TEST(StreamCheck, GraphCasesBitwiseAsTheReference) {
+  for (const testing::Case &c : testing::graph_cases()) {
+    const Graph g = parse_graph(c.text, c.name);
+    expect_check_bitwise(g, random_run_bindings(g, 1), c.name);
+  }
+}
+
+TEST(StreamCheck, TheSixNetworksBitwiseAsTheReference) {
+  // Small sizes: every step is reference code.
+  const std::map<std::string, int64_t> sizes = {
+      {"resnet50", 8}, {"resnext50", 32}, {"nasnet_a", 8},
+      {"nasrnn", 2},   {"bert", 8},       {"inception_v3", 75}};
+  for (const ModelInfo &m : model_list()) {
+    ModelOptions o;
+    o.size = sizes.at(std::string(m.name));
+    const Model model = build_model(m.name, o);
+    expect_check_bitwise(model.graph, model.weights, std::string(m.name));
+  }
+}
+
+TEST(StreamCheck, RunsEachStreamOnAThreadOfItsOwn) {
+  const Planned d = planned(kDiamond);
+  auto e = make_stream_check(d.g, {}, 0, "test");
+  run_once(*e, random_run_inputs(d.g, 1));
+  EXPECT_EQ(e->steps()[0].label,
+            "plan check (4 steps on 2 threads, one per stream, in 3 waves)");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- cpu_backend.cc - Plan, build the program, run it -------------------===//
 #include "quarry/runtime/cpu_backend.h"
 
+#include "../stream_check.h"
 #include "caches.h"
 #include "program.h"
 #include "quarry/core/flops.h"
@@ -194,7 +195,7 @@ private:
 
 class CpuBackend : public Backend {
 public:
-  explicit CpuBackend(const BackendOptions &opts) {
+  explicit CpuBackend(const BackendOptions &opts) : streams_(opts.streams) {
     omp_set_num_threads(cpu::thread_count(opts.threads));
     policy_.enabled = opts.fuse;
     policy_.pointwise = [](ops::PointwiseFn fn) {
@@ -227,8 +228,13 @@ public:
            ", activations " +
            layout_name(activations_.value_or(dnnl::memory::format_tag::nchw));
   }
+  /// With streams other than 1, the plan a GPU would run on them, checked
+  /// on host threads (stream_check.h): oneDNN's primitives share one
+  /// scratchpad and cannot run at once, so its steps are reference code.
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
+    if (streams_ != 1)
+      return make_stream_check(g, weights, streams_, "cpu");
     return std::make_unique<CpuExecutable>(g, weights, policy_,
                                            Layouts{conv_layout_, {}});
   }
@@ -245,6 +251,7 @@ public:
   void evict_caches() override { cpu::evict_caches(cache_bytes()); }
 
 private:
+  int streams_ = 1;
   FusionPolicy policy_;
   std::optional<dnnl::memory::format_tag> conv_layout_;
   /// Where a network's activations live: what operators are measured in.

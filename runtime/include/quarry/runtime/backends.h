@@ -24,7 +24,8 @@ struct BackendOptions {
   bool cuda_graphs = true;
   /// Streams independent steps run on at once (cuda; streams.h): 1 runs
   /// every step in order on one, 0 as many as the widest wave of
-  /// independent steps needs (up to 8).
+  /// independent steps needs (up to 8). On cpu, other than 1 checks that
+  /// plan on one host thread per stream (stream_check.h), for tests.
   int streams = 1;
 };
 
