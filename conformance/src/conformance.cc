@@ -242,6 +242,7 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
   try {
     runtime::BackendOptions bo;
     bo.threads = opts.threads;
+    bo.streams = opts.streams;
     auto backend = runtime::make_backend(opts.backend, bo);
     Bindings<float> values = m.weights;
     for (const Node &n : m.graph.nodes())

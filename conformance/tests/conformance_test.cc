@@ -187,5 +187,29 @@ TEST(Conformance, OnnxOwnCases) {
   EXPECT_NE(r.detail.find("(Det) is kept"), std::string::npos) << r.detail;
 }
 
+TEST(Conformance, EveryCaseOnSeveralStreamsAsTheReference) {
+  // The multi-stream plan checked on host threads runs each step by its
+  // reference semantics: every case's outcome and error are the reference
+  // backend's, to the bit.
+  if (!fs::exists(kNodeCases))
+    GTEST_SKIP() << kNodeCases
+                 << " is absent (install Debian's libonnx-testdata)";
+  Options reference, streams;
+  streams.backend = "cpu";
+  streams.streams = 0;
+  int compared = 0;
+  for (const std::string &dir : find_cases({kNodeCases})) {
+    const CaseResult want = run_case(dir, reference);
+    if (want.outcome == Outcome::Unsupported)
+      continue;
+    const CaseResult got = run_case(dir, streams);
+    EXPECT_EQ(outcome_name(got.outcome), outcome_name(want.outcome))
+        << dir << ": " << got.detail;
+    EXPECT_EQ(got.worst, want.worst) << dir;
+    ++compared;
+  }
+  EXPECT_GE(compared, 500);
+}
+
 } // namespace
 } // namespace quarry::conformance

@@ -1,5 +1,6 @@
 //===- cmd_conformance.cc - quarry conformance: ONNX's test cases ---------===//
 #include "commands.h"
+#include "run_flags.h"
 
 #include "quarry/conformance/conformance.h"
 #include "quarry/core/error.h"
@@ -66,6 +67,9 @@ void register_conformance_command(CLI::App &app) {
   cmd->add_option("--atol", o->run.atol, "Absolute tolerance (ONNX's: 1e-7)");
   cmd->add_option("--threads", o->run.threads, "Backend threads")
       ->check(CLI::PositiveNumber);
+  add_streams_flag(*cmd, o->run.streams,
+                   "Streams (cuda); cpu: other than 1 runs the multi-stream "
+                   "plan on host threads by reference semantics, to check it");
   cmd->add_flag("--quiet", o->quiet, "Print only cases that do not pass");
   cmd->callback([o] { run_conformance(*o); });
 }

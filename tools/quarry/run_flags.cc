@@ -11,6 +11,20 @@
 
 namespace quarry::cli {
 
+void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help) {
+  cmd.add_option("--streams", streams, help)
+      ->transform(CLI::Transformer({{"auto", "0"}}))
+      ->check(CLI::Validator(
+          [](const std::string &v) {
+            return !v.empty() && v.size() < 4 &&
+                           v.find_first_not_of("0123456789") ==
+                               std::string::npos
+                       ? std::string()
+                       : "'" + v + "' is not a count of streams or auto";
+          },
+          "N|auto"));
+}
+
 void add_run_flags(CLI::App &cmd, RunFlags &f) {
   auto *graph = cmd.add_option("--graph", f.graph,
                                "Graph file: text form (.qg) or ONNX (.onnx)");
@@ -37,20 +51,10 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
   cmd.add_option("--layout", f.layout,
                  "cpu: run every convolution in this activation layout "
                  "(nchw, nhwc, nChw8c, nChw16c; default: the backend chooses)");
-  cmd.add_option("--streams", f.streams,
-                 "cuda: streams independent operators run on at once, or "
-                 "auto (as many as the widest set of independent operators, "
-                 "up to 8); 1 runs them in order")
-      ->transform(CLI::Transformer({{"auto", "0"}}))
-      ->check(CLI::Validator(
-          [](const std::string &v) {
-            return !v.empty() && v.size() < 4 &&
-                           v.find_first_not_of("0123456789") ==
-                               std::string::npos
-                       ? std::string()
-                       : "'" + v + "' is not a count of streams or auto";
-          },
-          "N|auto"));
+  add_streams_flag(cmd, f.streams,
+                   "cuda: streams independent operators run on at once, or "
+                   "auto (as many as the widest set of independent "
+                   "operators, up to 8); 1 runs them in order");
   cmd.add_option("--runs", f.measure.runs,
                  "Timed runs (the median is reported)")
       ->check(CLI::PositiveNumber);

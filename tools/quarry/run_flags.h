@@ -29,6 +29,8 @@ struct RunFlags {
 /// --graph | --model, --input-shape, --backend, --batch, --threads,
 /// --layout, --streams, --runs, --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
+/// --streams N|auto (auto: 0) into `streams`.
+void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help);
 
 /// The backend --backend names, on --threads threads.
 runtime::BackendOptions run_backend_options(const RunFlags &f);

@@ -28,6 +28,9 @@ struct Options {
   std::string backend = "reference";
   double rtol = 1e-3, atol = 1e-7; ///< onnx/backend/test's defaults
   int threads = 1;
+  /// runtime::BackendOptions::streams (cpu: other than 1 checks the
+  /// multi-stream plan on host threads).
+  int streams = 1;
 };
 
 enum class Outcome { Pass, Fail, Unsupported };
