@@ -223,10 +223,14 @@ public:
   /// Includes the revision of quarry's own kernels and the layout
   /// operators are measured in (prepare_operator), so that costs measured
   /// with other kernels or in another layout are not taken for these.
+  /// With streams other than 1 (graphs checked on host threads, by
+  /// reference code) it says so, so that no cost measured so is taken for
+  /// the kernels'.
   std::string device_name() const override {
     return cpu_name() + ", kernels r" + std::to_string(kKernelRevision) +
            ", activations " +
-           layout_name(activations_.value_or(dnnl::memory::format_tag::nchw));
+           layout_name(activations_.value_or(dnnl::memory::format_tag::nchw)) +
+           (streams_ != 1 ? ", streams checked on host threads" : "");
   }
   /// With streams other than 1, the plan a GPU would run on them, checked
   /// on host threads (stream_check.h): oneDNN's primitives share one
