@@ -1,7 +1,7 @@
 //===- buffer_pool.cc - Best-fit reuse of buffers along a schedule --------===//
 #include "buffer_pool.h"
 
-#include "streams.h"
+#include "quarry/runtime/streams.h"
 
 #include <algorithm>
 #include <map>

@@ -3,7 +3,7 @@
 
 #include "quarry/core/float_domain.h"
 #include "quarry/runtime/plan.h"
-#include "streams.h"
+#include "quarry/runtime/streams.h"
 
 #include <atomic>
 #include <cstring>
@@ -52,7 +52,8 @@ public:
     std::exception_ptr failure;
     std::mutex failure_mu;
     auto stream_thread = [&](int t) {
-      for (size_t k = 0; k < n; ++k) {
+      for (int i : streams_.order) {
+        const size_t k = static_cast<size_t>(i);
         if (streams_.stream_of[k] != t)
           continue;
         for (int p : streams_.waits[k])

@@ -1,32 +1,24 @@
 //===- streams.cc - Waves of independent steps, placed on streams ---------===//
-#include "streams.h"
+#include "quarry/runtime/streams.h"
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 namespace quarry::runtime {
 
-HappensBefore::HappensBefore(const std::vector<std::vector<int>> &preds) {
-  words_ = (preds.size() + 63) / 64;
-  reach_.reserve(preds.size() * words_);
-  for (const std::vector<int> &p : preds)
-    add_step(p);
+HappensBefore::HappensBefore(int steps)
+    : steps_(steps), words_((static_cast<size_t>(steps) + 63) / 64),
+      reach_(static_cast<size_t>(steps) * words_, 0) {}
+
+HappensBefore::HappensBefore(const std::vector<std::vector<int>> &preds)
+    : HappensBefore(static_cast<int>(preds.size())) {
+  for (size_t s = 0; s < preds.size(); ++s)
+    add_step(static_cast<int>(s), preds[s]);
 }
 
-void HappensBefore::add_step(const std::vector<int> &preds) {
-  const int s = steps_++;
-  if (static_cast<size_t>(steps_) > words_ * 64) {
-    // Rows widen: copy them into the wider layout.
-    const size_t wider = words_ * 2 + 1;
-    std::vector<uint64_t> grown(static_cast<size_t>(s) * wider, 0);
-    for (int r = 0; r < s; ++r)
-      std::copy_n(reach_.begin() + static_cast<size_t>(r) * words_, words_,
-                  grown.begin() + static_cast<size_t>(r) * wider);
-    reach_ = std::move(grown);
-    words_ = wider;
-  }
-  reach_.resize(static_cast<size_t>(steps_) * words_, 0);
-  uint64_t *row = reach_.data() + static_cast<size_t>(s) * words_;
+void HappensBefore::add_step(int step, const std::vector<int> &preds) {
+  uint64_t *row = reach_.data() + static_cast<size_t>(step) * words_;
   for (int p : preds) {
     const uint64_t *from = reach_.data() + static_cast<size_t>(p) * words_;
     for (size_t w = 0; w < words_; ++w)
@@ -70,13 +62,21 @@ StreamPlan assign_streams(const std::vector<ScheduledStep> &schedule,
       1, max_streams > 0 ? max_streams
                          : std::min(plan.widest_wave, kMaxAutoStreams));
 
+  plan.order.resize(static_cast<size_t>(n));
+  std::iota(plan.order.begin(), plan.order.end(), 0);
+  if (streams > 1)
+    std::stable_sort(plan.order.begin(), plan.order.end(), [&](int a, int b) {
+      return plan.wave_of[a] < plan.wave_of[b];
+    });
+
   plan.stream_of.assign(n, 0);
   plan.waits.assign(n, {});
   plan.signals.assign(n, false);
+  plan.happens_before = HappensBefore(n);
   std::vector<int> last_on(streams, -1); ///< the latest step of each stream
   std::map<int, std::vector<int>> load;  ///< wave -> steps per stream
   int used = 1;
-  for (int s = 0; s < n; ++s) {
+  for (int s : plan.order) {
     std::vector<int> &in_wave = load[plan.wave_of[s]];
     in_wave.resize(streams, 0);
     int t = -1;
@@ -109,7 +109,7 @@ StreamPlan assign_streams(const std::vector<ScheduledStep> &schedule,
         preds.push_back(p);
       }
     }
-    plan.happens_before.add_step(preds);
+    plan.happens_before.add_step(s, preds);
     last_on[t] = s;
   }
   plan.streams = used;

@@ -1,5 +1,5 @@
 //===- streams_test.cc - Waves, streams, waits and buffers that never meet ===//
-#include "streams.h"
+#include "quarry/runtime/streams.h"
 
 #include "cases.h"
 #include "quarry/core/random.h"
@@ -107,11 +107,30 @@ TEST(Streams, AWaveWiderThanTheStreamsShares) {
   EXPECT_EQ(per_stream[1], 2);
 }
 
-TEST(HappensBefore, IsTransitiveAndGrows) {
-  HappensBefore hb;
-  hb.add_step({});
+TEST(Streams, SeveralStreamsIssueInWaves) {
+  // The graph lists one branch whole, then the other; on two streams they
+  // are issued wave by wave, so neither stream holds a later step before
+  // an earlier one.
+  const Planned b = planned("input x: [4,4]\na1 = relu(x)\na2 = relu(a1)\n"
+                            "b1 = sigmoid(x)\nb2 = sigmoid(b1)\n"
+                            "y = ewadd(a2, b2)\noutput y\n");
+  const StreamPlan one = assign_streams(b.schedule, 1);
+  EXPECT_EQ(one.order, (std::vector<int>{0, 1, 2, 3, 4}));
+  const StreamPlan two = assign_streams(b.schedule, 2);
+  EXPECT_EQ(two.order, (std::vector<int>{0, 2, 1, 3, 4}));
+  EXPECT_EQ(two.stream_of[0], two.stream_of[1]);
+  EXPECT_EQ(two.stream_of[2], two.stream_of[3]);
+  EXPECT_NE(two.stream_of[0], two.stream_of[2]);
+  EXPECT_TRUE(two.happens_before(2, 3));
+  EXPECT_FALSE(two.happens_before(1, 2));
+  EXPECT_FALSE(two.happens_before(2, 1));
+}
+
+TEST(HappensBefore, IsTransitiveOverManyWords) {
+  HappensBefore hb(200);
+  hb.add_step(0, {});
   for (int s = 1; s < 200; ++s)
-    hb.add_step({s - 1}); // a chain longer than one word of bits
+    hb.add_step(s, {s - 1}); // a chain longer than one word of bits
   EXPECT_EQ(hb.steps(), 200);
   EXPECT_TRUE(hb(0, 199));
   EXPECT_TRUE(hb(70, 130));

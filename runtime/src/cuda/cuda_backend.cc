@@ -2,10 +2,10 @@
 //===//
 #include "quarry/runtime/cuda_backend.h"
 
-#include "../streams.h"
 #include "kernels.h"
 #include "quarry/core/op_registry.h"
 #include "quarry/runtime/plan.h"
+#include "quarry/runtime/streams.h"
 
 #include <deque>
 #include <memory>
@@ -260,7 +260,7 @@ private:
     }
   }
 
-  /// Queues every step on its stream, in schedule order: the other streams
+  /// Queues every step on its stream, in waves: the other streams
   /// first wait for the origin stream (the inputs are there), each step for
   /// the events of its producers on other streams, and the origin for the
   /// other streams at the end, so that waiting on the origin waits for all.
@@ -280,7 +280,8 @@ private:
   }
 
   void issue_steps() {
-    for (size_t k = 0; k < steps_.size(); ++k) {
+    for (int i : streams_.order) {
+      const size_t k = static_cast<size_t>(i);
       cudaStream_t stream = contexts_[streams_.stream_of[k]].stream;
       for (int p : streams_.waits[k])
         QUARRY_CUDA_CHECK(cudaStreamWaitEvent(stream, done_.at(p)->get(), 0));

@@ -9,8 +9,8 @@
 // wave each step takes the stream of a producer where that stream is still
 // free in the wave, else a free one, else shares one.
 //
-// Steps are issued in schedule order (a topological order), each on its
-// stream after waiting for the events of its producers on other streams.
+// Steps are issued in waves (StreamPlan::order), each on its stream after
+// waiting for the events of its producers on other streams.
 // What may then run at the same time is decided by HappensBefore: the
 // closure of stream order and those waits. A buffer may pass from one value
 // to another only when every step that touched the first happens before the
@@ -31,15 +31,17 @@ namespace quarry::runtime {
 class HappensBefore {
 public:
   HappensBefore() = default;
+  /// For a schedule of `steps` steps, none added yet.
+  explicit HappensBefore(int steps);
   /// `preds[s]`: the steps step `s` directly follows (each < s).
   explicit HappensBefore(const std::vector<std::vector<int>> &preds);
-  /// Appends the next step, which directly follows `preds` (each earlier).
-  void add_step(const std::vector<int> &preds);
+  /// Adds step `step`, which directly follows `preds` (each added before).
+  void add_step(int step, const std::vector<int> &preds);
   /// Whether step `a` completes before step `b` starts; a == b is false.
   bool operator()(int a, int b) const {
     if (a < 0)
       return b >= 0; // before the first step (the graph's inputs)
-    if (b < 0 || a >= b)
+    if (b < 0 || a == b)
       return false;
     return (reach_[static_cast<size_t>(b) * words_ + a / 64] >> (a % 64)) & 1;
   }
@@ -52,7 +54,12 @@ private:
 };
 
 struct StreamPlan {
-  int streams = 1;            ///< streams used (at most the number asked)
+  int streams = 1; ///< streams used (at most the number asked)
+  /// The steps in the order they are issued: the schedule's on one
+  /// stream; by wave on several (the schedule's order within a wave), so
+  /// that a stream never holds a step of a later wave before one of an
+  /// earlier wave, whatever order the graph listed its branches in.
+  std::vector<int> order;
   std::vector<int> stream_of; ///< per step
   std::vector<int> wave_of;   ///< per step
   /// Per step: the steps on other streams whose completion it waits for
