@@ -3,8 +3,11 @@
 
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/plan.h"
+#include "quarry/runtime/streams.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 namespace quarry::opt {
@@ -157,6 +160,46 @@ double CostModel::measure(const runtime::OpConfig &c) {
 
 double CostModel::graph_cost(const Graph &g) {
   return cost_of(g, running_nodes(g));
+}
+
+double CostModel::critical_path_cost(const Graph &g, int streams) {
+  const RunningNodes running = running_nodes(g);
+  const double total = cost_of(g, running);
+  if (streams == 1)
+    return total;
+  // Every dynamic node is a step, so that dependencies pass through the
+  // nodes fused into another's kernel; only running ones cost.
+  std::map<int32_t, int64_t> ticks_of;
+  for (size_t i = 0; i < running.nodes.size(); ++i)
+    ticks_of[running.nodes[i]] = known_ticks(running.hashes[i]);
+  const runtime::Plan p = runtime::plan_shapes(g);
+  std::vector<runtime::ScheduledStep> schedule;
+  std::vector<int64_t> step_ticks;
+  for (int32_t id : p.steps) {
+    runtime::ScheduledStep s{g.node(id).inputs, {}};
+    for (size_t o = 0; o < p.values[id].size(); ++o)
+      s.writes.push_back({id, static_cast<int32_t>(o)});
+    schedule.push_back(std::move(s));
+    auto it = ticks_of.find(id);
+    step_ticks.push_back(it == ticks_of.end() ? 0 : it->second);
+  }
+  const runtime::StreamPlan plan = runtime::assign_streams(schedule, streams);
+  const std::vector<std::vector<int>> producers =
+      runtime::producers_of(schedule);
+  std::vector<int64_t> finish(schedule.size(), 0);
+  std::vector<int64_t> stream_free(static_cast<size_t>(plan.streams), 0);
+  int64_t makespan = 0;
+  for (int i : plan.order) {
+    const size_t k = static_cast<size_t>(i);
+    const size_t t = static_cast<size_t>(plan.stream_of[k]);
+    int64_t start = stream_free[t];
+    for (int q : producers[k])
+      start = std::max(start, finish[static_cast<size_t>(q)]);
+    finish[k] = start + step_ticks[k];
+    stream_free[t] = finish[k];
+    makespan = std::max(makespan, finish[k]);
+  }
+  return ms_of(makespan);
 }
 
 } // namespace quarry::opt

@@ -49,8 +49,7 @@ std::string fixed(double x, int digits) {
 /// "2%", "2.5%".
 std::string percent(double fraction) {
   char text[32];
-  std::snprintf(text, sizeof text, "%g%%",
-                std::round(fraction * 1000) / 10);
+  std::snprintf(text, sizeof text, "%g%%", std::round(fraction * 1000) / 10);
   return text;
 }
 
@@ -160,6 +159,38 @@ Graph launch_probe() {
   return parse_graph(text + "output " + previous + "\n", "<launch probe>");
 }
 
+namespace {
+
+/// Reorders `r.ranked` by `predicted` (critical paths over streams),
+/// keeping only graphs predicted cheaper than the original, and makes
+/// `best`, `best_cost`, `steps` and `initial_cost` say the same (the
+/// original when none is cheaper).
+template <class Predicted>
+void rank_by_critical_path(SearchResult &r, const Graph &original,
+                           Predicted &&predicted) {
+  r.initial_cost = predicted(original);
+  for (RankedGraph &g : r.ranked)
+    g.cost = predicted(g.graph);
+  std::stable_sort(r.ranked.begin(), r.ranked.end(),
+                   [](const RankedGraph &a, const RankedGraph &b) {
+                     return a.cost < b.cost;
+                   });
+  std::erase_if(r.ranked, [&](const RankedGraph &g) {
+    return g.steps.empty() || !(g.cost < r.initial_cost);
+  });
+  if (r.ranked.empty()) {
+    r.best = original;
+    r.best_cost = r.initial_cost;
+    r.steps.clear();
+    return;
+  }
+  r.best = r.ranked.front().graph;
+  r.best_cost = r.ranked.front().cost;
+  r.steps = r.ranked.front().steps;
+}
+
+} // namespace
+
 OptimizeResult
 optimize(const Model &m, const std::vector<Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
@@ -182,6 +213,8 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   }
   SearchOptions search_opts = opts;
   search_opts.keep_best = std::max(opts.keep_best, select.candidates);
+  if (select.streams != 1)
+    search_opts.keep_best = std::max(search_opts.keep_best, kStreamsRanked);
   auto phase = [&](const std::string &what) {
     if (select.phase)
       select.phase(what);
@@ -200,9 +233,16 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     r.calibration_scale = cost.scale();
   }
   r.search = search(full.graph, transformations, cost, search_opts, progress);
+  // Predicted costs: sums of operators, or critical paths over streams.
+  auto predicted = [&](const Graph &g) {
+    return select.streams == 1 ? cost.graph_cost(g)
+                               : cost.critical_path_cost(g, select.streams);
+  };
+  if (select.streams != 1)
+    rank_by_critical_path(r.search, full.graph, predicted);
   if (select.candidates <= 0) {
     r.model = folded(r.search.best, full, owned);
-    r.final_cost = cost.graph_cost(r.model.graph);
+    r.final_cost = predicted(r.model.graph);
     r.steps = r.search.steps;
     return r;
   }
@@ -237,8 +277,8 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   double best_ratio = 1.0;
   for (size_t i = 1; i < candidates.size(); ++i) {
     const Graph &g = candidates[i]->graph;
-    r.timed.push_back({cost.graph_cost(g), 0, 1, candidates[i]->steps,
-                       candidates[i]->ordinals});
+    r.timed.push_back(
+        {predicted(g), 0, 1, candidates[i]->steps, candidates[i]->ordinals});
     const std::vector<std::vector<double>> ms = time_in_turn(
         {original_timer, select.timer(g, full.weights)}, select.rounds);
     const double pair_original = quantile(ms[0], 0.5);
@@ -266,10 +306,9 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     r.confirmed_speedup = quantile(ms[1], 0.5) / quantile(ms[0], 0.5);
     if (const std::string why = why_not_a_win(ms[1], ms[0], select.min_gain);
         !why.empty()) {
-      r.kept_because = "candidate " + std::to_string(r.chosen) +
-                       " measured " + speedup_text(r.timed[r.chosen]) +
-                       ", but timed again with both prepared afresh " +
-                       why;
+      r.kept_because = "candidate " + std::to_string(r.chosen) + " measured " +
+                       speedup_text(r.timed[r.chosen]) +
+                       ", but timed again with both prepared afresh " + why;
       r.unconfirmed = r.chosen;
       r.chosen = 0;
     }
@@ -279,12 +318,11 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
     for (size_t i = 2; i < r.timed.size(); ++i)
       if (r.timed[i].measured_speedup > r.timed[best].measured_speedup)
         best = i;
-    r.kept_because = "no candidate measured at least " +
-                     percent(select.min_gain) +
-                     " faster with three quarters of its runs below the "
-                     "original's median; the closest, candidate " +
-                     std::to_string(best) + ", measured " +
-                     speedup_text(r.timed[best]);
+    r.kept_because =
+        "no candidate measured at least " + percent(select.min_gain) +
+        " faster with three quarters of its runs below the "
+        "original's median; the closest, candidate " +
+        std::to_string(best) + ", measured " + speedup_text(r.timed[best]);
   } else if (r.chosen == 0) {
     r.kept_because = "the search found no graph that differs from it";
   }

@@ -429,5 +429,44 @@ TEST(RulePolicy, RulesProvedBeforeShapePreconditionsAreRefused) {
   }
 }
 
+TEST(Optimize, OnStreamsGraphsRankByTheirCriticalPath) {
+  // kBranches' three convolutions run at once on three streams: merged into
+  // one, they cost fewer launches in sum but take longer from first to
+  // last.
+  CostModel cost(launch_cost);
+  const Model m{parse_graph(kBranches), {}};
+  const Graph original = complete_weights(m, 7).graph;
+  EXPECT_DOUBLE_EQ(cost.critical_path_cost(original, 1),
+                   cost.graph_cost(original));
+  const double on_streams = cost.critical_path_cost(original, 0);
+  EXPECT_LT(on_streams, cost.graph_cost(original));
+  EXPECT_DOUBLE_EQ(on_streams, cost.critical_path_cost(original, 3));
+
+  // However the graph lists its branches.
+  const Graph listed_otherwise = parse_graph(
+      "input x: [1,8,8,8]\nweight c: [8,8,3,3]\nweight b: [8,8,3,3]\n"
+      "weight a: [8,8,3,3]\nrc = relu(conv2d(x, c))\n"
+      "rb = relu(conv2d(x, b))\nra = relu(conv2d(x, a))\n"
+      "z = ewadd(ewadd(ra, rb), rc)\noutput z\n");
+  EXPECT_DOUBLE_EQ(cost.critical_path_cost(listed_otherwise, 0), on_streams);
+
+  SearchOptions o;
+  o.budget = 20;
+  SelectOptions one;
+  one.candidates = 0;
+  const auto ts = make_transformations(RulePack{});
+  const OptimizeResult a = optimize(m, ts, cost, o, one, 7);
+  ASSERT_FALSE(a.steps.empty()); // on one stream the merge pays
+  EXPECT_GT(cost.critical_path_cost(a.model.graph, 0), on_streams);
+
+  SelectOptions many = one;
+  many.streams = 0;
+  const OptimizeResult b = optimize(m, ts, cost, o, many, 7);
+  EXPECT_DOUBLE_EQ(b.search.initial_cost, on_streams);
+  EXPECT_LE(b.final_cost, on_streams);
+  EXPECT_LT(b.final_cost, cost.critical_path_cost(a.model.graph, 0));
+  EXPECT_LT(error_between(original, b.model.graph), kTolerance);
+}
+
 } // namespace
 } // namespace quarry::opt::test

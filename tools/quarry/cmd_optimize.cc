@@ -100,6 +100,7 @@ void optimize(OptimizeOptions &o) {
   select.rounds = o.measure.runs;
   select.attribute = !o.no_attribution;
   select.calibrate = !table;
+  select.streams = o.streams;
   if (!table)
     select.timer =
         opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);

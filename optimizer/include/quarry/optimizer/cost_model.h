@@ -105,6 +105,15 @@ public:
   double op_cost(const runtime::OpConfig &c);
   /// cost_of(g, running_nodes(g)).
   double graph_cost(const Graph &g);
+  /// `g` run with its independent operators on at most `streams` streams
+  /// (0: as many as its widest wave needs), as runtime/streams.h places
+  /// them: the finish time of the last operator, each starting once its
+  /// stream's previous operator and the operators it reads from have
+  /// finished. Operators cost what graph_cost() sums (fused ones nothing);
+  /// with one stream this is graph_cost(). Not additive over rewrites, so
+  /// the search's previews cannot use it: optimize() ranks the search's
+  /// cheapest graphs by it (SelectOptions::streams).
+  double critical_path_cost(const Graph &g, int streams);
 
   /// Configurations measured (not found in the cache) so far.
   int measured() const { return measured_; }

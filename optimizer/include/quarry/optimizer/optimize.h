@@ -63,7 +63,17 @@ struct SelectOptions {
   /// measures (calibration, selection, attribution): they take minutes on
   /// large networks. May be empty.
   std::function<void(const std::string &)> phase;
+  /// Streams the graphs will run on (runtime/streams.h; 0: auto). Other
+  /// than 1, the search's cheapest graphs (kStreamsRanked of them) and the
+  /// original are ranked by their critical path over the streams
+  /// (CostModel::critical_path_cost), which picks what is timed, or what
+  /// is chosen when nothing is; a merge of branches that would have run at
+  /// once anyway gains nothing there. Costs reported are critical paths.
+  int streams = 1;
 };
+
+/// Graphs the search keeps for ranking by critical path (streams != 1).
+constexpr int kStreamsRanked = 8;
 
 /// A graph timed whole during selection.
 struct TimedGraph {
