@@ -6,15 +6,17 @@
 # operator configurations came from the table and how many from its
 # roofline).
 #
-#   bench/priced_search.sh [COSTS] [BUDGET] [BACKEND]
+#   bench/priced_search.sh [COSTS] [BUDGET] [BACKEND] [STREAMS]
 #
 # COSTS defaults to bench/data/cuda_costs.nvidia-h200.tsv, BUDGET to 20,
-# BACKEND to cuda.
+# BACKEND to cuda, STREAMS to 1 (auto: graphs ranked by their critical
+# path over as many streams as their widest wave needs).
 set -eu
 root=$(dirname "$0")/..
 costs=${1:-$root/bench/data/cuda_costs.nvidia-h200.tsv}
 budget=${2:-20}
 backend=${3:-cuda}
+streams=${4:-1}
 quarry=$root/build/bin/quarry
 [ -x "$quarry" ] || {
   echo "priced_search.sh: build/bin/quarry is missing: run scripts/bootstrap.sh" >&2
@@ -27,6 +29,7 @@ sep=""
 for m in resnet50 resnext50 nasnet_a nasrnn bert inception_v3; do
   "$quarry" optimize --model "$m" --backend "$backend" --costs "$costs" \
     --rules "$root/rules/quarry-k3.verified.pb" --budget "$budget" \
+    --streams "$streams" \
     --cost-cache "$work/unused.tsv" --report "$work/$m.json" >/dev/null
   printf '%s' "$sep"
   cat "$work/$m.json"
