@@ -111,6 +111,59 @@ TEST(FloatOnly, GridSampleMapsPointsOntoPixels) {
   EXPECT_LE(y[0], 4);
 }
 
+/// gather_elements[attrs](x, i) of the given x and indices.
+T gather_elements(const std::string &attrs, const T &x, const T &i) {
+  return run("input x\ninput i\ny = gather_elements[" + attrs +
+                 "](x, i)\noutput y",
+             {{"x", x}, {"i", i}});
+}
+
+TEST(FloatOnly, GatherElementsPicksAlongTheAxis) {
+  // ONNX's examples: along rows (axis 1) and along columns (axis 0).
+  expect_values(gather_elements("axis=1", T({2, 2}, {1, 2, 3, 4}),
+                                T({2, 2}, {0, 0, 1, 0})),
+                {2, 2}, {1, 1, 4, 3});
+  const T x({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  expect_values(gather_elements("axis=0", x, T({2, 3}, {1, 2, 0, 2, 0, 0})),
+                {2, 3}, {4, 8, 3, 7, 2, 3});
+  // A negative index counts from the end of the axis.
+  expect_values(gather_elements("axis=0", x, T({2, 3}, {-1, -2, 0, -2, 0, 0})),
+                {2, 3}, {7, 5, 3, 4, 2, 3});
+  // A negative axis counts from the last; the axis is 0 by default.
+  expect_values(gather_elements("axis=-1", x, T({3, 1}, {2, 0, -3})), {3, 1},
+                {3, 4, 7});
+  expect_values(gather_elements("", x, T({1, 3}, {2, 1, 0})), {1, 3},
+                {7, 5, 3});
+}
+
+TEST(FloatOnly, GatherElementsIndicesSmallerThanX) {
+  // x[i,j,k] = 6i + 2j + k; indices [1,2,1] along axis 1 read x[0,j',0].
+  T x({2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  expect_values(gather_elements("axis=-2", x, T({1, 2, 1}, {2, 0})), {1, 2, 1},
+                {4, 0});
+  // Longer than x along the axis itself: indices repeat.
+  expect_values(gather_elements("axis=1", x, T({1, 4, 1}, {0, 0, 1, 2})),
+                {1, 4, 1}, {0, 0, 2, 4});
+}
+
+TEST(FloatOnly, GatherElementsRefusesBadShapesAndIndices) {
+  const T x({2, 3}, {1, 2, 3, 4, 5, 6});
+  // Indices past the extent, or not integers, are errors, not reads.
+  EXPECT_THROW(gather_elements("axis=1", x, T({2, 1}, {3, 0})), Error);
+  EXPECT_THROW(gather_elements("axis=1", x, T({2, 1}, {-4, 0})), Error);
+  EXPECT_THROW(gather_elements("axis=1", x, T({2, 1}, {0.5f, 0})), Error);
+  EXPECT_THROW(gather_elements("axis=1", x, T({2, 1}, {NAN, 0})), Error);
+  EXPECT_THROW(parse_graph("input x: [2,3]\ninput i: [6]\n"
+                           "y = gather_elements(x, i)\noutput y"),
+               Error);
+  EXPECT_THROW(parse_graph("input x: [2,3]\ninput i: [2,4]\n"
+                           "y = gather_elements(x, i)\noutput y"),
+               Error);
+  EXPECT_THROW(parse_graph("input x: [2,3]\ninput i: [2,3]\n"
+                           "y = gather_elements[axis=2](x, i)\noutput y"),
+               Error);
+}
+
 TEST(FloatOnly, ReductionsOverAxes) {
   T z({2, 3}, {1, -2, 3, 4, 5, 6});
   auto reduce = [&](const std::string &fn, const std::string &axes) {

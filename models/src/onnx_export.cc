@@ -537,6 +537,14 @@ private:
       attr(node("Hardmax", {in(n, 0)}, {out}), "axis",
            n.attrs.i(ops::Hardmax::kAxis));
       return;
+    case OpKind::GatherElements: {
+      // quarry holds the indices as float32; ONNX takes them as integers.
+      attr(node("Cast", {in(n, 1)}, {out + "_indices"}), "to",
+           int64_t{onnx::TensorProto::INT64});
+      attr(node("GatherElements", {in(n, 0), out + "_indices"}, {out}), "axis",
+           n.attrs.i(ops::GatherElements::kAxis));
+      return;
+    }
     case OpKind::ReduceMean: {
       auto *r = node("ReduceMean", {in(n, 0)}, {out});
       attr(r, "axes", n.attrs.list(ops::ReduceMean::kAxes));

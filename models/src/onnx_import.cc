@@ -588,13 +588,14 @@ void Importer::set_held_output(int i, int32_t elem) {
 bool passes_type_through(std::string_view op) {
   // Their outputs have their first operand's element type, and their
   // values are the operands' values (or their greatest or least): the
-  // same in float32 as in the integers it holds exactly.
+  // same in float32 as in the integers it holds exactly. (The gathers read
+  // their integer indices as positions, which float32 holds exactly too.)
   static const std::set<std::string, std::less<>> same_type = {
-      "Identity",     "Dropout",      "Reshape", "Flatten", "Squeeze",
-      "Unsqueeze",    "Transpose",    "Concat",  "Slice",   "Split",
-      "Gather",       "Expand",       "Tile",    "Pad",     "DepthToSpace",
-      "SpaceToDepth", "Max",          "Min",     "Clip",    "Relu",
-      "MaxPool",      "GlobalMaxPool"};
+      "Identity",     "Dropout",        "Reshape",      "Flatten", "Squeeze",
+      "Unsqueeze",    "Transpose",      "Concat",       "Slice",   "Split",
+      "Gather",       "GatherElements", "Expand",       "Tile",    "Pad",
+      "DepthToSpace", "SpaceToDepth",   "Max",          "Min",     "Clip",
+      "Relu",         "MaxPool",        "GlobalMaxPool"};
   return same_type.count(op) > 0;
 }
 

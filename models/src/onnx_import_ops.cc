@@ -524,6 +524,15 @@ void slice(I &m) {
   m.set_output(0, m.add(OpKind::Slice, slice_attrs(m, m.shape(x).rank()), {x}));
 }
 
+/// Index `j` along `axis` of `sx` made non-negative; fails naming the node
+/// when it is out of range.
+int64_t index_along(I &m, int64_t j, const Shape &sx, int axis) {
+  if (j < -sx[axis] || j >= sx[axis])
+    m.fail("index " + std::to_string(j) + " out of range for axis " +
+           std::to_string(axis) + " of " + sx.str());
+  return j < 0 ? j + sx[axis] : j;
+}
+
 /// Gather from a computed tensor at constant indices: one slice per run of
 /// consecutive indices, concatenated, then reshaped to ONNX's result shape.
 void gather(I &m) {
@@ -532,12 +541,8 @@ void gather(I &m) {
   const int axis = axis_of(m, m.attr_int("axis", 0), sx.rank());
   const Constant &idx = m.need_const(1, "indices");
   Ints at;
-  for (int64_t j : idx.ints) {
-    if (j < -sx[axis] || j >= sx[axis])
-      m.fail("index " + std::to_string(j) + " out of range for axis " +
-             std::to_string(axis) + " of " + sx.str());
-    at.push_back(j < 0 ? j + sx[axis] : j);
-  }
+  for (int64_t j : idx.ints)
+    at.push_back(index_along(m, j, sx, axis));
   if (at.empty())
     m.fail("gather of no indices");
   std::vector<ValueRef> parts;
@@ -569,6 +574,23 @@ void gather(I &m) {
     return m.set_output(0, v);
   m.set_output(0, m.add(OpKind::Reshape,
                         make_attrs(OpKind::Reshape, {{"shape", dims}}), {v}));
+}
+
+/// GatherElements (the same at opsets 11 and 13): x's elements picked
+/// along the axis, the indices computed or constant, held as float32.
+void gather_elements(I &m) {
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  const int axis = axis_of(m, m.attr_int("axis", 0), sx.rank());
+  // Constant indices are checked now, so that a bad one names the node
+  // when the model is read rather than when it runs.
+  if (const Constant *idx = m.const_in(1))
+    for (int64_t j : idx->ints)
+      index_along(m, j, sx, axis);
+  m.set_output(
+      0, m.add(OpKind::GatherElements,
+               make_attrs(OpKind::GatherElements, {{"axis", int64_t(axis)}}),
+               {x, m.in(1)}));
 }
 
 void transpose_op(I &m) {
@@ -1146,6 +1168,7 @@ const std::map<std::string, Handler, std::less<>> &onnx_handlers() {
         {"Min", variadic_fn(B::Min)},
         {"Expand", expand},
         {"Gather", gather},
+        {"GatherElements", gather_elements},
         {"MatMul", matmul},
         {"Gemm", gemm},
         {"Conv", conv},

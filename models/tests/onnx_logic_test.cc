@@ -7,6 +7,7 @@
 // where per output.
 //
 //===----------------------------------------------------------------------===//
+#include "model_eval.h"
 #include "onnx_builder.h"
 
 #include "quarry/core/evaluate.h"
@@ -20,13 +21,6 @@ namespace quarry {
 namespace {
 
 using namespace quarry::testing;
-
-std::vector<float> eval_first(const Model &m, const Bindings<float> &in) {
-  Bindings<float> b = in;
-  for (const auto &[name, w] : m.weights)
-    b.emplace(name, w);
-  return evaluate(FloatDomain{}, m.graph, b).at(0).data;
-}
 
 TEST(OnnxLogic, ComparisonsAndWhereRunAndBoolsGoBackOutAsBools) {
   // y = where(x >= 0 and not (x == 2), x, -x); b = x < 1, a bool output.

@@ -16,6 +16,7 @@
 #include "quarry/core/ops/conv_transpose.h"
 #include "quarry/core/ops/elementwise.h"
 #include "quarry/core/ops/enlarge.h"
+#include "quarry/core/ops/gather_elements.h"
 #include "quarry/core/ops/grid_sample.h"
 #include "quarry/core/ops/hardmax.h"
 #include "quarry/core/ops/layer_norm.h"
@@ -85,7 +86,8 @@ namespace quarry {
   X(Hardmax, ops::Hardmax)                                                     \
   X(GridSample, ops::GridSample)                                               \
   X(Where, ops::Where)                                                         \
-  X(LayerNorm, ops::LayerNorm)
+  X(LayerNorm, ops::LayerNorm)                                                 \
+  X(GatherElements, ops::GatherElements)
 
 enum class OpKind : uint8_t {
 #define QUARRY_ENUM(kind, def) kind,
