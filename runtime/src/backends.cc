@@ -17,6 +17,14 @@ bool cuda_backend_built() {
 #endif
 }
 
+double precision_tolerance(std::string_view precision) {
+  if (precision == "tf32")
+    return 1e-2;
+  if (precision == "bf16" || precision == "fp16")
+    return 5e-2;
+  return 1e-4;
+}
+
 std::unique_ptr<Backend> make_backend(std::string_view name,
                                       const BackendOptions &opts) {
   if (name == "reference")

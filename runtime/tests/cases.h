@@ -161,13 +161,14 @@ inline constexpr double kTolerance = 2e-5;
 
 /// Runs `text` on `b` and on the reference with the same random values.
 inline void expect_matches_reference(Backend &b, Backend &reference,
-                                     const Case &c) {
+                                     const Case &c,
+                                     double tolerance = kTolerance) {
   SCOPED_TRACE(c.name + "\n" + c.text);
   const Graph g = parse_graph(c.text, c.name);
   const Bindings<float> values = random_run_bindings(g, 7);
   const auto want = run_once(*reference.prepare(g, values), values);
   const auto got = run_once(*b.prepare(g, values), values);
-  EXPECT_LE(max_relative_error(got, want), kTolerance);
+  EXPECT_LE(max_relative_error(got, want), tolerance);
 }
 
 } // namespace quarry::runtime::testing

@@ -1,5 +1,6 @@
 //===- cpu_backend_test.cc - oneDNN results equal the reference's ---------===//
 #include "cases.h"
+#include "quarry/runtime/backends.h"
 #include "quarry/runtime/cpu_backend.h"
 #include "quarry/runtime/measure.h"
 #include "quarry/runtime/op_config.h"
@@ -33,6 +34,64 @@ INSTANTIATE_TEST_SUITE_P(All, CpuOperator,
                          ::testing::ValuesIn(operator_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(All, CpuGraph, ::testing::ValuesIn(graph_cases()),
                          case_name);
+
+/// The cpu backend in bf16 mode, or nothing where the processor has no
+/// avx512_bf16.
+std::unique_ptr<Backend> bf16_backend() {
+  BackendOptions o;
+  o.precision = "bf16";
+  try {
+    return make_cpu_backend(o);
+  } catch (const Error &) {
+    return nullptr;
+  }
+}
+
+/// Every operator configuration and graph in bf16 mode, within bf16's
+/// stated tolerance of the reference.
+class CpuBf16 : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CpuBf16, WithinItsTolerance) {
+  auto cpu = bf16_backend();
+  if (!cpu)
+    GTEST_SKIP() << "this processor has no avx512_bf16";
+  auto ref = make_reference_backend();
+  expect_matches_reference(*cpu, *ref, GetParam(), precision_tolerance("bf16"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Operator, CpuBf16,
+                         ::testing::ValuesIn(operator_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Graph, CpuBf16, ::testing::ValuesIn(graph_cases()),
+                         case_name);
+
+TEST(CpuBackend, Bf16ConvolutionsAndProductsRunOnBfloat16Kernels) {
+  auto cpu = bf16_backend();
+  if (!cpu)
+    GTEST_SKIP() << "this processor has no avx512_bf16";
+  EXPECT_NE(cpu->device_name().find(", bf16 products"), std::string::npos);
+  const Graph g = parse_graph(
+      "input x: [1,32,14,14]\nweight w: [32,32,3,3]\n"
+      "input a: [64,256]\nweight b: [256,128]\n"
+      "y = conv2d[s=1,1 pad=same](x, w)\nz = matmul(a, b)\noutput y, z\n");
+  auto e = cpu->prepare(g, random_run_bindings(g, 1));
+  int bf16_kernels = 0;
+  for (const StepInfo &s : e->steps())
+    bf16_kernels += s.impl.find("bf16") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(bf16_kernels, 2);
+}
+
+TEST(CpuBackend, RefusesAPrecisionItCannotHonour) {
+  BackendOptions o;
+  o.precision = "tf32";
+  try {
+    make_cpu_backend(o);
+    ADD_FAILURE() << "tf32 accepted";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "backend cpu: precision 'tf32' is not supported (fp32, or bf16 "
+              "where the processor has avx512_bf16)");
+  }
+}
 
 TEST(CpuBackend, RunsAgainWithNewInputs) {
   const Graph g = parse_graph("input x: [2,3]\nweight w: [3,4]\n"

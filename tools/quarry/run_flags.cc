@@ -55,6 +55,11 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
                    "cuda: streams independent operators run on at once, or "
                    "auto (as many as the widest set of independent "
                    "operators, up to 8); 1 runs them in order");
+  cmd.add_option("--precision", f.precision,
+                 "Arithmetic: fp32; tf32 (cuda's matrix units on float32); "
+                 "bf16 (cpu with avx512_bf16: convolutions on bfloat16 "
+                 "operands, float32 sums)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   cmd.add_option("--runs", f.measure.runs,
                  "Timed runs (the median is reported)")
       ->check(CLI::PositiveNumber);
@@ -69,6 +74,7 @@ runtime::BackendOptions run_backend_options(const RunFlags &f) {
   opts.threads = f.threads;
   opts.layout = f.layout;
   opts.streams = f.streams;
+  opts.precision = f.precision;
   return opts;
 }
 

@@ -19,6 +19,7 @@ struct RunFlags {
   int threads = 0;    ///< 0: OMP_NUM_THREADS, else every core
   std::string layout; ///< cpu: convolutions' activation layout ("": auto)
   int streams = 1;    ///< cuda: streams steps run on (0: auto)
+  std::string precision = "fp32"; ///< runtime::BackendOptions::precision
   /// ONNX graphs: "name=1x3x224x224" fixes an input's dimensions.
   std::vector<std::string> input_shapes;
   /// ONNX graphs: "name=FILE" fixes a parameter input's value.
@@ -27,7 +28,7 @@ struct RunFlags {
 };
 
 /// --graph | --model, --input-shape, --backend, --batch, --threads,
-/// --layout, --streams, --runs, --warmup, --seed.
+/// --layout, --streams, --precision, --runs, --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 /// --streams N|auto (auto: 0) into `streams`.
 void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help);

@@ -91,10 +91,11 @@ struct Layouts {
   std::optional<dnnl::memory::format_tag> inputs;
 };
 
-Context make_context(const Layouts &layouts) {
+Context make_context(const Layouts &layouts, bool bf16) {
   Context c;
   c.conv_layout = layouts.conv;
   c.input_layout = layouts.inputs;
+  c.bf16 = bf16;
   return c;
 }
 
@@ -124,9 +125,10 @@ int threads_for(const Graph &g, const Plan &p) {
 class CpuExecutable : public Executable {
 public:
   CpuExecutable(const Graph &g, const Bindings<float> &weights,
-                const FusionPolicy &policy, const Layouts &layouts)
+                const FusionPolicy &policy, const Layouts &layouts, bool bf16)
       : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
-        threads_(threads_for(graph_, plan_)), ctx_(make_context(layouts)) {
+        threads_(threads_for(graph_, plan_)),
+        ctx_(make_context(layouts, bf16)) {
     // Primitives are made for the threads they will run on.
     const OmpThreads scope(threads_);
     program_.emplace(graph_, plan_, ctx_, policy);
@@ -195,7 +197,17 @@ private:
 
 class CpuBackend : public Backend {
 public:
-  explicit CpuBackend(const BackendOptions &opts) : streams_(opts.streams) {
+  explicit CpuBackend(const BackendOptions &opts)
+      : streams_(opts.streams), bf16_(opts.precision == "bf16") {
+    if (opts.precision != "fp32" && !bf16_)
+      throw Error("backend cpu: precision '" + opts.precision +
+                  "' is not supported (fp32, or bf16 where the processor "
+                  "has avx512_bf16)");
+    if (bf16_ &&
+        dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core_bf16)
+      throw Error("backend cpu: precision bf16 needs a processor with "
+                  "avx512_bf16 (" +
+                  cpu_name() + " has none)");
     omp_set_num_threads(cpu::thread_count(opts.threads));
     policy_.enabled = opts.fuse;
     policy_.pointwise = [](ops::PointwiseFn fn) {
@@ -230,6 +242,7 @@ public:
     return cpu_name() + ", kernels r" + std::to_string(kKernelRevision) +
            ", activations " +
            layout_name(activations_.value_or(dnnl::memory::format_tag::nchw)) +
+           (bf16_ ? ", bf16 products" : "") +
            (streams_ != 1 ? ", streams checked on host threads" : "");
   }
   /// With streams other than 1, the plan a GPU would run on them, checked
@@ -240,12 +253,12 @@ public:
     if (streams_ != 1)
       return make_stream_check(g, weights, streams_, "cpu");
     return std::make_unique<CpuExecutable>(g, weights, policy_,
-                                           Layouts{conv_layout_, {}});
+                                           Layouts{conv_layout_, {}}, bf16_);
   }
   std::unique_ptr<Executable>
   prepare_operator(const Graph &g, const Bindings<float> &weights) override {
-    return std::make_unique<CpuExecutable>(g, weights, policy_,
-                                           Layouts{conv_layout_, activations_});
+    return std::make_unique<CpuExecutable>(
+        g, weights, policy_, Layouts{conv_layout_, activations_}, bf16_);
   }
   std::vector<bool> fused_away(const Graph &g) const override {
     return absorbed_nodes(g, policy_);
@@ -256,6 +269,7 @@ public:
 
 private:
   int streams_ = 1;
+  bool bf16_ = false;
   FusionPolicy policy_;
   std::optional<dnnl::memory::format_tag> conv_layout_;
   /// Where a network's activations live: what operators are measured in.

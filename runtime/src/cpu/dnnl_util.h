@@ -34,12 +34,14 @@ inline dims to_dims(const Shape &s) {
   return dims(s.dims.begin(), s.dims.end());
 }
 
-/// Row-major float32 memory of these dimensions.
-inline dnnl::memory::desc plain_md(const dims &d) {
+/// Row-major memory of these dimensions, float32 unless told.
+inline dnnl::memory::desc
+plain_md(const dims &d,
+         dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
   dims strides(d.size(), 1);
   for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * d[i + 1];
-  return dnnl::memory::desc(d, dnnl::memory::data_type::f32, strides);
+  return dnnl::memory::desc(d, type, strides);
 }
 inline dnnl::memory::desc plain_md(const Shape &s) {
   return plain_md(to_dims(s));

@@ -42,6 +42,10 @@ struct Context {
   /// When set, 4-D graph inputs are reordered into this layout before any
   /// kernel reads them (an operator measured as it runs in a network).
   std::optional<dnnl::memory::format_tag> input_layout;
+  /// Convolutions and matrix products with static weights read their input
+  /// and weights as bfloat16 (BackendOptions::precision "bf16"),
+  /// accumulating and writing float32; a reorder converts the input.
+  bool bf16 = false;
 };
 
 /// An operand as a kernel sees it while lowering: its type, the layout it

@@ -245,9 +245,12 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   const bool has_bias = own_bias || folds;
   const Epilogue epi(post, folds ? bn + 1 : bn, 2, ydims, 1);
   const memory::desc bias_md = has_bias ? plain_md(dims{g.co}) : memory::desc();
-  // Static weights are laid out once, here, as oneDNN prefers.
+  // Static weights are laid out once, here, as oneDNN prefers; in bf16
+  // mode as bfloat16, and the input converted by a reorder.
+  const bool bf16 = c.bf16 && in[1].is_static();
+  const memory::data_type src_type = bf16 ? memory::data_type::bf16 : kF32;
   const memory::desc wmd =
-      in[1].is_static() ? memory::desc(wdims, kF32, tag::any) : wplain;
+      in[1].is_static() ? memory::desc(wdims, src_type, tag::any) : wplain;
   auto make_pd = [&](const memory::desc &src, const memory::desc &dst) {
     // oneDNN counts dilation from 0 (adjacent taps).
     const dnnl::convolution_forward::desc d(
@@ -262,20 +265,22 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   // network runs in one layout without reorders; oneDNN chooses only where
   // that layout has no fast kernel, and for plain inputs.
   std::optional<dnnl::convolution_forward::primitive_desc> chosen;
+  const dims xdims = to_dims(in[0].shape());
   if (c.conv_layout) {
-    chosen = make_pd(memory::desc(to_dims(in[0].shape()), kF32, *c.conv_layout),
+    chosen = make_pd(memory::desc(xdims, src_type, *c.conv_layout),
                      memory::desc(ydims, kF32, *c.conv_layout));
   } else if (const auto t = activation_tag(in[0].md);
              t && !is_plain(in[0].md)) {
     try {
-      auto pd = make_pd(in[0].md, memory::desc(ydims, kF32, *t));
+      auto pd = make_pd(bf16 ? memory::desc(xdims, src_type, *t) : in[0].md,
+                        memory::desc(ydims, kF32, *t));
       if (!is_reference_impl(impl_name(pd)))
         chosen = pd;
     } catch (const dnnl::error &) {
     }
   }
   if (!chosen)
-    chosen = make_pd(memory::desc(to_dims(in[0].shape()), kF32, tag::any),
+    chosen = make_pd(memory::desc(xdims, src_type, tag::any),
                      memory::desc(ydims, kF32, tag::any));
   const auto pd = *chosen;
   Lowered l;
@@ -313,19 +318,25 @@ Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
       d.insert(d.begin(), batch);
     return d;
   };
-  const auto amd = plain_md(batched({m, k}));
+  // In bf16 mode a product with static weights reads both as bfloat16
+  // (the weights converted once, the input by a reorder).
+  const bool bf16 = c.bf16 && in[1].is_static();
+  const memory::data_type src_type = bf16 ? memory::data_type::bf16 : kF32;
+  const auto amd = plain_md(batched({m, k}), src_type);
   const auto bplain = plain_md(batched({k, nn}));
   const dims cdims = batched({m, nn});
   const auto cmd = plain_md(cdims);
   // Static weights are packed once in the layout oneDNN prefers.
-  const memory::desc bmd = in[1].is_static()
-                               ? memory::desc(batched({k, nn}), kF32, tag::any)
-                               : bplain;
+  const memory::desc bmd =
+      in[1].is_static() ? memory::desc(batched({k, nn}), src_type, tag::any)
+                        : bplain;
   const Epilogue epi(post, 0, 2, cdims, static_cast<int>(cdims.size()) - 1);
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd),
                                         epi.attr(), c.engine);
   Lowered l;
   const AnchorParts parts = anchor_parts(c, pd, epi, in, l);
+  if (bf16)
+    l.in[0] = plain_md(to_dims(in[0].shape()), src_type);
   l.out = {plain_md(out[0].shape)};
   l.bind = [&c, pd, amd, bplain, cmd, weights = parts.weights,
             lowered_epi = parts.epilogue](const Bound &bd) {

@@ -27,7 +27,17 @@ struct BackendOptions {
   /// independent steps needs (up to 8). On cpu, other than 1 checks that
   /// plan on one host thread per stream (stream_check.h), for tests.
   int streams = 1;
+  /// Arithmetic: "fp32" (the default), "tf32" (cuda: matrix units on
+  /// float32 operands), "bf16" (cpu with avx512_bf16: convolutions and
+  /// matrix products with static weights read bfloat16 operands and
+  /// accumulate float32). A backend refuses one it cannot honour.
+  std::string precision = "fp32";
 };
+
+/// The error `--check` accepts by default at `precision` (largest
+/// |difference| over largest |reference|): float32 arithmetic in another
+/// order, or operands rounded to tf32's or bfloat16's mantissa.
+double precision_tolerance(std::string_view precision);
 
 /// "reference", "cpu" or "cuda". Throws quarry::Error for an unknown name,
 /// for cuda when this build has no CUDA backend, or when no GPU is present.
