@@ -176,6 +176,27 @@ void expect_streams_bitwise(const Graph &g, const Bindings<float> &weights,
   }
 }
 
+/// Graphs with tf32 allowed, within tf32's stated tolerance.
+class CudaTf32 : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaTf32, WithinItsTolerance) {
+  BackendOptions o;
+  o.precision = "tf32";
+  auto gpu = make_cuda_backend(o);
+  EXPECT_NE(gpu->device_name().find(", tf32"), std::string::npos);
+  auto ref = make_reference_backend();
+  expect_matches_reference(*gpu, *ref, GetParam(), precision_tolerance("tf32"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Graph, CudaTf32, ::testing::ValuesIn(graph_cases()),
+                         case_name);
+
+TEST(CudaBackend, RefusesAPrecisionItCannotHonour) {
+  BackendOptions o;
+  o.precision = "bf16";
+  EXPECT_THROW(make_cuda_backend(o), Error);
+}
+
 class CudaStreams : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CudaStreams, BitwiseAsOneStream) {

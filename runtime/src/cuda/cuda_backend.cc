@@ -36,14 +36,16 @@ private:
 /// A stream and the library handles on it, created and destroyed together.
 class StreamHandles {
 public:
-  StreamHandles() {
+  explicit StreamHandles(bool tf32) {
+    ctx.tf32 = tf32;
     QUARRY_CUDA_CHECK(cudaSetDevice(0));
     QUARRY_CUDA_CHECK(cudaStreamCreate(&ctx.stream));
     QUARRY_CUDA_CHECK(cudnnCreate(&ctx.cudnn));
     QUARRY_CUDA_CHECK(cudnnSetStream(ctx.cudnn, ctx.stream));
     QUARRY_CUDA_CHECK(cublasCreate(&ctx.cublas));
     QUARRY_CUDA_CHECK(cublasSetStream(ctx.cublas, ctx.stream));
-    QUARRY_CUDA_CHECK(cublasSetMathMode(ctx.cublas, CUBLAS_PEDANTIC_MATH));
+    QUARRY_CUDA_CHECK(cublasSetMathMode(
+        ctx.cublas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
   }
   ~StreamHandles() {
     if (ctx.cublas)
@@ -65,14 +67,16 @@ public:
 /// backend therefore run from one thread at a time.
 class Handles {
 public:
+  explicit Handles(bool tf32) : tf32_(tf32) {}
   /// Stream `i`'s context (without a workspace), made on first use.
   const Context &ctx(int i) {
     while (static_cast<int>(streams_.size()) <= i)
-      streams_.emplace_back();
+      streams_.emplace_back(tf32_);
     return streams_[static_cast<size_t>(i)].ctx;
   }
 
 private:
+  bool tf32_;
   std::deque<StreamHandles> streams_; ///< deque: contexts do not move
 };
 
@@ -364,20 +368,25 @@ private:
 
 class CudaBackend : public Backend {
 public:
-  explicit CudaBackend(const BackendOptions &opts) : opts_(opts) {}
+  explicit CudaBackend(const BackendOptions &opts) : opts_(opts) {
+    if (opts.precision != "fp32" && opts.precision != "tf32")
+      throw Error("backend cuda: precision '" + opts.precision +
+                  "' is not supported (fp32, tf32)");
+  }
   std::string_view name() const override { return "cuda"; }
   std::string device_name() const override {
     cudaDeviceProp p{};
     QUARRY_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
     return std::string(p.name) + ", sm_" + std::to_string(p.major) +
-           std::to_string(p.minor);
+           std::to_string(p.minor) +
+           (opts_.precision == "tf32" ? ", tf32" : "");
   }
   std::unique_ptr<Executable> prepare(const Graph &g,
                                       const Bindings<float> &weights) override {
     if (cuda_device_count() == 0)
       throw Error("backend cuda: no CUDA device found");
     if (!handles_)
-      handles_ = std::make_shared<Handles>();
+      handles_ = std::make_shared<Handles>(opts_.precision == "tf32");
     return std::make_unique<CudaExecutable>(g, weights, opts_, handles_);
   }
   std::vector<bool> fused_away(const Graph &g) const override {

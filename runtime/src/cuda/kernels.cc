@@ -6,8 +6,8 @@
 // for pad=valid; even pools with pad=same run on quarry's own pooling
 // kernel, and an even convolution with pad=same is rejected at prepare
 // time.
-// Math is plain FP32 (no TF32), so results stay within float tolerance of
-// the reference.
+// Math is plain FP32 (no TF32) unless the context allows tf32, so results
+// stay within float tolerance of the reference.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels.h"
@@ -281,9 +281,10 @@ ConvSetup conv_setup(Context &c, const Node &n, Operands in) {
       craw, pad_h, pad_w, to_int(s[0]), to_int(s[1]), to_int(g.dh),
       to_int(g.dw), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   QUARRY_CUDA_CHECK(cudnnSetConvolutionGroupCount(craw, to_int(g.groups)));
-  QUARRY_CUDA_CHECK(cudnnSetConvolutionMathType(craw, CUDNN_FMA_MATH));
+  QUARRY_CUDA_CHECK(cudnnSetConvolutionMathType(
+      craw, c.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
 
-  std::string key;
+  std::string key = c.tf32 ? "tf32," : "";
   for (int64_t v : {g.n, g.c, g.h, g.w, g.co, g.cw, g.kh, g.kw, int64_t{pad_h},
                     int64_t{pad_w}, s[0], s[1], g.dh, g.dw, g.groups})
     key += std::to_string(v) + ",";

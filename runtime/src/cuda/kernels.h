@@ -25,6 +25,9 @@ struct Context {
   cublasHandle_t cublas = nullptr;
   void *workspace = nullptr;
   size_t workspace_bytes = 0;
+  /// Convolutions and products may round float32 operands to tf32 for the
+  /// matrix units (BackendOptions::precision "tf32").
+  bool tf32 = false;
 };
 
 template <class Def> struct CudaKernel {
