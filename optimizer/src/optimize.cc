@@ -324,7 +324,11 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
         "original's median; the closest, candidate " +
         std::to_string(best) + ", measured " + speedup_text(r.timed[best]);
   } else if (r.chosen == 0) {
-    r.kept_because = "the search found no graph that differs from it";
+    r.kept_because =
+        select.streams != 1
+            ? "no graph the search found has a shorter critical path over "
+              "the streams"
+            : "the search found no graph that differs from it";
   }
   if (original_ms.empty()) // no candidate differs from the original
     original_ms = time_in_turn({original_timer}, select.rounds)[0];
