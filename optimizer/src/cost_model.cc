@@ -173,13 +173,10 @@ double CostModel::critical_path_cost(const Graph &g, int streams) {
   for (size_t i = 0; i < running.nodes.size(); ++i)
     ticks_of[running.nodes[i]] = known_ticks(running.hashes[i]);
   const runtime::Plan p = runtime::plan_shapes(g);
-  std::vector<runtime::ScheduledStep> schedule;
+  const std::vector<runtime::ScheduledStep> schedule =
+      runtime::node_schedule(g, p);
   std::vector<int64_t> step_ticks;
   for (int32_t id : p.steps) {
-    runtime::ScheduledStep s{g.node(id).inputs, {}};
-    for (size_t o = 0; o < p.values[id].size(); ++o)
-      s.writes.push_back({id, static_cast<int32_t>(o)});
-    schedule.push_back(std::move(s));
     auto it = ticks_of.find(id);
     step_ticks.push_back(it == ticks_of.end() ? 0 : it->second);
   }

@@ -219,6 +219,17 @@ void refuse_past_memory(const Graph &g, std::string_view backend) {
 
 } // namespace
 
+std::vector<ScheduledStep> node_schedule(const Graph &g, const Plan &p) {
+  std::vector<ScheduledStep> schedule;
+  for (int32_t id : p.steps) {
+    ScheduledStep s{g.node(id).inputs, {}};
+    for (size_t o = 0; o < p.values[id].size(); ++o)
+      s.writes.push_back({id, static_cast<int32_t>(o)});
+    schedule.push_back(std::move(s));
+  }
+  return schedule;
+}
+
 Plan make_plan(const Graph &g, const Bindings<float> &weights,
                std::string_view backend, const SupportsOp &supports) {
   Plan p;
@@ -228,14 +239,7 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
   fold(g, weights, backend, supports, g.live_nodes(), p);
   if (const std::string why = why_unrunnable(g); !why.empty())
     fail(backend, why);
-  std::vector<ScheduledStep> schedule;
-  for (int32_t id : p.steps) {
-    ScheduledStep s{g.node(id).inputs, {}};
-    for (size_t o = 0; o < p.values[id].size(); ++o)
-      s.writes.push_back({id, static_cast<int32_t>(o)});
-    schedule.push_back(std::move(s));
-  }
-  assign_buffers(g, p, schedule);
+  assign_buffers(g, p, node_schedule(g, p));
   refuse_past_memory(p, backend);
   return p;
 }

@@ -22,13 +22,7 @@ public:
       : graph_(g), backend_(backend),
         plan_(
             make_plan(graph_, weights, backend_, [](OpKind) { return true; })) {
-    std::vector<ScheduledStep> schedule;
-    for (int32_t id : plan_.steps) {
-      ScheduledStep s{graph_.node(id).inputs, {}};
-      for (size_t o = 0; o < plan_.values[id].size(); ++o)
-        s.writes.push_back({id, static_cast<int32_t>(o)});
-      schedule.push_back(std::move(s));
-    }
+    const std::vector<ScheduledStep> schedule = node_schedule(graph_, plan_);
     streams_ = assign_streams(schedule, streams);
     assign_buffers(graph_, plan_, schedule, &streams_.happens_before);
     for (int64_t elems : plan_.buffer_elems)

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,19 @@ inline std::vector<Case> graph_cases() {
 inline constexpr double kTolerance = 2e-5;
 
 /// Runs `text` on `b` and on the reference with the same random values.
+/// The same outputs to the bit (NaN included, which == would call unequal).
+inline void expect_bitwise_equal(const std::vector<Tensor<float>> &got,
+                                 const std::vector<Tensor<float>> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    ASSERT_EQ(got[o].data.size(), want[o].data.size()) << "output " << o;
+    EXPECT_EQ(std::memcmp(got[o].data.data(), want[o].data.data(),
+                          sizeof(float) * got[o].data.size()),
+              0)
+        << "output " << o;
+  }
+}
+
 inline void expect_matches_reference(Backend &b, Backend &reference,
                                      const Case &c,
                                      double tolerance = kTolerance) {

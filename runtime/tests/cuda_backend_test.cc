@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 namespace quarry::runtime::testing {
@@ -161,18 +160,12 @@ void expect_streams_bitwise(const Graph &g, const Bindings<float> &weights,
       if (g.node(g.find_variable(n)).kind == OpKind::Weight)
         inputs.insert_or_assign(n, t);
     const auto want = run_once(*ea, inputs);
-    const auto got = run_once(*eb, inputs);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t o = 0; o < got.size(); ++o) {
-      ASSERT_EQ(got[o].data.size(), want[o].data.size());
-      EXPECT_EQ(std::memcmp(got[o].data.data(), want[o].data.data(),
-                            sizeof(float) * got[o].data.size()),
-                0)
-          << "output " << o << ", inputs " << seed;
+    SCOPED_TRACE("inputs " + std::to_string(seed));
+    expect_bitwise_equal(run_once(*eb, inputs), want);
+    for (size_t o = 0; o < want.size(); ++o)
       EXPECT_TRUE(std::any_of(want[o].data.begin(), want[o].data.end(),
                               [](float x) { return std::isfinite(x); }))
           << "output " << o << " is not finite anywhere";
-    }
   }
 }
 

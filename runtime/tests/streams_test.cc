@@ -11,24 +11,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <map>
 #include <random>
 
 namespace quarry::runtime {
 namespace {
-
-/// One step per dynamic node, in the plan's order.
-std::vector<ScheduledStep> schedule_of_plan(const Graph &g, const Plan &p) {
-  std::vector<ScheduledStep> s;
-  for (int32_t id : p.steps) {
-    ScheduledStep step{g.node(id).inputs, {}};
-    for (size_t o = 0; o < p.values[id].size(); ++o)
-      step.writes.push_back({id, static_cast<int32_t>(o)});
-    s.push_back(std::move(step));
-  }
-  return s;
-}
 
 struct Planned {
   Graph g;
@@ -40,7 +27,7 @@ Planned planned(const std::string &text) {
   Planned r{parse_graph(text), {}, {}};
   r.p = make_plan(r.g, random_float_bindings(r.g, 1), "test",
                   [](OpKind) { return true; });
-  r.schedule = schedule_of_plan(r.g, r.p);
+  r.schedule = node_schedule(r.g, r.p);
   return r;
 }
 
@@ -199,15 +186,8 @@ void expect_check_bitwise(const Graph &g, const Bindings<float> &weights,
       inputs.insert_or_assign(n, t);
     const auto want = run_once(*reference->prepare(g, inputs), inputs);
     for (Executable *e : {one.get(), many.get()}) {
-      const auto got = run_once(*e, inputs);
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t o = 0; o < got.size(); ++o) {
-        ASSERT_EQ(got[o].data.size(), want[o].data.size());
-        EXPECT_EQ(std::memcmp(got[o].data.data(), want[o].data.data(),
-                              sizeof(float) * got[o].data.size()),
-                  0)
-            << e->steps()[0].label << ", output " << o << ", inputs " << seed;
-      }
+      SCOPED_TRACE(e->steps()[0].label + ", inputs " + std::to_string(seed));
+      testing::expect_bitwise_equal(run_once(*e, inputs), want);
     }
   }
 }

@@ -54,6 +54,10 @@ struct ScheduledStep {
   std::vector<ValueRef> reads, writes;
 };
 
+/// One step per dynamic node of `p`, in the plan's order: what it reads and
+/// every result it writes.
+std::vector<ScheduledStep> node_schedule(const Graph &g, const Plan &p);
+
 /// Whether one step of a schedule completes before another starts, where
 /// steps run on several streams (runtime/src/streams.h).
 class HappensBefore;
