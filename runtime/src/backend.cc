@@ -25,6 +25,10 @@ std::vector<StepInfo> Executable::profile(int warmup, int runs) {
 
 std::vector<bool> Backend::fused_away(const Graph &) const { return {}; }
 
+std::vector<Attrs> Backend::implementations(const Graph &, int32_t) const {
+  return {};
+}
+
 StepCounts count_steps(const std::vector<StepInfo> &steps) {
   StepCounts c;
   for (const StepInfo &s : steps) {

@@ -10,6 +10,12 @@
 
 namespace quarry::runtime {
 
+namespace {
+bool is_plain_layout(const std::string &layout) {
+  return layout == "plain" || layout == "nchw";
+}
+} // namespace
+
 double median_ms(Executable &e, const MeasureOptions &opts) {
   if (opts.runs < 1 || opts.warmup < 0)
     throw Error("measure: need at least one run and no negative warm-up");
@@ -67,6 +73,7 @@ OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
   // to the next, each steady): a cold measurement pools the runs of
   // several preparations. Warm, one preparation serves every attempt.
   const int placements = opts.cold_weights ? opts.cold_placements : 1;
+  const bool chosen = names_implementation(c);
   std::unique_ptr<Executable> e;
   auto prepare = [&] {
     e = b.prepare_operator(g, values);
@@ -92,7 +99,11 @@ OpCost measure_op(Backend &b, const OpConfig &c, const MeasureOptions &opts) {
         }
         double k = 0, r = 0;
         for (const StepInfo &s : e->profile(0, 1)) {
-          (s.reorder ? r : k) += s.ms;
+          // A graph input arrives plain; getting it into the layout
+          // activations live in is no part of the operator's cost.
+          const bool leaves_layout =
+              chosen && s.reorder && !is_plain_layout(s.from_layout);
+          (s.reorder && !leaves_layout ? r : k) += s.ms;
           if (!s.reorder) {
             cost.layout = s.layout;
             cost.impl = s.impl;

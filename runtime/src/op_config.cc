@@ -24,6 +24,10 @@ std::string OpConfig::key() const {
   return s + ")";
 }
 
+bool names_implementation(const OpConfig &c) {
+  return c.kind == OpKind::Conv2D && c.attrs.has(ops::Conv2D::kAlgorithm);
+}
+
 OpConfig op_config(const Graph &g, int32_t id) {
   return op_config(g, id, static_nodes(g));
 }

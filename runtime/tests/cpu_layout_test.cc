@@ -192,6 +192,91 @@ TEST(CpuMeasure, AnOperatorIsMeasuredInTheLayoutItsNetworkKeeps) {
   EXPECT_EQ(measure_op(*b, pool, quick).layout, chosen);
 }
 
+TEST(CpuWinograd, OfferedWhereOneDnnHasItRunByItAndEqualToTheReference) {
+  const Graph g = parse_graph("input x: [1,16,12,12]\nweight w: [32,16,3,3]\n"
+                              "weight v: [32,32,3,3]\n"
+                              "c = conv2d[act=relu](x, w)\n"
+                              "y = relu(ewadd(conv2d(c, v), c))\noutput y\n");
+  auto b = cpu("", true);
+  std::vector<int32_t> convs;
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (g.node(id).kind == OpKind::Conv2D)
+      convs.push_back(id);
+  ASSERT_EQ(convs.size(), 2u);
+  const std::vector<Attrs> ways = b->implementations(g, convs[0]);
+  if (ways.empty())
+    GTEST_SKIP() << "oneDNN has no Winograd kernel on " << b->device_name();
+  ASSERT_EQ(ways.size(), 1u);
+  EXPECT_EQ(ops::Conv2D::algorithm(ways[0]), ops::ConvAlgorithm::Winograd);
+  // Not offered again once chosen, nor for what oneDNN lacks: a 1x1, a
+  // stride of 2, a grouped convolution.
+  EXPECT_EQ(b->implementations(g, convs[1]).size(), 1u);
+  const Graph chosen = parse_graph(
+      "input x: [1,16,12,12]\nweight w: [32,16,3,3]\n"
+      "weight v: [32,32,3,3]\nc = conv2d[act=relu alg=winograd](x, w)\n"
+      "y = relu(ewadd(conv2d[alg=winograd](c, v), c))\noutput y\n");
+  EXPECT_TRUE(b->implementations(chosen, convs[0]).empty());
+  for (const char *other : {"weight w: [32,16,1,1]\ny = conv2d(x, w)",
+                            "weight w: [32,16,3,3]\ny = conv2d[s=2,2](x, w)",
+                            "weight w: [32,8,3,3]\ny = conv2d(x, w)"}) {
+    const Graph o = parse_graph(std::string("input x: [1,16,12,12]\n") + other +
+                                "\noutput y\n");
+    EXPECT_TRUE(b->implementations(o, o.outputs()[0].node).empty()) << other;
+  }
+  const Bindings<float> values = random_run_bindings(chosen, 5);
+  auto e = b->prepare(chosen, values);
+  // The relu is a post-op oneDNN's Winograd kernel takes; the residual sum
+  // fused into the second is not, and that one runs directly.
+  std::vector<bool> winograd;
+  for (const StepInfo &s : e->steps())
+    if (!s.reorder)
+      winograd.push_back(s.impl.find("wino") != std::string::npos);
+  EXPECT_EQ(winograd, (std::vector<bool>{true, false}));
+  auto ref = make_reference_backend();
+  EXPECT_LE(max_relative_error(run_once(*e, values),
+                               run_once(*ref->prepare(g, values), values)),
+            kTolerance);
+  // In bf16 the kernels are float32's: nothing is offered.
+  BackendOptions bf16;
+  bf16.precision = "bf16";
+  try {
+    EXPECT_TRUE(make_cpu_backend(bf16)->implementations(g, convs[0]).empty());
+  } catch (const Error &) {
+    // no avx512_bf16 here
+  }
+}
+
+TEST(CpuWinograd, AChosenWayIsPricedWithTheReordersItBrings) {
+  const Graph g = parse_graph("input x: [1,16,12,12]\nweight w: [32,16,3,3]\n"
+                              "y = conv2d(x, w)\noutput y\n");
+  auto b = cpu("", true);
+  const int32_t id = g.outputs()[0].node;
+  const std::vector<Attrs> ways = b->implementations(g, id);
+  if (ways.empty())
+    GTEST_SKIP() << "oneDNN has no Winograd kernel on " << b->device_name();
+  OpConfig c = op_config(g, id);
+  EXPECT_FALSE(names_implementation(c));
+  c.attrs = ways[0];
+  ASSERT_TRUE(names_implementation(c));
+  MeasureOptions quick;
+  quick.warmup = 1;
+  quick.runs = 3;
+  const OpCost cost = measure_op(*b, c, quick);
+  EXPECT_EQ(cost.layout, "nChw16c");
+  // The graph input's reorder into the activations' layout stays out; the
+  // one into Winograd's layout and the one out of it are the kernel's.
+  Graph alone = single_op_graph(c);
+  const Bindings<float> values = random_run_bindings(alone, 1);
+  auto e = b->prepare_operator(alone, values);
+  e->set_inputs(values);
+  int leaving = 0, arriving = 0;
+  for (const StepInfo &s : e->steps())
+    if (s.reorder)
+      ++(s.from_layout == "nchw" ? arriving : leaving);
+  EXPECT_EQ(arriving, 1);
+  EXPECT_EQ(leaving, 2);
+}
+
 TEST(CpuThreads, TheThreadCountIsHonoured) {
   for (int threads : {1, 2}) {
     BackendOptions o;

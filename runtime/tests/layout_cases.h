@@ -56,6 +56,15 @@ inline std::vector<Case> layout_cases() {
       {"conv_point_depthwise",
        "weight q: [C,1,5,6]\ny = conv2d[pad=valid act=tanh](c, q)"},
       {"conv_dilated_same", "y = conv2d[act=relu d=2,3](c, v2)"},
+      // Winograd where oneDNN has it (16 channels, AVX-512), in its own
+      // layout with reorders around it; direct elsewhere.
+      {"conv_winograd",
+       "weight u: [16,C,3,3]\ny = conv2d[act=relu alg=winograd](c, u)"},
+      {"conv_winograd_residual",
+       "weight u: [C,C,3,3]\ny = relu(ewadd(conv2d[alg=winograd](c, u), d))"},
+      {"conv_winograd_bias",
+       "weight u: [C,C,3,3]\n"
+       "y = broadcast[fn=add](conv2d[alg=winograd](c, u), b)"},
       {"conv_dilated_strided_valid",
        "y = conv2d[s=2,1 pad=valid d=2,2](c, v2)"},
       {"softmax", "y = softmax[axis=1](c)"},

@@ -3,6 +3,7 @@
 
 #include "../stream_check.h"
 #include "caches.h"
+#include "conv_algorithms.h"
 #include "program.h"
 #include "quarry/core/flops.h"
 #include "quarry/runtime/plan.h"
@@ -172,6 +173,8 @@ public:
       s.layout =
           ins.out.empty() ? "" : layout_name(program_->slots()[ins.out[0]].md);
       s.reorder = ins.reorder;
+      if (ins.reorder)
+        s.from_layout = layout_name(program_->slots()[ins.in[0]].md);
       s.nodes = ins.nodes;
       out.push_back(std::move(s));
     }
@@ -264,6 +267,19 @@ public:
     return absorbed_nodes(g, policy_);
   }
   const FusionPolicy *fusion_policy() const override { return &policy_; }
+  /// Winograd for the convolutions oneDNN has it for; not in bf16 (its
+  /// kernels are float32) nor on host threads (reference code).
+  std::vector<Attrs> implementations(const Graph &g,
+                                     int32_t id) const override {
+    const Node &n = g.node(id);
+    if (bf16_ || streams_ != 1 || n.kind != OpKind::Conv2D ||
+        n.attrs.has(ops::Conv2D::kAlgorithm) || !cpu::winograd_runs(g, id))
+      return {};
+    Attrs winograd = n.attrs;
+    winograd.set(ops::Conv2D::kAlgorithm,
+                 static_cast<int64_t>(ops::ConvAlgorithm::Winograd));
+    return {winograd};
+  }
   size_t cache_bytes() const override { return last_level_cache_bytes(); }
   void evict_caches() override { cpu::evict_caches(cache_bytes()); }
 

@@ -251,37 +251,53 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   const memory::data_type src_type = bf16 ? memory::data_type::bf16 : kF32;
   const memory::desc wmd =
       in[1].is_static() ? memory::desc(wdims, src_type, tag::any) : wplain;
-  auto make_pd = [&](const memory::desc &src, const memory::desc &dst) {
+  auto make_pd = [&](const memory::desc &src, const memory::desc &dst,
+                     dnnl::algorithm algorithm) {
     // oneDNN counts dilation from 0 (adjacent taps).
     const dnnl::convolution_forward::desc d(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        src, wmd, bias_md, dst, {s[0], s[1]}, {g.dh - 1, g.dw - 1},
-        {g.y.pad_before, g.x.pad_before},
+        dnnl::prop_kind::forward_inference, algorithm, src, wmd, bias_md, dst,
+        {s[0], s[1]}, {g.dh - 1, g.dw - 1}, {g.y.pad_before, g.x.pad_before},
         {pad_after(g.h, g.eh, s[0], g.y.out, g.y.pad_before),
          pad_after(g.w, g.ew, s[1], g.x.out, g.x.pad_before)});
     return dnnl::convolution_forward::primitive_desc(d, epi.attr(), c.engine);
   };
   // Keep the layout the input arrives in (blocked or channels-last), so a
   // network runs in one layout without reorders; oneDNN chooses only where
-  // that layout has no fast kernel, and for plain inputs.
+  // that layout has no fast kernel, and for plain inputs. Winograd, where
+  // the node asks for it, takes the layout its kernel needs, with reorders
+  // around it; where oneDNN has none for this configuration (its post-ops,
+  // bf16, another CPU than the one that chose it) the direct one runs.
   std::optional<dnnl::convolution_forward::primitive_desc> chosen;
   const dims xdims = to_dims(in[0].shape());
-  if (c.conv_layout) {
-    chosen = make_pd(memory::desc(xdims, src_type, *c.conv_layout),
-                     memory::desc(ydims, kF32, *c.conv_layout));
-  } else if (const auto t = activation_tag(in[0].md);
-             t && !is_plain(in[0].md)) {
+  const auto direct = [&](const memory::desc &src, const memory::desc &dst) {
+    return make_pd(src, dst, dnnl::algorithm::convolution_direct);
+  };
+  if (Conv::algorithm(n.attrs) == ops::ConvAlgorithm::Winograd) {
     try {
-      auto pd = make_pd(bf16 ? memory::desc(xdims, src_type, *t) : in[0].md,
-                        memory::desc(ydims, kF32, *t));
+      auto pd = make_pd(memory::desc(xdims, src_type, tag::any),
+                        memory::desc(ydims, kF32, tag::any),
+                        dnnl::algorithm::convolution_winograd);
+      if (!is_reference_impl(impl_name(pd)))
+        chosen = pd;
+    } catch (const dnnl::error &) {
+    }
+  }
+  if (!chosen && c.conv_layout) {
+    chosen = direct(memory::desc(xdims, src_type, *c.conv_layout),
+                    memory::desc(ydims, kF32, *c.conv_layout));
+  } else if (const auto t = activation_tag(in[0].md);
+             !chosen && t && !is_plain(in[0].md)) {
+    try {
+      auto pd = direct(bf16 ? memory::desc(xdims, src_type, *t) : in[0].md,
+                       memory::desc(ydims, kF32, *t));
       if (!is_reference_impl(impl_name(pd)))
         chosen = pd;
     } catch (const dnnl::error &) {
     }
   }
   if (!chosen)
-    chosen = make_pd(memory::desc(xdims, src_type, tag::any),
-                     memory::desc(ydims, kF32, tag::any));
+    chosen = direct(memory::desc(xdims, src_type, tag::any),
+                    memory::desc(ydims, kF32, tag::any));
   const auto pd = *chosen;
   Lowered l;
   const AnchorParts parts = anchor_parts(c, pd, epi, in, l);

@@ -35,6 +35,8 @@ struct StepInfo {
   std::vector<int32_t> nodes;
   /// Median milliseconds, when timed (Executable::profile).
   double ms = 0;
+  /// For a reorder, the layout it reads.
+  std::string from_layout = {};
 };
 
 /// A graph prepared on one backend.
@@ -99,6 +101,13 @@ public:
   /// The rule fused_away() follows, for asking it of a graph not built
   /// (fusion_policy.h); nullptr: the backend fuses nothing.
   virtual const FusionPolicy *fusion_policy() const { return nullptr; }
+
+  /// The ways other than its default this backend can run node `id` of
+  /// `g` (types known), each as the node's attributes with the way named
+  /// (a conv2d's `alg`): the choices the optimizer weighs
+  /// (optimizer/implementations.h). Safe from several threads. Default:
+  /// none.
+  virtual std::vector<Attrs> implementations(const Graph &g, int32_t id) const;
 
   /// Bytes of the device's last-level cache: a network whose weights
   /// exceed it reads every weight from memory on every run. 0: the backend

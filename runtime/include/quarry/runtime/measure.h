@@ -70,7 +70,10 @@ struct OpCost {
   bool steady = true;
   int attempts = 0;
   /// Its kernel, in the layout the backend chose for it (each step timed
-  /// alone, reorders left out).
+  /// alone, reorders left out). For a configuration that names its
+  /// implementation (names_implementation), which may take its own layout,
+  /// with the reorders into and out of it from the layout its operands
+  /// arrive in: what choosing it costs in place in a network.
   double ms = 0;
   /// The reorders its graph needed to take plain operands in and give a
   /// plain result out: what it adds where its neighbours use plain layouts.

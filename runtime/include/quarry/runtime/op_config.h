@@ -26,6 +26,10 @@ struct OpConfig {
   std::string key() const;
 };
 
+/// Whether `c` names how its operator is computed (a conv2d's `alg`,
+/// Backend::implementations): measured with the reorders it brings.
+bool names_implementation(const OpConfig &c);
+
 /// The configuration of operator node `id` of `g`, whose types are known.
 /// Operands computed from weights only count as weights.
 OpConfig op_config(const Graph &g, int32_t id);

@@ -9,6 +9,11 @@
 // dilations do: the window spans (k - 1) * d + 1 elements and reads k of
 // them. It is absent rather than 1,1 on an undilated convolution, so rules
 // and packs written before it existed read and hash as they did.
+// `alg` names how a backend computes it (absent: the backend's default);
+// the value is the same whichever it names, up to the rounding of sums
+// taken in another order, so every evaluation here ignores it. Rules leave
+// it open, and the optimizer sets it where a backend offers a choice
+// (optimizer/implementations.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -20,13 +25,23 @@ namespace quarry::ops {
 /// The elements a window of `k` taps `d` apart spans.
 inline int64_t dilated_extent(int64_t k, int64_t d) { return (k - 1) * d + 1; }
 
+/// How a convolution is computed: directly, tap by tap, or by Winograd's
+/// minimal filtering (fewer products, sums in another order).
+enum class ConvAlgorithm : int64_t { Direct = 0, Winograd = 1 };
+inline constexpr std::string_view kConvAlgorithmNames[] = {"direct",
+                                                           "winograd"};
+
 struct Conv2D {
   static constexpr std::string_view name = "conv2d";
   static constexpr int min_inputs = 2, max_inputs = 2;
-  enum : size_t { kStride, kPad, kAct, kDilation };
+  enum : size_t { kStride, kPad, kAct, kDilation, kAlgorithm };
   static AttrSchema attrs() {
     static const AttrSpec specs[] = {
-        kStrideSpec, kPadSpec, kActSpec, {"d", AttrKind::IntList, {}, {}, 2}};
+        kStrideSpec,
+        kPadSpec,
+        kActSpec,
+        {"d", AttrKind::IntList, {}, {}, 2},
+        {"alg", AttrKind::Enum, {}, kConvAlgorithmNames}};
     return specs;
   }
   static constexpr OpTraits traits{};
@@ -45,6 +60,11 @@ struct Conv2D {
   }
   static bool dilated(const Attrs &a) {
     return dilation(a) != std::vector<int64_t>{1, 1};
+  }
+  /// The algorithm asked for (Direct when absent).
+  static ConvAlgorithm algorithm(const Attrs &a) {
+    return a.has(kAlgorithm) ? static_cast<ConvAlgorithm>(a.i(kAlgorithm))
+                             : ConvAlgorithm::Direct;
   }
 
   static Geometry geometry(const Attrs &a, const Shape &x, const Shape &wt) {
