@@ -330,6 +330,25 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
               "the streams"
             : "the search found no graph that differs from it";
   }
+  if (r.chosen != 0 && select.choices_on &&
+      !chosen_implementations(candidates[r.chosen]->graph).empty()) {
+    phase("checking: the winner's chosen implementations against the "
+          "reference");
+    const Model winner{candidates[r.chosen]->graph, full.weights};
+    r.implementations_error =
+        output_error(full, winner, seed, select.choices_on);
+    if (!(r.implementations_error <= select.choice_tolerance)) {
+      r.kept_because =
+          "candidate " + std::to_string(r.chosen) + " measured " +
+          speedup_text(r.timed[r.chosen]) +
+          ", but with the implementations it chose its outputs differ from "
+          "the original's on the reference by " +
+          std::to_string(r.implementations_error) + ", more than " +
+          std::to_string(select.choice_tolerance);
+      r.unconfirmed = r.chosen;
+      r.chosen = 0;
+    }
+  }
   if (original_ms.empty()) // no candidate differs from the original
     original_ms = time_in_turn({original_timer}, select.rounds)[0];
   r.timed[0].measured_ms = quantile(std::move(original_ms), 0.5);
@@ -346,6 +365,9 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   original_timer = nullptr; // the prepared original
   r.model = r.kept_original ? (owned ? std::move(*owned) : full)
                             : folded(candidates[r.chosen]->graph, full, owned);
+  r.implementations = chosen_implementations(r.model.graph);
+  if (r.implementations.empty())
+    r.implementations_error = -1;
   return r;
 }
 
@@ -393,7 +415,8 @@ std::unique_ptr<runtime::Executable> prepared(const Graph &g,
 
 } // namespace
 
-double output_error(const Model &before, const Model &after, uint64_t seed) {
+double output_error(const Model &before, const Model &after, uint64_t seed,
+                    runtime::Backend *after_on) {
   auto reference = runtime::make_backend("reference");
   const Bindings<float> in_before =
       values_for(before.graph, before.weights, seed);
@@ -404,8 +427,9 @@ double output_error(const Model &before, const Model &after, uint64_t seed) {
       in_after[n.name] = in_before.at(n.name);
   const auto want = runtime::run_once(
       *reference->prepare(before.graph, in_before), in_before);
+  runtime::Backend &runs_after = after_on ? *after_on : *reference;
   const auto got =
-      runtime::run_once(*reference->prepare(after.graph, in_after), in_after);
+      runtime::run_once(*runs_after.prepare(after.graph, in_after), in_after);
   return runtime::max_relative_error(got, want);
 }
 

@@ -56,6 +56,11 @@ std::string report_json(const ReportInput &in) {
   j["cost_ms"] = {{"before", r.search.initial_cost}, {"after", r.final_cost}};
   if (!r.not_timed.empty())
     j["not_timed"] = r.not_timed;
+  // How the chosen graph's operators run where it names a way, and how far
+  // that way's rounding moved its outputs.
+  j["implementations"] = {{"chosen", r.implementations}};
+  if (r.implementations_error >= 0)
+    j["implementations"]["max_relative_error"] = r.implementations_error;
   if (in.priced)
     j["priced_from"] = {{"file", in.priced->file},
                         {"device", in.priced->device},

@@ -121,6 +121,11 @@ make_transformations(const RulePack &pack, const TransformationOptions &opts) {
   if (opts.fusions)
     for (const Fusion &f : fusions())
       t.push_back({std::string(f.name), nullptr, f.propose});
+  if (opts.implementations)
+    t.push_back({std::string(kImplementationsName), nullptr,
+                 [offers = opts.implementations](const HostInfo &host) {
+                   return propose_implementations(host, offers);
+                 }});
   return t;
 }
 

@@ -16,6 +16,7 @@
 #include "quarry/runtime/measure.h"
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -24,7 +25,8 @@ namespace quarry::cli {
 namespace {
 
 struct OptimizeOptions : RunFlags {
-  std::string onnx, rules, out, text, report, cache, costs;
+  std::string onnx, rules, out, text, report, cache, costs,
+      implementations = "all";
   int64_t size = 0;
   bool allow_unverified = false, no_fusions = false, forward_only = false,
        check = false;
@@ -82,8 +84,14 @@ void optimize(OptimizeOptions &o) {
                   [&](const runtime::OpConfig &c) { return table->cost(c); },
                   *backend)
             : opt::CostModel(*backend, cache, measure);
-  const auto ts = opt::make_transformations(
-      pack, {.fusions = !o.no_fusions, .reversed = !o.forward_only});
+  opt::ImplementationsFn offers;
+  if (o.implementations == "all")
+    offers = [&b = *backend](const Graph &g, int32_t id) {
+      return b.implementations(g, id);
+    };
+  const auto ts = opt::make_transformations(pack, {.fusions = !o.no_fusions,
+                                                   .reversed = !o.forward_only,
+                                                   .implementations = offers});
 
   ProgressLine line;
   auto progress = [&](const opt::SearchProgress &p) {
@@ -101,6 +109,10 @@ void optimize(OptimizeOptions &o) {
   select.attribute = !o.no_attribution;
   select.calibrate = !table;
   select.streams = o.streams;
+  if (!table) {
+    select.choices_on = backend.get();
+    select.choice_tolerance = o.tolerance;
+  }
   if (!table)
     select.timer =
         opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
@@ -125,7 +137,11 @@ void optimize(OptimizeOptions &o) {
   if (o.check) {
     opt::CheckResult c;
     c.tolerance = o.tolerance;
-    c.max_relative_error = opt::output_error(original, r.model, o.measure.seed);
+    // Where the result names how its operators run, as the backend runs
+    // them: their rounding is part of what it computes.
+    c.max_relative_error =
+        opt::output_error(original, r.model, o.measure.seed,
+                          r.implementations.empty() ? nullptr : backend.get());
     if (!r.timed.empty()) {
       // Selection timed both already, in turn: the original's median in
       // the chosen graph's pair.
@@ -193,6 +209,21 @@ void optimize(OptimizeOptions &o) {
               ? (" (" + fixed3(r.confirmed_speedup) + "x timed again)").c_str()
               : "",
           a.predicted_ms / b.predicted_ms);
+  }
+  if (!r.implementations.empty()) {
+    // Counted by way; the report names each node.
+    std::map<std::string, int> ways;
+    for (const std::string &chosen : r.implementations)
+      ++ways[chosen.substr(chosen.rfind(": ") + 2)];
+    std::printf("implementations chosen:");
+    for (const auto &[way, count] : ways)
+      std::printf("%s %s x%d", way == ways.begin()->first ? "" : ",",
+                  way.c_str(), count);
+    if (r.implementations_error >= 0)
+      std::printf("; outputs within %.2g of the reference\n",
+                  r.implementations_error);
+    else
+      std::printf("\n");
   }
   if (!r.not_timed.empty())
     std::printf("not timed (%s): the cost model alone chose\n",
@@ -270,6 +301,11 @@ void register_optimize_command(CLI::App &app) {
                 "Apply each rule from source to target only (by default a "
                 "rule is an equation, also applied from target to source "
                 "where the target binds every source variable)");
+  cmd->add_option("--implementations", o->implementations,
+                  "all: also choose how operators run where the backend "
+                  "offers ways (cpu: Winograd convolutions), searched with "
+                  "the rules; off: the backend's default ways")
+      ->check(CLI::IsMember({"off", "all"}));
   cmd->add_option("--cost-cache", o->cache,
                   "Operator cost file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");
@@ -293,7 +329,8 @@ void register_optimize_command(CLI::App &app) {
                 "reference backend")
       ->excludes(costs);
   cmd->add_option("--tolerance", o->tolerance,
-                  "With --check: fail when the outputs differ more");
+                  "With --check: fail when the outputs differ more; chosen "
+                  "implementations are kept only within it");
   cmd->callback([o] { optimize(*o); });
 }
 

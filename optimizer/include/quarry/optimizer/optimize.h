@@ -70,6 +70,13 @@ struct SelectOptions {
   /// is chosen when nothing is; a merge of branches that would have run at
   /// once anyway gains nothing there. Costs reported are critical paths.
   int streams = 1;
+  /// When set: a winner that names how its operators run
+  /// (implementations.h: Winograd sums in another order) is run on this
+  /// backend and compared with the original on the reference semantics,
+  /// and kept only within `choice_tolerance` of it (relative, as
+  /// runtime::max_relative_error).
+  runtime::Backend *choices_on = nullptr;
+  double choice_tolerance = 1e-4;
 };
 
 /// Graphs the search keeps for ranking by critical path (streams != 1).
@@ -119,6 +126,12 @@ struct OptimizeResult {
   /// sentence with the measured numbers ("candidate 2 measured 1.059x
   /// faster, but timed again ... is not steady: ..."); "" otherwise.
   std::string kept_because;
+  /// The chosen graph's nodes that name how they run
+  /// (chosen_implementations), and, when they were checked
+  /// (SelectOptions::choices_on), its outputs' largest relative error
+  /// against the original's on the reference semantics (-1: not checked).
+  std::vector<std::string> implementations;
+  double implementations_error = -1;
   /// Why no graph was timed though selection was asked for ("" when they
   /// were): the graph keeps a node quarry cannot run (ops/opaque.h), so the
   /// cost model alone chose.
@@ -151,8 +164,10 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
 
 /// Largest relative output error (runtime::max_relative_error) of `after`
 /// against `before`, both run on the reference backend with the same seeded
-/// inputs.
-double output_error(const Model &before, const Model &after, uint64_t seed);
+/// inputs; with `after_on`, `after` runs there instead, as it would be run
+/// (its chosen implementations honoured).
+double output_error(const Model &before, const Model &after, uint64_t seed,
+                    runtime::Backend *after_on = nullptr);
 
 /// What calibration times beside the original: a chain of 64 kernels that
 /// each do almost nothing (a sum or a product of 256 floats), whose whole

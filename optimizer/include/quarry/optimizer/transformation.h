@@ -1,7 +1,8 @@
 //===- transformation.h - What the search may do to a graph ----*- C++ -*-===//
 //
-// A Transformation is one rule of a rule pack, read one way, or one
-// hand-written fusion (fusions.h). Given a graph it yields every rewritten
+// A Transformation is one rule of a rule pack, read one way, one
+// hand-written fusion (fusions.h), or the choice of how operators run
+// (implementations.h). Given a graph it yields every rewritten
 // graph it can make, in a fixed order, so the search is the same whatever
 // the thread count.
 //
@@ -16,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/optimizer/implementations.h"
 #include "quarry/optimizer/pattern_match.h"
 #include "quarry/optimizer/splice.h"
 #include "quarry/rules/rule_pack.h"
@@ -79,10 +81,14 @@ std::optional<Graph> apply_rule(const HostInfo &host, const Rule &rule,
 struct TransformationOptions {
   bool fusions = true;  ///< the hand-written fusions, after the rules
   bool reversed = true; ///< each reversible rule also from target to source
+  /// When set, the ways a backend offers to run a node, as one more
+  /// transformation after the fusions (implementations.h).
+  ImplementationsFn implementations = {};
 };
 
 /// Each rule of `pack` forward, followed by the same rule reversed when
-/// asked and reversible(); then the fusions. `pack` must outlive them.
+/// asked and reversible(); then the fusions; then the implementation
+/// choices when given. `pack` must outlive them.
 std::vector<Transformation>
 make_transformations(const RulePack &pack,
                      const TransformationOptions &opts = {});
