@@ -3,6 +3,7 @@
 
 #include "quarry/core/text.h"
 #include "quarry/optimizer/constant_fold.h"
+#include "quarry/optimizer/paired_timing.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
@@ -58,32 +59,6 @@ std::string speedup_text(const TimedGraph &t) {
   return fixed(t.measured_speedup, 3) + "x (" + fixed(t.measured_ms, 4) +
          " ms against the original's " +
          fixed(t.measured_ms * t.measured_speedup, 4) + " ms)";
-}
-
-/// A graph whose run takes less than this leaves much of what it read in
-/// the caches for its next run, as a graph served run after run does.
-/// Timed right after another graph, it would pay for refilling them
-/// instead: NasRNN measured 3.1 ms so, 2.1 ms run after run.
-constexpr double kWarmBelowMs = 20;
-
-/// The samples of each timer, timed in turn, round after round. Where
-/// there are several, a graph that runs in under kWarmBelowMs runs once
-/// untimed before each timed run.
-std::vector<std::vector<double>>
-time_in_turn(const std::vector<std::function<double()>> &timers, int rounds) {
-  std::vector<std::vector<double>> ms(timers.size());
-  for (int round = 0; round < std::max(rounds, 1); ++round)
-    for (size_t i = 0; i < timers.size(); ++i) {
-      if (timers.size() > 1 && (ms[i].empty() || ms[i].back() < kWarmBelowMs))
-        timers[i]();
-      ms[i].push_back(timers[i]());
-    }
-  return ms;
-}
-
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
 } // namespace
