@@ -24,6 +24,7 @@
 // both engines then run that shape.
 //
 //===----------------------------------------------------------------------===//
+#include "provenance.h"
 #include "roofline.h"
 
 #include "quarry/core/split_list.h"
@@ -38,7 +39,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -228,29 +228,6 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
             {"reorders", counts.reorders}}}};
 }
 
-/// The commit the benchmark's sources are at ("unknown" outside git).
-std::string source_commit() {
-  const std::string cmd =
-      "git -C '" QUARRY_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null";
-  std::string out;
-  if (FILE *p = popen(cmd.c_str(), "r")) {
-    char buf[64];
-    while (std::fgets(buf, sizeof buf, p))
-      out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
-    out.pop_back();
-  return out.empty() ? "unknown" : out;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -264,12 +241,9 @@ int main(int argc, char **argv) {
     out["warmup"] = a.warmup;
     out["block"] = a.block;
     out["gap_ms"] = a.gap_ms;
-    out["commit"] = source_commit();
-    out["date"] = utc_now();
-    std::string command;
-    for (int i = 0; i < argc; ++i)
-      command += (i ? " " : "") + std::string(argv[i]);
-    out["command"] = command;
+    out["commit"] = bench::source_commit();
+    out["date"] = bench::utc_now();
+    out["command"] = bench::command_line(argc, argv);
     std::vector<bench::Machine> machines;
     for (int t : a.threads) {
       machines.push_back(bench::measure_machine(t));
