@@ -246,6 +246,34 @@ TEST(CpuWinograd, OfferedWhereOneDnnHasItRunByItAndEqualToTheReference) {
   }
 }
 
+TEST(CpuWinograd, TheNetworkReturnsToItsLayoutAfterAWinogradKernel) {
+  // A Winograd result in oneDNN's blocked layout beside a channels-last
+  // one: the concat copies in the network's layout, and the convolution
+  // after it runs there, rather than the blocked layout spreading.
+  const Graph g =
+      parse_graph("input x: [1,16,12,12]\nweight w: [16,16,3,3]\n"
+                  "weight v: [16,16,1,1]\nweight u: [16,32,3,3]\n"
+                  "a = conv2d[act=relu alg=winograd](x, w)\nb = conv2d(x, v)\n"
+                  "y = conv2d(concat[axis=1](a, b), u)\noutput y\n");
+  auto b = cpu("", true);
+  if (b->device_name().find("activations nhwc") == std::string::npos ||
+      b->implementations(g, g.outputs()[0].node).empty())
+    GTEST_SKIP() << "needs Winograd in a channels-last network: "
+                 << b->device_name();
+  const Bindings<float> values = random_run_bindings(g, 9);
+  auto e = b->prepare(g, values);
+  std::vector<std::string> kernels;
+  for (const StepInfo &s : e->steps())
+    if (!s.reorder)
+      kernels.push_back(s.layout);
+  EXPECT_EQ(kernels,
+            (std::vector<std::string>{"nChw16c", "nhwc", "nhwc", "nhwc"}));
+  auto ref = make_reference_backend();
+  EXPECT_LE(max_relative_error(run_once(*e, values),
+                               run_once(*ref->prepare(g, values), values)),
+            kTolerance);
+}
+
 TEST(CpuWinograd, AChosenWayIsPricedWithTheReordersItBrings) {
   const Graph g = parse_graph("input x: [1,16,12,12]\nweight w: [32,16,3,3]\n"
                               "y = conv2d(x, w)\noutput y\n");

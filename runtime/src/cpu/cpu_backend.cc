@@ -90,12 +90,15 @@ struct Layouts {
   std::optional<dnnl::memory::format_tag> conv;
   /// The graph's 4-D inputs are reordered into this one first, if set.
   std::optional<dnnl::memory::format_tag> inputs;
+  /// Where activations live (Context::activations).
+  std::optional<dnnl::memory::format_tag> activations;
 };
 
 Context make_context(const Layouts &layouts, bool bf16) {
   Context c;
   c.conv_layout = layouts.conv;
   c.input_layout = layouts.inputs;
+  c.activations = layouts.activations;
   c.bf16 = bf16;
   return c;
 }
@@ -255,13 +258,14 @@ public:
                                       const Bindings<float> &weights) override {
     if (streams_ != 1)
       return make_stream_check(g, weights, streams_, "cpu");
-    return std::make_unique<CpuExecutable>(g, weights, policy_,
-                                           Layouts{conv_layout_, {}}, bf16_);
+    return std::make_unique<CpuExecutable>(
+        g, weights, policy_, Layouts{conv_layout_, {}, activations_}, bf16_);
   }
   std::unique_ptr<Executable>
   prepare_operator(const Graph &g, const Bindings<float> &weights) override {
     return std::make_unique<CpuExecutable>(
-        g, weights, policy_, Layouts{conv_layout_, activations_}, bf16_);
+        g, weights, policy_, Layouts{conv_layout_, activations_, activations_},
+        bf16_);
   }
   std::vector<bool> fused_away(const Graph &g) const override {
     return absorbed_nodes(g, policy_);

@@ -42,6 +42,11 @@ struct Context {
   /// When set, 4-D graph inputs are reordered into this layout before any
   /// kernel reads them (an operator measured as it runs in a network).
   std::optional<dnnl::memory::format_tag> input_layout;
+  /// When set, the layout a network's activations live in (what oneDNN's
+  /// convolutions choose on this CPU): a convolution whose input arrives
+  /// in another one (a Winograd kernel's) returns to it, rather than
+  /// carrying that layout through the rest of the network.
+  std::optional<dnnl::memory::format_tag> activations;
   /// Convolutions and matrix products with static weights read their input
   /// and weights as bfloat16 (BackendOptions::precision "bf16"),
   /// accumulating and writing float32; a reorder converts the input.

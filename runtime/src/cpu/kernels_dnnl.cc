@@ -262,8 +262,9 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
     return dnnl::convolution_forward::primitive_desc(d, epi.attr(), c.engine);
   };
   // Keep the layout the input arrives in (blocked or channels-last), so a
-  // network runs in one layout without reorders; oneDNN chooses only where
-  // that layout has no fast kernel, and for plain inputs. Winograd, where
+  // network runs in one layout without reorders, unless it left the
+  // network's; oneDNN chooses only where that layout has no fast kernel,
+  // and for plain inputs. Winograd, where
   // the node asks for it, takes the layout its kernel needs, with reorders
   // around it; where oneDNN has none for this configuration (its post-ops,
   // bf16, another CPU than the one that chose it) the direct one runs.
@@ -287,9 +288,12 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
                     memory::desc(ydims, kF32, *c.conv_layout));
   } else if (const auto t = activation_tag(in[0].md);
              !chosen && t && !is_plain(in[0].md)) {
+    // Back to the network's layout from another one (a Winograd kernel's).
+    const auto keep = c.activations ? *c.activations : *t;
     try {
-      auto pd = direct(bf16 ? memory::desc(xdims, src_type, *t) : in[0].md,
-                       memory::desc(ydims, kF32, *t));
+      auto pd = direct(bf16 || keep != *t ? memory::desc(xdims, src_type, keep)
+                                          : in[0].md,
+                       memory::desc(ydims, kF32, keep));
       if (!is_reference_impl(impl_name(pd)))
         chosen = pd;
     } catch (const dnnl::error &) {
@@ -470,7 +474,16 @@ Lowered CpuKernel<ops::Concat>::make(Context &c, const Node &n, CpuOperands in,
   const bool blocked = std::any_of(in.begin(), in.end(), [](const auto &o) {
     return !o.is_static() && !dense_strides(o.md);
   });
-  if (all_nhwc)
+  // Channels-last operands beside blocked ones (a Winograd kernel's
+  // result in a channels-last network): copied in the network's layout,
+  // the blocked ones reordered into it.
+  const bool back_to_nhwc =
+      c.activations == nhwc &&
+      std::all_of(in.begin(), in.end(), [&](const auto &o) {
+        return !o.is_static() && o.shape().rank() == 4 &&
+               (activation_tag(o.md) == nhwc || !dense_strides(o.md));
+      });
+  if (all_nhwc || back_to_nhwc)
     return concat_copies(axis, nhwc, in, out);
   if (!blocked)
     return concat_copies(axis, tag::undef, in, out);
