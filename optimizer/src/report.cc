@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -107,6 +108,27 @@ std::string report_json(const ReportInput &in) {
     applied.push_back(step);
   }
   j["applied"] = applied;
+  // What each transformation could do to the original, most promising
+  // first: a rule that never matched is absent, one whose best rewrite
+  // was predicted no cheaper shows a speed-up of 1 or less.
+  std::vector<StartMatch> matched = r.search.at_start;
+  std::stable_sort(matched.begin(), matched.end(),
+                   [](const StartMatch &a, const StartMatch &b) {
+                     const auto key = [](const StartMatch &m) {
+                       return m.best_cost > 0 ? m.best_cost : 1e300;
+                     };
+                     return key(a) < key(b);
+                   });
+  nlohmann::json at_start = nlohmann::json::array();
+  for (const StartMatch &m : matched) {
+    nlohmann::json mj{
+        {"transformation", (*in.transformations)[m.transformation].name},
+        {"rewrites", m.rewrites}};
+    if (m.best_cost > 0)
+      mj["best_predicted_speedup"] = r.search.initial_cost / m.best_cost;
+    at_start.push_back(mj);
+  }
+  j["matched_original"] = at_start;
   nlohmann::json fams = nlohmann::json::array();
   for (const std::string &f : family_order) {
     nlohmann::json fj{{"family", f}, {"steps", families[f].first}};

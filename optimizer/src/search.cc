@@ -278,9 +278,16 @@ Search::run(const Graph &start,
     ++result_.expanded;
     const GraphPtr g = materialize(cur);
     auto gens = generate(*g);
-    for (size_t t = 0; t < gens.size(); ++t)
+    for (size_t t = 0; t < gens.size(); ++t) {
+      StartMatch *start_match = nullptr;
+      if (cur == 0 && !gens[t].empty()) {
+        result_.at_start.push_back({static_cast<int>(t), 0, 0.0});
+        start_match = &result_.at_start.back();
+      }
       for (Candidate &c : gens[t]) {
         ++result_.candidates;
+        if (start_match)
+          ++start_match->rewrites;
         if (c.seen || !seen_.insert(c.hash).second)
           continue;
         ++result_.distinct;
@@ -296,7 +303,11 @@ Search::run(const Graph &start,
           best = id;
         if (next.cost < opts_.alpha * states_[best].cost)
           queue_.push({next.cost, next.hash, id});
+        if (start_match &&
+            (start_match->best_cost == 0 || next.cost < start_match->best_cost))
+          start_match->best_cost = next.cost;
       }
+    }
     note_memory(0);
     if (progress)
       progress(

@@ -44,6 +44,26 @@ TEST(Search, FusionsPayWhereLaunchesCost) {
   EXPECT_LT(error_between(g, r.best), kTolerance);
 }
 
+TEST(Search, SaysWhatRewroteTheStartGraphAndTheBestItWasPredictedToGive) {
+  CostModel cost(launch_cost);
+  const Graph g = parse_graph(kBranches);
+  SearchOptions o;
+  o.budget = 5;
+  const auto ts = make_transformations(RulePack{});
+  const SearchResult r = search(g, ts, cost, o);
+  // Each relu folds into its convolution; the three convolutions merge
+  // pairwise (each with its nearest partners).
+  ASSERT_EQ(r.at_start.size(), 2u);
+  EXPECT_EQ(ts[r.at_start[0].transformation].name, "fuse_activation");
+  EXPECT_EQ(r.at_start[0].rewrites, 3);
+  EXPECT_EQ(ts[r.at_start[1].transformation].name, "merge_conv");
+  EXPECT_EQ(r.at_start[1].rewrites, 3);
+  for (const StartMatch &m : r.at_start) {
+    EXPECT_GT(m.best_cost, 0);
+    EXPECT_LT(m.best_cost, r.initial_cost);
+  }
+}
+
 TEST(Search, SameResultWhateverTheThreadCount) {
   CostModel cost(launch_cost);
   const Graph g = parse_graph(kBranches);

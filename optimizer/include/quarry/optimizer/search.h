@@ -65,6 +65,15 @@ struct SearchProgress {
   double best_cost = 0;
 };
 
+/// What one transformation could do to the graph the search started from.
+struct StartMatch {
+  int transformation = 0; ///< index into the search's list
+  int rewrites = 0;       ///< rewrites it proposed that made a graph
+  /// The predicted cost of the cheapest graph one of them made (0 when
+  /// each made a graph seen before).
+  double best_cost = 0;
+};
+
 struct SearchResult {
   Graph best;
   double initial_cost = 0;
@@ -82,6 +91,10 @@ struct SearchResult {
   size_t rebuilt = 0;
   /// True when the memory budget ended the search before its budget.
   bool stopped_by_memory = false;
+  /// Each transformation that rewrote the start graph, in list order:
+  /// why a rule did not pay shows here first (it never matched, or its
+  /// best rewrite was predicted no cheaper).
+  std::vector<StartMatch> at_start;
   /// The keep_best cheapest distinct graphs, cheapest first (ties by
   /// hash); ranked[0] is `best`.
   std::vector<RankedGraph> ranked;
