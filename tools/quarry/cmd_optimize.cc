@@ -26,7 +26,7 @@ namespace {
 
 struct OptimizeOptions : RunFlags {
   std::string onnx, rules, out, text, report, cache, costs,
-      implementations = "all";
+      implementations = "auto";
   int64_t size = 0;
   bool allow_unverified = false, no_fusions = false, forward_only = false,
        check = false;
@@ -84,8 +84,15 @@ void optimize(OptimizeOptions &o) {
                   [&](const runtime::OpConfig &c) { return table->cost(c); },
                   *backend)
             : opt::CostModel(*backend, cache, measure);
+  // ONNX has no place for how an operator runs: a model written there is
+  // searched and timed as it will run from that file.
+  const bool onnx_out = o.out.ends_with(".onnx");
+  if (o.implementations == "all" && onnx_out)
+    throw Error(o.out + ": ONNX cannot carry the implementations "
+                        "--implementations all chooses; write a .qg, or "
+                        "leave --implementations to its default");
   opt::ImplementationsFn offers;
-  if (o.implementations == "all")
+  if (o.implementations == "all" || (o.implementations == "auto" && !onnx_out))
     offers = [&b = *backend](const Graph &g, int32_t id) {
       return b.implementations(g, id);
     };
@@ -191,6 +198,21 @@ void optimize(OptimizeOptions &o) {
               r.search.distinct, r.search.seconds,
               static_cast<double>(r.search.peak_bytes) / (1 << 20),
               r.search.stopped_by_memory ? " (stopped: memory budget)" : "");
+  if (!r.search.at_start.empty()) {
+    // Why rules did not pay starts here: what could rewrite the original
+    // at all, and the best one rewrite was predicted to give.
+    const opt::StartMatch *best = nullptr;
+    for (const opt::StartMatch &m : r.search.at_start)
+      if (m.best_cost > 0 && (!best || m.best_cost < best->best_cost))
+        best = &m;
+    std::printf("%zu transformations rewrite the original",
+                r.search.at_start.size());
+    if (best)
+      std::printf("; the best one rewrite, by %s, predicted %.3fx",
+                  ts[best->transformation].name.c_str(),
+                  r.search.initial_cost / best->best_cost);
+    std::printf(" (report: matched_original)\n");
+  }
   if (!r.timed.empty()) {
     std::printf("timed whole:");
     for (size_t i = 0; i < r.timed.size(); ++i)
@@ -304,8 +326,10 @@ void register_optimize_command(CLI::App &app) {
   cmd->add_option("--implementations", o->implementations,
                   "all: also choose how operators run where the backend "
                   "offers ways (cpu: Winograd convolutions), searched with "
-                  "the rules; off: the backend's default ways")
-      ->check(CLI::IsMember({"off", "all"}));
+                  "the rules, kept in the .qg written; off: the backend's "
+                  "default ways; auto (default): all unless --out is .onnx, "
+                  "which has no place for them")
+      ->check(CLI::IsMember({"auto", "off", "all"}));
   cmd->add_option("--cost-cache", o->cache,
                   "Operator cost file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");
