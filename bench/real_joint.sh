@@ -23,7 +23,7 @@ cache=${QUARRY_COST_CACHE:-$HOME/.cache/quarry/op_costs.tsv}
   echo "real_joint.sh: build/bin/joint_search is missing: build first" >&2
   exit 1
 }
-echo "["
+. "$root/bench/real_models.sh"
 sep=""
 run() {
   printf '%s' "$sep"
@@ -31,26 +31,9 @@ run() {
     --cost-cache "$cache" "$@"
   sep=","
 }
-extra="$*"
-grep -v '^#' "$root/models/real/manifest.tsv" | {
-  while IFS="$(printf '\t')" read -r name _ _ _ _ shapes expect; do
-    [ "$expect" = runs ] || continue
-    case "$shapes" in *value:*) continue ;; esac
-    file=$models/$name.onnx
-    if [ ! -f "$file" ]; then
-      echo "real_joint.sh: $file is missing (scripts/fetch_models.sh): skipped" >&2
-      continue
-    fi
-    set --
-    if [ "$shapes" != - ]; then
-      for s in $(echo "$shapes" | tr ',' ' '); do
-        set -- "$@" --input-shape "$s"
-      done
-    fi
-    run "$file" "$@"
-  done
-  for file in $extra; do
-    run "$file"
-  done
-}
+echo "["
+for_each_real_model run
+for file in "$@"; do
+  run "$file"
+done
 echo "]"

@@ -19,26 +19,15 @@ models=${QUARRY_MODELS:-$HOME/.cache/quarry/models}
   echo "real_vs_ort.sh: build/bin/ort_vs_quarry is missing: run bench/fetch_onnxruntime.sh, then scripts/bootstrap.sh" >&2
   exit 1
 }
-echo "["
-grep -v '^#' "$root/models/real/manifest.tsv" | {
-  sep=""
-  while IFS="$(printf '\t')" read -r name _ _ _ _ shapes expect; do
-    [ "$expect" = runs ] || continue
-    case "$shapes" in *value:*) continue ;; esac
-    file=$models/$name.onnx
-    if [ ! -f "$file" ]; then
-      echo "real_vs_ort.sh: $file is missing (scripts/fetch_models.sh): skipped" >&2
-      continue
-    fi
-    set --
-    if [ "$shapes" != - ]; then
-      for s in $(echo "$shapes" | tr ',' ' '); do
-        set -- "$@" --input-shape "$s"
-      done
-    fi
-    printf '%s' "$sep"
-    "$bin/ort_vs_quarry" "$file" --threads "$threads" --runs "$runs" "$@"
-    sep=","
-  done
+. "$root/bench/real_models.sh"
+sep=""
+time_model() {
+  file=$1
+  shift
+  printf '%s' "$sep"
+  "$bin/ort_vs_quarry" "$file" --threads "$threads" --runs "$runs" "$@"
+  sep=","
 }
+echo "["
+for_each_real_model time_model
 echo "]"
