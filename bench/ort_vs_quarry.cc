@@ -16,7 +16,12 @@
 // untimed run let the other engine's idle threads stop spinning. The JSON
 // names the commit of the sources, the date, the command and the machine.
 //
-//   build/bin/ort_vs_quarry FILE.onnx... [--threads 1,2] [--runs N]
+// A file given as A.onnx:B.qg runs A in ONNX Runtime and B in quarry:
+// what `quarry optimize --graph A.onnx --out B.qg` wrote, end to end
+// against the original.
+//
+//   build/bin/ort_vs_quarry FILE.onnx[:OPTIMIZED.qg]... [--threads 1,2] [--runs
+//   N]
 //       [--warmup N] [--block N] [--gap-ms M] [--seed S]
 //       [--input-shape NAME=DxD]...
 //
@@ -170,7 +175,14 @@ template <class F> double time_ms(F &&f) {
 nlohmann::json compare(Ort::Env &env, const std::string &file,
                        const bench::Machine &machine, const Args &a) {
   const int threads = machine.threads;
-  const Model m = load_graph_any(file, a.import);
+  // "A.onnx:B.qg": ONNX Runtime runs A, quarry B (what quarry optimize
+  // wrote for A, with the implementations it chose).
+  std::string ort_file = file, quarry_file = file;
+  if (const size_t at = file.find(".onnx:"); at != std::string::npos) {
+    ort_file = file.substr(0, at + 5);
+    quarry_file = file.substr(at + 6);
+  }
+  const Model m = load_graph_any(quarry_file, a.import);
   Bindings<float> values = runtime::random_run_bindings(m.graph, a.seed);
   for (const auto &[name, t] : m.weights)
     values[name] = t;
@@ -183,7 +195,7 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
   for (const Node &n : m.graph.nodes())
     if (n.kind == OpKind::Input)
       inputs.push_back(n.name);
-  OrtRunner ort(env, file, threads, values, inputs);
+  OrtRunner ort(env, ort_file, threads, values, inputs);
 
   // Rounds: a pause, one untimed run, then `block` timed runs of one
   // engine, the same for the other. Each engine's idle worker threads spin
