@@ -1,5 +1,4 @@
-//===- conv_algorithms.h - Which convolutions oneDNN runs by Winograd -*- C++
-//-*-===//
+//===- conv_algorithms.h - Convolutions oneDNN runs by Winograd -*- C++ -*-===//
 //
 // oneDNN computes some convolutions by Winograd's minimal filtering (3x3
 // kernels, stride 1, ungrouped, on processors with AVX-512) in a blocked
