@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -224,6 +225,18 @@ public:
     policy_.batchnorm = true;
     policy_.batchnorm_folds = true;
     policy_.accept = [](const Node &anchor, const std::vector<PostOp> &post) {
+      // oneDNN's Winograd kernels take no full-tensor operand (a residual
+      // sum): the chain stops before one, so that the convolution runs by
+      // the algorithm chosen for it and the sum on its own.
+      if (anchor.kind == OpKind::Conv2D &&
+          ops::Conv2D::algorithm(anchor.attrs) == ops::ConvAlgorithm::Winograd)
+        return static_cast<size_t>(
+            std::find_if(post.begin(), post.end(),
+                         [](const PostOp &p) {
+                           return p.kind == PostOp::Kind::Binary &&
+                                  p.spread == Spread::Full;
+                         }) -
+            post.begin());
       if (anchor.kind != OpKind::BatchNorm)
         return post.size();
       return size_t{post[0].kind == PostOp::Kind::Unary &&
