@@ -117,12 +117,11 @@ void optimize(OptimizeOptions &o) {
   select.calibrate = !table;
   select.streams = o.streams;
   if (!table) {
+    select.timer =
+        opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
     select.choices_on = backend.get();
     select.choice_tolerance = o.tolerance;
   }
-  if (!table)
-    select.timer =
-        opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
   select.phase = [&](const std::string &what) { line.note(what); };
   const opt::OptimizeResult r = opt::optimize(original, ts, cost, o.search,
                                               select, o.measure.seed, progress);
@@ -200,7 +199,7 @@ void optimize(OptimizeOptions &o) {
               r.search.stopped_by_memory ? " (stopped: memory budget)" : "");
   if (!r.search.at_start.empty()) {
     // Why rules did not pay starts here: what could rewrite the original
-    // at all, and the best one rewrite was predicted to give.
+    // at all, and what the best single rewrite was predicted to give.
     const opt::StartMatch *best = nullptr;
     for (const opt::StartMatch &m : r.search.at_start)
       if (m.best_cost > 0 && (!best || m.best_cost < best->best_cost))
@@ -208,7 +207,7 @@ void optimize(OptimizeOptions &o) {
     std::printf("%zu transformations rewrite the original",
                 r.search.at_start.size());
     if (best)
-      std::printf("; the best one rewrite, by %s, predicted %.3fx",
+      std::printf("; the best single rewrite, by %s, predicted %.3fx",
                   ts[best->transformation].name.c_str(),
                   r.search.initial_cost / best->best_cost);
     std::printf(" (report: matched_original)\n");
