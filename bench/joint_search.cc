@@ -28,10 +28,8 @@
 //===----------------------------------------------------------------------===//
 #include "provenance.h"
 
-#include "quarry/core/split_list.h"
 #include "quarry/models/model_file.h"
 #include "quarry/models/zoo.h"
-#include "quarry/optimizer/constant_fold.h"
 #include "quarry/optimizer/paired_timing.h"
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
