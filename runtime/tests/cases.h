@@ -10,6 +10,7 @@
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
 #include "quarry/runtime/backend.h"
+#include "quarry/runtime/reference_backend.h"
 #include "quarry/runtime/run_inputs.h"
 
 #include <gtest/gtest.h>
@@ -172,6 +173,15 @@ inline void expect_bitwise_equal(const std::vector<Tensor<float>> &got,
               0)
         << "output " << o;
   }
+}
+
+/// Largest relative error of the prepared `e` of `g` against the
+/// reference semantics, both run on `values`.
+inline double error_against_reference(Executable &e, const Graph &g,
+                                      const Bindings<float> &values) {
+  return max_relative_error(
+      run_once(e, values),
+      run_once(*make_reference_backend()->prepare(g, values), values));
 }
 
 inline void expect_matches_reference(Backend &b, Backend &reference,

@@ -64,10 +64,7 @@ TEST_P(CpuFusion, FusesWhatItMayAndMatchesReference) {
   const Bindings<float> values = random_run_bindings(g, 7);
   auto e = cpu("", true)->prepare(g, values);
   EXPECT_EQ(count_steps(e->steps()).fused_nodes, f.fused_nodes);
-  auto ref = make_reference_backend();
-  EXPECT_LE(max_relative_error(run_once(*e, values),
-                               run_once(*ref->prepare(g, values), values)),
-            kTolerance);
+  EXPECT_LE(error_against_reference(*e, g, values), kTolerance);
   // Without fusion every node is its own kernel.
   EXPECT_EQ(
       count_steps(cpu("", false)->prepare(g, values)->steps()).fused_nodes, 0);
@@ -113,10 +110,7 @@ TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {
   const StepCounts n = count_steps(e->steps());
   EXPECT_GE(n.reorders, 3); // x in, c to plain (softmax, output), d out
   EXPECT_EQ(n.kernels, 3);
-  auto ref = make_reference_backend();
-  EXPECT_LE(max_relative_error(run_once(*e, values),
-                               run_once(*ref->prepare(g, values), values)),
-            kTolerance);
+  EXPECT_LE(error_against_reference(*e, g, values), kTolerance);
 }
 
 TEST(CpuReorders, OneReorderServesEveryReaderOfALayout) {
@@ -233,10 +227,7 @@ TEST(CpuWinograd, OfferedWhereOneDnnHasItRunByItAndEqualToTheReference) {
     if (!s.reorder)
       winograd.push_back(s.impl.find("wino") != std::string::npos);
   EXPECT_EQ(winograd, (std::vector<bool>{true, true, false, false}));
-  auto ref = make_reference_backend();
-  EXPECT_LE(max_relative_error(run_once(*e, values),
-                               run_once(*ref->prepare(g, values), values)),
-            kTolerance);
+  EXPECT_LE(error_against_reference(*e, g, values), kTolerance);
   // In bf16 the kernels are float32's: nothing is offered.
   BackendOptions bf16;
   bf16.precision = "bf16";
@@ -269,10 +260,7 @@ TEST(CpuWinograd, TheNetworkReturnsToItsLayoutAfterAWinogradKernel) {
       kernels.push_back(s.layout);
   EXPECT_EQ(kernels,
             (std::vector<std::string>{"nChw16c", "nhwc", "nhwc", "nhwc"}));
-  auto ref = make_reference_backend();
-  EXPECT_LE(max_relative_error(run_once(*e, values),
-                               run_once(*ref->prepare(g, values), values)),
-            kTolerance);
+  EXPECT_LE(error_against_reference(*e, g, values), kTolerance);
 }
 
 TEST(CpuWinograd, AChosenWayIsPricedWithTheReordersItBrings) {
