@@ -122,7 +122,7 @@ public:
     const double original_ms = opt::quantile(ms[0], 0.5);
 
     nlohmann::json j;
-    j["model"] = name;
+    j["model"] = bench::portable_paths(name);
     j["operators"] = original.graph.num_operators();
     j["original_ms"] = original_ms;
     for (size_t i = 0; i < outcomes.size(); ++i) {
@@ -181,8 +181,7 @@ private:
                         &ts,
                         cost.measured(),
                         std::nullopt};
-    for (const std::string &step : opt::applied_names(in))
-      o.applied.push_back(step);
+    o.applied = opt::applied_names(in);
     return o;
   }
 
@@ -239,7 +238,7 @@ int main(int argc, char **argv) {
     out["date"] = bench::utc_now();
     out["command"] = bench::command_line(argc, argv);
     out["device"] = backend->device_name();
-    out["rules"] = a.rules;
+    out["rules"] = bench::portable_paths(a.rules);
     out["budget"] = a.budget;
     out["rounds"] = a.rounds;
     out["placements"] = a.placements;

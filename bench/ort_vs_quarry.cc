@@ -224,7 +224,7 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
   const double om = median(ort_ms), qm = median(quarry_ms);
   const double omin = *std::min_element(ort_ms.begin(), ort_ms.end());
   const double qmin = *std::min_element(quarry_ms.begin(), quarry_ms.end());
-  return {{"file", file},
+  return {{"file", bench::portable_paths(file)},
           {"threads", threads},
           {"onnxruntime_ms", om},
           {"quarry_ms", qm},

@@ -2,12 +2,15 @@
 //
 // Every result names the commit of the sources it was built from, the
 // date and the command; the device is the backend's own device_name().
+// Paths are written relative to the sources or to ~, never as this
+// machine's directories.
 // QUARRY_SOURCE_DIR must be defined by the build.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <string>
 
@@ -37,12 +40,26 @@ inline std::string utc_now() {
   return buf;
 }
 
-/// The command line, its words joined by spaces.
+/// `text` with every path in it made one a reader elsewhere can follow:
+/// relative to the sources where inside them, from ~ where under $HOME.
+inline std::string portable_paths(std::string text) {
+  const auto replace_all = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all(QUARRY_SOURCE_DIR "/", "");
+  if (const char *home = std::getenv("HOME"); home && *home)
+    replace_all(std::string(home) + "/", "~/");
+  return text;
+}
+
+/// The command line, its words joined by spaces, paths made portable.
 inline std::string command_line(int argc, char **argv) {
   std::string command;
   for (int i = 0; i < argc; ++i)
     command += (i ? " " : "") + std::string(argv[i]);
-  return command;
+  return portable_paths(command);
 }
 
 } // namespace quarry::bench
