@@ -151,10 +151,12 @@ public:
 private:
   Outcome optimize(const char *name, const Model &m, bool rules, bool choices) {
     static const RulePack none;
-    const std::vector<opt::Transformation> ts = opt::make_transformations(
-        rules ? pack_ : none,
-        {.fusions = rules,
-         .implementations = choices ? offers_ : opt::ImplementationsFn{}});
+    const std::vector<rewrite::Transformation> ts =
+        rewrite::make_transformations(
+            rules ? pack_ : none,
+            {.fusions = rules,
+             .implementations =
+                 choices ? offers_ : rewrite::ImplementationsFn{}});
     runtime::MeasureOptions measure{1, 3, 1};
     measure.cold_weights = runtime::weights_outgrow_cache(backend_, m.graph);
     opt::CostModel cost(backend_, cache_, measure);
@@ -189,7 +191,7 @@ private:
   runtime::Backend &backend_;
   RulePack pack_;
   runtime::CostCache cache_;
-  opt::ImplementationsFn offers_;
+  rewrite::ImplementationsFn offers_;
   opt::SearchOptions search_;
 };
 

@@ -111,7 +111,7 @@ Args parse(int argc, char **argv) {
 }
 
 nlohmann::json run_one(const Args &a, const std::string &name,
-                       const std::vector<opt::Transformation> &ts,
+                       const std::vector<rewrite::Transformation> &ts,
                        runtime::Backend &backend, runtime::CostCache &cache) {
   ModelOptions mo;
   mo.batch = 1;
@@ -216,7 +216,7 @@ int main(int argc, char **argv) {
     const RulePack pack = read_rule_pack(a.rules);
     opt::require_proved(pack, a.rules, a.allow_unverified);
     const auto ts =
-        opt::make_transformations(pack, {.reversed = !a.forward_only});
+        rewrite::make_transformations(pack, {.reversed = !a.forward_only});
     std::vector<std::string> backends = a.backends;
     if (backends.empty()) {
       backends.push_back("cpu");

@@ -180,6 +180,23 @@ std::vector<bool> Graph::live_nodes() const {
   return live;
 }
 
+std::vector<bool> Graph::static_nodes() const {
+  std::vector<bool> is_static(nodes_.size(), false);
+  for (int32_t id = 0; id < num_nodes(); ++id) {
+    const Node &n = nodes_[id];
+    if (n.is_variable()) {
+      is_static[id] = n.kind == OpKind::Weight;
+      continue;
+    }
+    // An uninterpreted operator is never computed ahead: nothing can.
+    bool all = !op_info(n.kind).traits.uninterpreted;
+    for (ValueRef v : n.inputs)
+      all = all && is_static[v.node];
+    is_static[id] = all;
+  }
+  return is_static;
+}
+
 int Graph::num_operators() const {
   int n = 0;
   for (const Node &node : nodes_)

@@ -35,8 +35,8 @@ Comparison compare_packs(const RulePack &a, const RulePack &b,
   }
   // Derivations may use B's rules either way, as the optimizer does: a
   // rule states an equality.
-  const std::vector<opt::Transformation> by =
-      opt::make_transformations(b, {.fusions = false});
+  const std::vector<rewrite::Transformation> by =
+      rewrite::make_transformations(b, {.fusions = false});
 
   Comparison c;
   c.rules.resize(a.rules.size());

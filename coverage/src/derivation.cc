@@ -69,11 +69,11 @@ struct Side {
 /// rewrites into the graph it came from by the inverse. Two ends of depth
 /// d reach what one end reaches at depth 2d with far fewer graphs, and the
 /// rules a minimized pack keeps are those whose derivations are long.
-std::optional<Derivation> search_at(std::pair<Graph, Graph> sides,
-                                    const std::map<std::string, Shape> &shapes,
-                                    const std::vector<opt::Transformation> &by,
-                                    const std::vector<int32_t> &inverse,
-                                    const DeriveOptions &opts) {
+std::optional<Derivation>
+search_at(std::pair<Graph, Graph> sides,
+          const std::map<std::string, Shape> &shapes,
+          const std::vector<rewrite::Transformation> &by,
+          const std::vector<int32_t> &inverse, const DeriveOptions &opts) {
   Side from(std::move(sides.first));
   Side to(std::move(sides.second));
   // The derivation through reached graphs `a` of `from` and `b` of `to`.
@@ -103,7 +103,7 @@ std::optional<Derivation> search_at(std::pair<Graph, Graph> sides,
     const Side &other = forward ? to : from;
     const size_t level_end = side.reached.size();
     for (size_t i = side.level_begin; i < level_end; ++i) {
-      const opt::HostInfo host(side.reached[i].graph);
+      const rewrite::HostInfo host(side.reached[i].graph);
       for (size_t t = 0; t < by.size(); ++t) {
         if (!forward && inverse[t] < 0)
           continue;
@@ -156,7 +156,7 @@ int squareness(const std::map<std::string, Shape> &shapes) {
 } // namespace
 
 std::optional<Derivation> derive(const Rule &rule,
-                                 const std::vector<opt::Transformation> &by,
+                                 const std::vector<rewrite::Transformation> &by,
                                  const DeriveOptions &opts) {
   auto choices = verify::shape_choices(rule, opts.seed, kRandomShapeTries);
   std::stable_sort(choices.begin(), choices.end(),

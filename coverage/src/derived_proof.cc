@@ -15,7 +15,7 @@ namespace {
 
 struct KnownRules {
   std::deque<Rule> steps; ///< the transformations point into it
-  std::vector<opt::Transformation> by;
+  std::vector<rewrite::Transformation> by;
   std::map<std::string, std::vector<std::string>> axioms; ///< by rule name
   std::string label;
   DeriveOptions opts;
@@ -37,10 +37,10 @@ verify::ProveFirst derivation_prover(const RulePack &known,
     ++n;
     k->axioms[r.name] = r.provenance.axioms;
     k->steps.push_back(r);
-    k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
+    k->by.push_back(rewrite::Transformation::of_rule(k->steps.back()));
     if (reversible(r)) { // x * 0 = 0 does not make up an x read backwards
       k->steps.push_back(reversed_rule(r));
-      k->by.push_back(opt::Transformation::of_rule(k->steps.back()));
+      k->by.push_back(rewrite::Transformation::of_rule(k->steps.back()));
     }
   }
   if (usable)

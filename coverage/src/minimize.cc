@@ -40,7 +40,7 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
 
   // Transformations point at their rules: a deque keeps them in place.
   std::deque<Rule> steps;
-  std::vector<opt::Transformation> by;
+  std::vector<rewrite::Transformation> by;
   std::vector<bool> kept(n, false);
   RulePack out;
   MinimizeProgress p{0, n, 0};
@@ -74,10 +74,10 @@ minimize_pack(const RulePack &pack, const MinimizeOptions &opts,
         if (r.preconditions.empty()) {
           grew = true;
           steps.push_back(r);
-          by.push_back(opt::Transformation::of_rule(steps.back()));
+          by.push_back(rewrite::Transformation::of_rule(steps.back()));
           if (!opts.forward_only && reversible(r)) {
             steps.push_back(reversed_rule(r));
-            by.push_back(opt::Transformation::of_rule(steps.back()));
+            by.push_back(rewrite::Transformation::of_rule(steps.back()));
           }
         }
       }

@@ -27,10 +27,10 @@ Rule relu_grows() {
 /// Rules and the transformations that point at them.
 struct Steps {
   std::deque<Rule> rules;
-  std::vector<opt::Transformation> by;
+  std::vector<rewrite::Transformation> by;
   void add(const Rule &r) {
     rules.push_back(r);
-    by.push_back(opt::Transformation::of_rule(rules.back()));
+    by.push_back(rewrite::Transformation::of_rule(rules.back()));
   }
 };
 
@@ -38,7 +38,7 @@ struct Steps {
 /// rule's source into its target: a derivation found partly from the
 /// target's end must still read from source to target.
 bool replays(const Rule &rule, const std::vector<std::string> &steps,
-             const std::vector<opt::Transformation> &by) {
+             const std::vector<rewrite::Transformation> &by) {
   std::map<std::string, Shape> shapes;
   for (const Node &n : rule.source.nodes())
     if (n.is_variable())
@@ -52,7 +52,7 @@ bool replays(const Rule &rule, const std::vector<std::string> &steps,
     std::vector<Graph> next;
     std::unordered_set<uint64_t> seen;
     for (const Graph &g : graphs)
-      t->for_each(opt::HostInfo(g), 64, [&](int, Graph &&h) {
+      t->for_each(rewrite::HostInfo(g), 64, [&](int, Graph &&h) {
         if (seen.insert(equation_hash(h)).second)
           next.push_back(std::move(h));
       });

@@ -3,7 +3,7 @@
 
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/splice.h"
 #include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
 
@@ -31,7 +31,7 @@ namespace {
 
 /// Static operator values read by a running operator or a graph output.
 std::vector<ValueRef> frontier(const Graph &g) {
-  const std::vector<bool> fixed = runtime::static_nodes(g);
+  const std::vector<bool> fixed = g.static_nodes();
   const std::vector<bool> live = g.live_nodes();
   std::vector<ValueRef> out;
   auto consider = [&](ValueRef v) {
@@ -51,7 +51,7 @@ std::vector<ValueRef> frontier(const Graph &g) {
 /// The static nodes of `g` alone (they only read each other), with
 /// `values` as outputs.
 Graph static_part(const Graph &g, const std::vector<ValueRef> &values) {
-  const std::vector<bool> fixed = runtime::static_nodes(g);
+  const std::vector<bool> fixed = g.static_nodes();
   std::vector<int32_t> id_of(g.num_nodes(), -1);
   Graph part;
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
@@ -120,7 +120,7 @@ Model fold_constants(Model m) {
   auto results = evaluate(FloatDomain{}, static_part(g, values), m.weights);
 
   Graph pattern;
-  Splice s;
+  rewrite::Splice s;
   s.pattern = &pattern;
   Model out;
   out.kept_onnx = m.kept_onnx;
@@ -132,7 +132,7 @@ Model fold_constants(Model m) {
     s.replaced.push_back(values[i]);
     out.weights.emplace(name, std::move(results[i]));
   }
-  auto folded = splice(g, s);
+  auto folded = rewrite::splice(g, s);
   if (!folded)
     throw Error("constant folding: the folded graph does not type-check");
   out.graph = std::move(*folded);

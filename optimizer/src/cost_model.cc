@@ -45,7 +45,7 @@ runtime::OpConfig node_config(const Graph &g, int32_t id,
 
 CostModel::RunningNodes CostModel::running_nodes(const Graph &g) const {
   const std::vector<bool> live = g.live_nodes();
-  const std::vector<bool> fixed = runtime::static_nodes(g);
+  const std::vector<bool> fixed = g.static_nodes();
   const std::vector<bool> fused =
       fusing_ ? fusing_->fused_away(g) : std::vector<bool>();
   RunningNodes r;
@@ -123,7 +123,7 @@ double CostModel::cost_of(const Graph &g, const RunningNodes &running) {
   for (size_t i = 0; i < running.nodes.size(); ++i)
     if (!by_hash_.count(running.hashes[i])) {
       if (fixed.empty())
-        fixed = runtime::static_nodes(g);
+        fixed = g.static_nodes();
       by_hash_.emplace(running.hashes[i],
                        op_cost(node_config(g, running.nodes[i], fixed)));
     }

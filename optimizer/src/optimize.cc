@@ -93,14 +93,14 @@ namespace {
 /// times `full`, prepared already; it is let go after the first step.
 std::vector<double>
 time_each_step(const Model &full,
-               const std::vector<Transformation> &transformations,
+               const std::vector<rewrite::Transformation> &transformations,
                const TimedGraph &chosen, const SelectOptions &select,
                std::function<double()> &&original) {
   Graph g = full.graph;
   std::function<double()> before = std::move(original);
   std::vector<double> ms;
   for (size_t i = 0; i < chosen.steps.size(); ++i) {
-    auto next = transformations[chosen.steps[i]].apply_at(HostInfo(g),
+    auto next = transformations[chosen.steps[i]].apply_at(rewrite::HostInfo(g),
                                                           chosen.ordinals[i]);
     if (!next)
       throw Error("optimize: step " + std::to_string(i) +
@@ -167,7 +167,8 @@ void rank_by_critical_path(SearchResult &r, const Graph &original,
 } // namespace
 
 OptimizeResult
-optimize(const Model &m, const std::vector<Transformation> &transformations,
+optimize(const Model &m,
+         const std::vector<rewrite::Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
          const SelectOptions &select_in, uint64_t seed,
          const std::function<void(const SearchProgress &)> &progress) {
@@ -306,7 +307,7 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
             : "the search found no graph that differs from it";
   }
   if (r.chosen != 0 && select.choices_on &&
-      !chosen_implementations(candidates[r.chosen]->graph).empty()) {
+      !rewrite::chosen_implementations(candidates[r.chosen]->graph).empty()) {
     phase("checking: the winner's chosen implementations against the "
           "reference");
     const Model winner{candidates[r.chosen]->graph, full.weights};
@@ -340,14 +341,15 @@ optimize(const Model &m, const std::vector<Transformation> &transformations,
   original_timer = nullptr; // the prepared original
   r.model = r.kept_original ? (owned ? std::move(*owned) : full)
                             : folded(candidates[r.chosen]->graph, full, owned);
-  r.implementations = chosen_implementations(r.model.graph);
+  r.implementations = rewrite::chosen_implementations(r.model.graph);
   if (r.implementations.empty())
     r.implementations_error = -1;
   return r;
 }
 
 OptimizeResult
-optimize(const Model &m, const std::vector<Transformation> &transformations,
+optimize(const Model &m,
+         const std::vector<rewrite::Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts, uint64_t seed,
          const std::function<void(const SearchProgress &)> &progress) {
   SelectOptions none;

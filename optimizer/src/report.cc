@@ -14,11 +14,11 @@ namespace quarry::opt {
 namespace {
 
 /// A family of steps: the rule's operators, or the fusion's name.
-std::string family_of(const Transformation &t) {
+std::string family_of(const rewrite::Transformation &t) {
   return t.rule ? rule_family(*t.rule) : t.name;
 }
 
-nlohmann::json step_json(const Transformation &t) {
+nlohmann::json step_json(const rewrite::Transformation &t) {
   nlohmann::json j;
   j["name"] = t.name;
   j["family"] = family_of(t);
@@ -91,7 +91,7 @@ std::string report_json(const ReportInput &in) {
   std::vector<std::string> family_order;
   std::map<std::string, std::pair<int, double>> families;
   for (size_t i = 0; i < r.steps.size(); ++i) {
-    const Transformation &t = (*in.transformations)[r.steps[i]];
+    const rewrite::Transformation &t = (*in.transformations)[r.steps[i]];
     nlohmann::json step = step_json(t);
     const std::string family = family_of(t);
     if (!families.count(family)) {
@@ -176,7 +176,7 @@ std::vector<std::string> applied_names(const ReportInput &in) {
   const bool attributed = r.step_ms.size() == r.steps.size() + 1;
   std::vector<std::string> out;
   for (size_t i = 0; i < r.steps.size(); ++i) {
-    const Transformation &t = (*in.transformations)[r.steps[i]];
+    const rewrite::Transformation &t = (*in.transformations)[r.steps[i]];
     std::string line =
         t.rule ? t.name + " (" + t.rule->provenance.origin + ", " +
                      std::string(proof_status_name(t.rule->provenance.status)) +

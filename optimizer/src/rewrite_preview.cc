@@ -12,7 +12,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/hash.h"
-#include "quarry/optimizer/constant_shape.h"
+#include "quarry/rewrite/constant_shape.h"
 #include "quarry/runtime/op_config.h"
 #include "quarry/runtime/plan.h"
 
@@ -153,7 +153,7 @@ HostIndex::HostIndex(const Graph &g, const CostModel &cost)
     for (const TensorType &t : g.node(i).types)
       type_hash_.push_back(hash_type(t));
   const std::vector<bool> live = g.live_nodes();
-  const std::vector<bool> fixed = runtime::static_nodes(g);
+  const std::vector<bool> fixed = g.static_nodes();
   live_.assign(live.begin(), live.end());
   fixed_.assign(fixed.begin(), fixed.end());
   step_.resize(n);
@@ -309,8 +309,8 @@ enum class Verdict { Go, Refused, CannotTell };
 /// One preview: the overlay, and the FusionViews of host and overlay.
 class Previewer {
 public:
-  Previewer(const HostIndex &h, const Splice &s, PreviewScratch::Data &d,
-            const PreviewMemo &memo)
+  Previewer(const HostIndex &h, const rewrite::Splice &s,
+            PreviewScratch::Data &d, const PreviewMemo &memo)
       : h_(h), g_(*h.g_), s_(s), d_(d), n_(g_.num_nodes()), pat_(*s.pattern),
         refused_(memo.refusal_key ? memo.refused : nullptr),
         shapes_key_(memo.refusal_key), seen_(memo.seen) {
@@ -531,8 +531,8 @@ private:
       if (n.is_variable()) {
         pat_live_[i] = false; // a variable is a host value, not a node
         if (!s_.bindings.count(n.name))
-          return Verdict::CannotTell; // a new variable: splice() knows its
-                                      // shape
+          return Verdict::CannotTell; // a new variable: rewrite::splice() knows
+                                      // its shape
         continue;
       }
       const auto &traits = op_info(n.kind).traits;
@@ -574,7 +574,7 @@ private:
         return Verdict::CannotTell; // which reader types: the walk's order
       const Node &cn = pat_.node(c);
       const std::optional<Shape> cs =
-          constant_shape(cn.kind, cn.attrs, n.kind, k, types);
+          rewrite::constant_shape(cn.kind, cn.attrs, n.kind, k, types);
       if (!cs)
         return Verdict::Refused;
       Attrs ca = cn.attrs;
@@ -1050,7 +1050,7 @@ private:
 
   const HostIndex &h_;
   const Graph &g_;
-  const Splice &s_;
+  const rewrite::Splice &s_;
   PreviewScratch::Data &d_;
   const int32_t n_;
   const Graph &pat_;
@@ -1069,8 +1069,8 @@ private:
                        &static_changed_ = d_.static_changed;
 };
 
-Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
-                const PreviewMemo &memo) {
+Preview preview(const HostIndex &host, const rewrite::Splice &s,
+                PreviewScratch &scratch, const PreviewMemo &memo) {
   return Previewer(host, s, *scratch.d_, memo).run();
 }
 
@@ -1080,7 +1080,7 @@ uint64_t HostIndex::type_hash(ValueRef v) const {
 }
 
 uint64_t refusal_key(uint64_t pattern_key, const HostIndex &host,
-                     const MatchSite &site) {
+                     const rewrite::MatchSite &site) {
   uint64_t key = hash_combine(0x7265667573, pattern_key);
   for (int32_t id = 0; id < site.pattern->num_nodes(); ++id)
     if (site.pattern->node(id).is_variable())

@@ -27,7 +27,7 @@ using GraphPtr = std::shared_ptr<const Graph>;
 struct State {
   int32_t parent = -1; ///< -1 for the start
   int32_t transformation = -1;
-  int32_t ordinal = -1; ///< Transformation::apply_at's argument
+  int32_t ordinal = -1; ///< rewrite::Transformation::apply_at's argument
   uint64_t hash = 0;
   double cost = 0;
 };
@@ -97,13 +97,13 @@ struct Candidate {
   int32_t ordinal = 0;
   uint64_t hash = 0;
   std::optional<double> cost;
-  std::optional<OwnedSplice> pending;
+  std::optional<rewrite::OwnedSplice> pending;
   bool seen = false; ///< seen before this expansion: not costed
 };
 
 class Search {
 public:
-  Search(const std::vector<Transformation> &ts, CostModel &cost,
+  Search(const std::vector<rewrite::Transformation> &ts, CostModel &cost,
          const SearchOptions &opts)
       : ts_(ts), cost_(cost), opts_(opts),
         arena_(opts.threads > 0 ? opts.threads : tbb::task_arena::automatic),
@@ -116,7 +116,7 @@ private:
   GraphPtr materialize(int32_t s);
   std::vector<std::vector<Candidate>> generate(const Graph &g);
   /// The cost of a candidate whose preview had no cost.
-  double cost_pending(const Graph &g, const OwnedSplice &s);
+  double cost_pending(const Graph &g, const rewrite::OwnedSplice &s);
   size_t state_bytes() const {
     return states_.capacity() * sizeof(State) + seen_.size() * 32 +
            queue_.size() * sizeof(Entry) + refused_.bytes();
@@ -126,7 +126,7 @@ private:
                                   state_bytes() + cache_.bytes() + transient);
   }
 
-  const std::vector<Transformation> &ts_;
+  const std::vector<rewrite::Transformation> &ts_;
   CostModel &cost_;
   const SearchOptions &opts_;
   tbb::task_arena arena_;
@@ -147,7 +147,7 @@ GraphPtr Search::materialize(int32_t s) {
     chain.push_back(at);
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const State &st = states_[*it];
-    const HostInfo host(*g);
+    const rewrite::HostInfo host(*g);
     auto next = ts_[st.transformation].apply_at(host, st.ordinal);
     if (!next)
       throw Error("search: state " + std::to_string(*it) +
@@ -161,7 +161,7 @@ GraphPtr Search::materialize(int32_t s) {
 }
 
 std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
-  const HostInfo host(g);
+  const rewrite::HostInfo host(g);
   index_ = std::make_unique<HostIndex>(g, cost_);
   const HostIndex &index = *index_;
   // Two passes, each spread over the threads: every transformation's
@@ -171,7 +171,7 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   struct Proposal {
     int32_t ordinal;
     uint64_t refusal_key; ///< 0 for a fusion's
-    OwnedSplice splice;
+    rewrite::OwnedSplice splice;
   };
   std::vector<std::vector<Proposal>> proposed(ts_.size());
   const ForkJoin match_edges;
@@ -180,13 +180,13 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
       // A rule's pattern is the same in every graph: its refusals for
       // shapes hold in all of them.
       uint64_t key = 0;
-      const auto unrefused = [&](const MatchSite &site) {
+      const auto unrefused = [&](const rewrite::MatchSite &site) {
         key = refusal_key(i + 1, index, site);
         return !refused_.contains(key);
       };
       ts_[i].for_each_splice(
           host, opts_.max_matches,
-          [&](int ordinal, OwnedSplice &&s) {
+          [&](int ordinal, rewrite::OwnedSplice &&s) {
             proposed[i].push_back(
                 {ordinal, ts_[i].rule ? key : 0, std::move(s)});
           },
@@ -221,7 +221,7 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
       c.cost = p.cost;
       c.seen = p.seen;
       if (p.outcome == Preview::Outcome::Unknown) {
-        const std::optional<Graph> made = splice(g, pr.splice.splice);
+        const std::optional<Graph> made = rewrite::splice(g, pr.splice.splice);
         if (!made)
           return;
         c.hash = search_key(*made);
@@ -244,11 +244,11 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   return out;
 }
 
-double Search::cost_pending(const Graph &g, const OwnedSplice &s) {
+double Search::cost_pending(const Graph &g, const rewrite::OwnedSplice &s) {
   // Costing the candidates before may have costed its configurations.
   if (const Preview p = preview(*index_, s.splice, serial_scratch_); p.cost)
     return *p.cost;
-  const std::optional<Graph> made = splice(g, s.splice);
+  const std::optional<Graph> made = rewrite::splice(g, s.splice);
   if (!made)
     throw Error("search: a rewrite the preview made was refused");
   return cost_.graph_cost(*made);
@@ -374,7 +374,8 @@ size_t graph_bytes(const Graph &g) {
 }
 
 SearchResult
-search(const Graph &start, const std::vector<Transformation> &transformations,
+search(const Graph &start,
+       const std::vector<rewrite::Transformation> &transformations,
        CostModel &cost, const SearchOptions &opts,
        const std::function<void(const SearchProgress &)> &progress) {
   return Search(transformations, cost, opts).run(start, progress);

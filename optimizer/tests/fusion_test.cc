@@ -2,7 +2,7 @@
 #include "test_util.h"
 
 #include "quarry/optimizer/constant_fold.h"
-#include "quarry/optimizer/fusions.h"
+#include "quarry/rewrite/fusions.h"
 #include "quarry/runtime/plan.h"
 
 namespace quarry::opt::test {
@@ -13,7 +13,7 @@ TEST(Fusion, ActivationFoldsIntoConvolutionAndMatmul) {
                               "input a: [2,5]\nweight b: [5,3]\n"
                               "y = relu(conv2d(x, w))\nz = tanh(matmul(a, b))\n"
                               "output y, z\n");
-  const auto out = fuse_activation(HostInfo(g));
+  const auto out = rewrite::fuse_activation(rewrite::HostInfo(g));
   ASSERT_EQ(out.size(), 2u);
   for (const Graph &h : out) {
     EXPECT_EQ(h.num_operators(), 3);
@@ -27,7 +27,7 @@ TEST(Fusion, TheFusedOperatorTakesTheNameOfTheValueItComputes) {
   const Graph g = parse_graph("input x: [1,3,6,6]\nweight w: [4,3,3,3]\n"
                               "c = conv2d(x, w)\nv_107 = relu(c)\n"
                               "output v_107\n");
-  const auto out = fuse_activation(HostInfo(g));
+  const auto out = rewrite::fuse_activation(rewrite::HostInfo(g));
   ASSERT_EQ(out.size(), 1u);
   const Graph &h = out[0];
   ASSERT_EQ(h.num_operators(), 1);
@@ -41,7 +41,7 @@ TEST(Fusion, ActivationStaysWhenTheRawResultIsUsedElsewhere) {
   const Graph g = parse_graph("input x: [1,3,6,6]\nweight w: [4,3,3,3]\n"
                               "c = conv2d(x, w)\ny = relu(c)\n"
                               "output y, c\n");
-  EXPECT_TRUE(fuse_activation(HostInfo(g)).empty());
+  EXPECT_TRUE(rewrite::fuse_activation(rewrite::HostInfo(g)).empty());
 }
 
 TEST(Fusion, ConvolutionsOfOneInputMerge) {
@@ -49,7 +49,7 @@ TEST(Fusion, ConvolutionsOfOneInputMerge) {
                               "weight q: [3,4,3,3]\n"
                               "y = concat[axis=1](conv2d[act=relu](x, p), "
                               "conv2d[act=relu](x, q))\noutput y\n");
-  const auto out = merge_conv(HostInfo(g));
+  const auto out = rewrite::merge_conv(rewrite::HostInfo(g));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_LT(error_between(g, out[0]), kTolerance);
 }
@@ -59,7 +59,7 @@ TEST(Fusion, ConvolutionsOfOneInputMergeWithDifferentWidths) {
                               "weight q: [5,4,1,1]\n"
                               "y = conv2d[act=relu](x, p)\n"
                               "z = conv2d[act=relu](x, q)\noutput y, z\n");
-  const auto out = merge_conv(HostInfo(g));
+  const auto out = rewrite::merge_conv(rewrite::HostInfo(g));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_LT(error_between(g, out[0]), kTolerance);
 }
@@ -70,7 +70,7 @@ TEST(Fusion, GroupedConvolutionsOfOneInputAreNotMerged) {
                               "weight q: [4,1,3,3]\n"
                               "y = conv2d(x, p)\nz = conv2d(x, q)\n"
                               "output y, z\n");
-  EXPECT_TRUE(merge_conv(HostInfo(g)).empty());
+  EXPECT_TRUE(rewrite::merge_conv(rewrite::HostInfo(g)).empty());
 }
 
 TEST(Fusion, ConvolutionsOfTwoInputsBecomeOneGroupedConvolution) {
@@ -78,7 +78,7 @@ TEST(Fusion, ConvolutionsOfTwoInputsBecomeOneGroupedConvolution) {
                               "weight p: [6,2,3,3]\nweight q: [6,2,3,3]\n"
                               "y = ewadd(conv2d(x, p), conv2d(z, q))\n"
                               "output y\n");
-  const auto out = merge_conv(HostInfo(g));
+  const auto out = rewrite::merge_conv(rewrite::HostInfo(g));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_LT(error_between(g, out[0]), kTolerance);
   // The merged convolution reads 8 channels with 2-channel kernels.
@@ -94,7 +94,7 @@ TEST(Fusion, DependentConvolutionsAreNotMerged) {
   const Graph g = parse_graph("input x: [1,4,6,6]\nweight p: [4,4,3,3]\n"
                               "weight q: [4,4,3,3]\n"
                               "y = conv2d(relu(conv2d(x, p)), q)\noutput y\n");
-  EXPECT_TRUE(merge_conv(HostInfo(g)).empty());
+  EXPECT_TRUE(rewrite::merge_conv(rewrite::HostInfo(g)).empty());
 }
 
 TEST(ConstantFold, WeightOnlySubgraphsBecomeWeights) {
@@ -106,7 +106,7 @@ TEST(ConstantFold, WeightOnlySubgraphsBecomeWeights) {
   const Model before = complete_weights(Model{g, {}}, 7);
   const Model after = fold_constants(before);
   EXPECT_EQ(after.graph.num_operators(), 3); // conv2d, reshape, matmul
-  const auto fixed = runtime::static_nodes(after.graph);
+  const auto fixed = after.graph.static_nodes();
   for (int32_t id = 0; id < after.graph.num_nodes(); ++id)
     EXPECT_TRUE(after.graph.node(id).is_variable() || !fixed[id]);
   EXPECT_LT(output_error(before, after, 7), kTolerance);

@@ -4,8 +4,8 @@
 
 #include "quarry/models/model_file.h"
 #include "quarry/optimizer/constant_fold.h"
-#include "quarry/optimizer/implementations.h"
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/implementations.h"
+#include "quarry/rewrite/transformation.h"
 #include "quarry/testing/scratch_dir.h"
 
 namespace quarry::opt::test {
@@ -41,33 +41,33 @@ CostModel::CostFn winograd_costs(double factor) {
   };
 }
 
-std::vector<Transformation> choices_only() {
+std::vector<rewrite::Transformation> choices_only() {
   static const RulePack none;
-  return make_transformations(
+  return rewrite::make_transformations(
       none, {.fusions = false, .implementations = offer_winograd});
 }
 
 TEST(Implementations, OneSplicePerWayEachKeepingTheNodeAndItsName) {
   const Graph g = parse_graph(kConvs);
-  const HostInfo host(g);
-  const std::vector<OwnedSplice> proposals =
-      propose_implementations(host, offer_winograd);
+  const rewrite::HostInfo host(g);
+  const std::vector<rewrite::OwnedSplice> proposals =
+      rewrite::propose_implementations(host, offer_winograd);
   ASSERT_EQ(proposals.size(), 2u);
   std::vector<std::string> chosen;
-  for (const OwnedSplice &p : proposals) {
-    const std::optional<Graph> h = splice(g, p.splice);
+  for (const rewrite::OwnedSplice &p : proposals) {
+    const std::optional<Graph> h = rewrite::splice(g, p.splice);
     ASSERT_TRUE(h);
     EXPECT_EQ(h->num_operators(), g.num_operators());
     EXPECT_LT(error_between(g, *h), kTolerance);
-    const std::vector<std::string> named = chosen_implementations(*h);
+    const std::vector<std::string> named = rewrite::chosen_implementations(*h);
     ASSERT_EQ(named.size(), 1u);
     chosen.push_back(named[0]);
   }
   EXPECT_EQ(chosen, (std::vector<std::string>{"c: conv2d alg=winograd",
                                               "y: conv2d alg=winograd"}));
-  EXPECT_TRUE(chosen_implementations(g).empty());
+  EXPECT_TRUE(rewrite::chosen_implementations(g).empty());
   // The fused activation and every other attribute stay as they were.
-  const Graph h = *splice(g, proposals[0].splice);
+  const Graph h = *rewrite::splice(g, proposals[0].splice);
   EXPECT_NE(
       print_graph(h).find("conv2d[s=1,1 pad=same act=relu alg=winograd](x, a)"),
       std::string::npos)
@@ -80,19 +80,20 @@ TEST(Implementations, TheSearchTakesAWayWhereItIsCheaperAndOnlyThere) {
   const Graph g = parse_graph(kConvs);
   CostModel cheaper(winograd_costs(0.5));
   const SearchResult won = search(g, choices_only(), cheaper, o);
-  EXPECT_EQ(chosen_implementations(won.best).size(), 2u);
+  EXPECT_EQ(rewrite::chosen_implementations(won.best).size(), 2u);
   EXPECT_EQ(won.steps.size(), 2u);
   CostModel dearer(winograd_costs(1.5));
   const SearchResult lost = search(g, choices_only(), dearer, o);
   EXPECT_TRUE(lost.steps.empty());
-  EXPECT_TRUE(chosen_implementations(lost.best).empty());
+  EXPECT_TRUE(rewrite::chosen_implementations(lost.best).empty());
 }
 
 /// A timer whose graphs take 1 ms, or 0.5 ms where they name a way.
 PrepareTimer choices_halve(double with_choices) {
   return [with_choices](const Graph &g,
                         const WeightTable &) -> std::function<double()> {
-    const double t = chosen_implementations(g).empty() ? 1.0 : with_choices;
+    const double t =
+        rewrite::chosen_implementations(g).empty() ? 1.0 : with_choices;
     return [t] { return t; };
   };
 }
@@ -108,7 +109,7 @@ TEST(Implementations, TheOriginalComesBackWhenEveryChoiceMeasuresSlower) {
   EXPECT_LT(r.search.best_cost, r.search.initial_cost);
   EXPECT_TRUE(r.kept_original);
   EXPECT_TRUE(r.implementations.empty());
-  EXPECT_TRUE(chosen_implementations(r.model.graph).empty());
+  EXPECT_TRUE(rewrite::chosen_implementations(r.model.graph).empty());
 }
 
 TEST(Implementations, AWinnerIsKeptOnlyWithinTheToleranceOnItsBackend) {
@@ -120,7 +121,7 @@ TEST(Implementations, AWinnerIsKeptOnlyWithinTheToleranceOnItsBackend) {
     return cpu->implementations(h, id);
   };
   static const RulePack none;
-  const auto ts = make_transformations(
+  const auto ts = rewrite::make_transformations(
       none, {.fusions = false, .implementations = offered});
   SearchOptions o;
   o.budget = 10;
@@ -148,11 +149,12 @@ TEST(Implementations, ChoicesSurviveTheTextFormAndSavedModels) {
   const Graph g =
       parse_graph("input x: [1,16,8,8]\nweight a: [16,16,3,3]\n"
                   "y = conv2d[act=relu alg=winograd](x, a)\noutput y\n");
-  EXPECT_EQ(chosen_implementations(parse_graph(print_graph(g))).size(), 1u);
+  EXPECT_EQ(rewrite::chosen_implementations(parse_graph(print_graph(g))).size(),
+            1u);
   quarry::testing::ScratchDir dir;
   const std::string path = dir.file("chosen.qg");
   save_model(complete_weights(Model{g, {}}, 3), path);
-  EXPECT_EQ(chosen_implementations(load_graph_any(path).graph),
+  EXPECT_EQ(rewrite::chosen_implementations(load_graph_any(path).graph),
             (std::vector<std::string>{"y: conv2d alg=winograd"}));
 }
 

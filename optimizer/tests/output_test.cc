@@ -3,7 +3,7 @@
 #include "test_util.h"
 
 #include "quarry/models/onnx.h"
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 
 namespace quarry::opt::test {
 namespace {
@@ -19,7 +19,7 @@ TEST(Output, OptimizedModelRoundTripsThroughOnnxAndText) {
   SearchOptions o;
   o.budget = 10;
   const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), cost, o, 5);
+      optimize(m, rewrite::make_transformations(RulePack{}), cost, o, 5);
   ASSERT_FALSE(r.search.steps.empty());
   const Model onnx = import_onnx_bytes(export_onnx_bytes(r.model), "opt.onnx");
   EXPECT_LT(output_error(m, onnx, 5), kTolerance);

@@ -11,7 +11,7 @@
 
 #include "quarry/models/zoo.h"
 #include "quarry/optimizer/rewrite_preview.h"
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 #include "quarry/runtime/backends.h"
 
 #include <gtest/gtest.h>
@@ -33,48 +33,51 @@ struct Tally {
 
 /// Checks every proposal on `host`; returns the graphs made, in order.
 std::vector<Graph> check_all(const Graph &host,
-                             const std::vector<Transformation> &ts,
+                             const std::vector<rewrite::Transformation> &ts,
                              CostModel &cost, Tally &tally,
                              const std::string &where) {
   cost.graph_cost(host); // the host's own configurations are known
-  const HostInfo info(host);
+  const rewrite::HostInfo info(host);
   const HostIndex index(host, cost);
   PreviewScratch scratch;
   std::vector<Graph> made;
-  for (const Transformation &t : ts)
-    t.for_each_splice(info, 2000, [&](int ordinal, OwnedSplice &&owned) {
-      const Splice &s = owned.splice;
-      const Preview p = preview(index, s, scratch);
-      std::optional<Graph> g = splice(host, s);
-      const std::string what =
-          where + " " + t.name + " #" + std::to_string(ordinal);
-      if (p.outcome == Preview::Outcome::Unknown) {
-        ++tally.unknown;
-      } else if (!g) {
-        EXPECT_EQ(p.outcome, Preview::Outcome::Refused) << what;
-        ++tally.refused;
-      } else {
-        ASSERT_EQ(p.outcome, Preview::Outcome::Made) << what;
-        ++tally.made;
-        EXPECT_EQ(p.hash, search_key(*g)) << what;
-        EXPECT_EQ(tally.hash_of_key.emplace(p.hash, g->hash()).first->second,
-                  g->hash())
-            << what << ": its search key is another graph's";
-        EXPECT_EQ(tally.key_of_hash.emplace(g->hash(), p.hash).first->second,
-                  p.hash)
-            << what << ": the same graph has another search key";
-        const double want = cost.graph_cost(*g);
-        if (p.cost) {
-          EXPECT_EQ(*p.cost, want) << what;
-        }
-        // Costed now: a second preview must give it.
-        const Preview again = preview(index, s, scratch);
-        ASSERT_TRUE(again.cost.has_value()) << what;
-        EXPECT_EQ(*again.cost, want) << what;
-      }
-      if (g)
-        made.push_back(std::move(*g));
-    });
+  for (const rewrite::Transformation &t : ts)
+    t.for_each_splice(
+        info, 2000, [&](int ordinal, rewrite::OwnedSplice &&owned) {
+          const rewrite::Splice &s = owned.splice;
+          const Preview p = preview(index, s, scratch);
+          std::optional<Graph> g = rewrite::splice(host, s);
+          const std::string what =
+              where + " " + t.name + " #" + std::to_string(ordinal);
+          if (p.outcome == Preview::Outcome::Unknown) {
+            ++tally.unknown;
+          } else if (!g) {
+            EXPECT_EQ(p.outcome, Preview::Outcome::Refused) << what;
+            ++tally.refused;
+          } else {
+            ASSERT_EQ(p.outcome, Preview::Outcome::Made) << what;
+            ++tally.made;
+            EXPECT_EQ(p.hash, search_key(*g)) << what;
+            EXPECT_EQ(
+                tally.hash_of_key.emplace(p.hash, g->hash()).first->second,
+                g->hash())
+                << what << ": its search key is another graph's";
+            EXPECT_EQ(
+                tally.key_of_hash.emplace(g->hash(), p.hash).first->second,
+                p.hash)
+                << what << ": the same graph has another search key";
+            const double want = cost.graph_cost(*g);
+            if (p.cost) {
+              EXPECT_EQ(*p.cost, want) << what;
+            }
+            // Costed now: a second preview must give it.
+            const Preview again = preview(index, s, scratch);
+            ASSERT_TRUE(again.cost.has_value()) << what;
+            EXPECT_EQ(*again.cost, want) << what;
+          }
+          if (g)
+            made.push_back(std::move(*g));
+        });
   return made;
 }
 
@@ -92,7 +95,7 @@ TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
     if (m.name == GetParam())
       o.size = m.min_size;
   Graph host = build_model(GetParam(), o).graph;
-  const auto ts = make_transformations(*pack);
+  const auto ts = rewrite::make_transformations(*pack);
   Tally tally;
   // A few steps deep, each from a rewrite far into the list, so hosts that
   // are themselves rewrites (with dead weights gone) are covered too.
@@ -158,7 +161,7 @@ TEST(Preview, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
   const ValueRef w{2, 0}, u1{3, 0}, u2{4, 0}, u3{5, 0}, a{6, 0};
   struct Case {
     const char *what;
-    Splice splice;
+    rewrite::Splice splice;
     /// With the split: what a preview must say (Made: as splice() makes).
     Preview::Outcome cut;
   };
@@ -190,7 +193,7 @@ TEST(Preview, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
       const HostIndex index(host, cost);
       PreviewScratch scratch;
       const Preview p = preview(index, c.splice, scratch);
-      const std::optional<Graph> made = splice(host, c.splice);
+      const std::optional<Graph> made = rewrite::splice(host, c.splice);
       EXPECT_EQ(p.outcome, cut ? c.cut : Preview::Outcome::Made) << what;
       EXPECT_EQ(made.has_value(), p.outcome != Preview::Outcome::Refused)
           << what;
@@ -221,8 +224,8 @@ TEST(Preview, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
       },
       *cpu);
   cost.graph_cost(host);
-  const Splice s{&pattern, {{"z", w}}, {}, {r}};
-  const std::optional<Graph> made = splice(host, s);
+  const rewrite::Splice s{&pattern, {{"z", w}}, {}, {r}};
+  const std::optional<Graph> made = rewrite::splice(host, s);
   ASSERT_TRUE(made.has_value());
   const double want = cost.graph_cost(*made);
   const HostIndex index(host, cost);

@@ -1,15 +1,15 @@
 //===- rewrite_test.cc - Matching and applying rules on small graphs ------===//
 #include "test_util.h"
 
-#include "quarry/optimizer/splice.h"
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/splice.h"
+#include "quarry/rewrite/transformation.h"
 
 namespace quarry::opt::test {
 namespace {
 
 std::vector<Graph> apply_all(const Rule &r, const Graph &g) {
-  const Transformation t = Transformation::of_rule(r);
-  return t.apply(HostInfo(g), 100);
+  const rewrite::Transformation t = rewrite::Transformation::of_rule(r);
+  return t.apply(rewrite::HostInfo(g), 100);
 }
 
 const char *kTwoConvs = "input x\ninput w1\ninput w2\n"
@@ -144,14 +144,14 @@ TEST(Rewrite, CommutativeOperandsMatchEitherWay) {
 
 TEST(Rewrite, CyclesAreRefused) {
   // Replacing a by relu(b) where b is computed from a would be a cycle.
-  Splice s;
+  rewrite::Splice s;
   const Graph pattern = parse_graph("input v\ny = relu(v)\noutput y\n");
   const Graph g = parse_graph("input x: [4]\na = tanh(x)\nb = sigmoid(a)\n"
                               "output b\n");
   s.pattern = &pattern;
   s.bindings.emplace("v", ValueRef{2, 0});
   s.replaced = {ValueRef{1, 0}};
-  EXPECT_FALSE(splice(g, s).has_value());
+  EXPECT_FALSE(rewrite::splice(g, s).has_value());
 }
 
 TEST(Rewrite, PreconditionsMustHold) {
@@ -183,7 +183,7 @@ TEST(Rewrite, RulesApplyBothWaysUnlessForwardOnly) {
   RulePack pack;
   pack.rules = {make_rule("relu_grows", "input x\ny = relu(x)\noutput y\n",
                           "input x\ny = relu(relu(x))\noutput y\n")};
-  const auto both = make_transformations(pack, {.fusions = false});
+  const auto both = rewrite::make_transformations(pack, {.fusions = false});
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0].name, "relu_grows");
   EXPECT_EQ(both[1].name, "relu_grows reversed");
@@ -194,15 +194,15 @@ TEST(Rewrite, RulesApplyBothWaysUnlessForwardOnly) {
   EXPECT_EQ(both[1].needs, relu);
   const Graph no_relu =
       parse_graph("input x: [2,3]\ny = ewadd(x, x)\noutput y\n");
-  EXPECT_TRUE(both[1].apply(HostInfo(no_relu), 10).empty());
+  EXPECT_TRUE(both[1].apply(rewrite::HostInfo(no_relu), 10).empty());
   const Graph g = parse_graph("input x: [2,3]\ny = relu(relu(x))\noutput y\n");
-  const auto shrunk = both[1].apply(HostInfo(g), 10);
+  const auto shrunk = both[1].apply(rewrite::HostInfo(g), 10);
   ASSERT_EQ(shrunk.size(), 1u);
   EXPECT_EQ(shrunk[0].num_operators(), 1);
   EXPECT_LT(error_between(g, shrunk[0]), kTolerance);
 
-  const auto forward =
-      make_transformations(pack, {.fusions = false, .reversed = false});
+  const auto forward = rewrite::make_transformations(
+      pack, {.fusions = false, .reversed = false});
   ASSERT_EQ(forward.size(), 1u);
   EXPECT_EQ(forward[0].name, "relu_grows");
 }
@@ -215,7 +215,7 @@ TEST(Rewrite, ARuleWhoseTargetDropsAVariableIsNotReversed) {
                           "y\n",
                           "input b\ny = relu(b)\noutput y\n")};
   EXPECT_FALSE(reversible(pack.rules[0]));
-  EXPECT_EQ(make_transformations(pack, {.fusions = false}).size(), 1u);
+  EXPECT_EQ(rewrite::make_transformations(pack, {.fusions = false}).size(), 1u);
 }
 
 } // namespace

@@ -9,7 +9,7 @@
 #include "packs.h"
 #include "test_util.h"
 
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 
 #include <random>
 
@@ -66,11 +66,11 @@ Sample check_rules(const RulePack &pack, size_t max_rules) {
       const auto host = instantiate(r.source, rng);
       if (!host)
         continue;
-      const HostInfo info(*host);
-      const auto matches = find_matches(info, r.source, 1);
+      const rewrite::HostInfo info(*host);
+      const auto matches = rewrite::find_matches(info, r.source, 1);
       if (matches.empty())
         continue;
-      const auto rewritten = apply_rule(info, r, matches[0]);
+      const auto rewritten = rewrite::apply_rule(info, r, matches[0]);
       if (!rewritten)
         continue;
       EXPECT_LT(error_between(*host, *rewritten), kTolerance)

@@ -6,7 +6,7 @@
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
 
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 #include <nlohmann/json.hpp>
 
 namespace quarry::opt::test {
@@ -22,7 +22,7 @@ const char *kBranches = "input x: [1,8,8,8]\nweight a: [8,8,3,3]\n"
 TEST(Search, NeverWorseAndOutputsEqualOnMeasuredCosts) {
   CpuCosts costs;
   const Graph g = parse_graph(kBranches);
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   SearchOptions o;
   o.budget = 20;
   const SearchResult r = search(g, ts, costs.model, o);
@@ -36,7 +36,8 @@ TEST(Search, FusionsPayWhereLaunchesCost) {
   const Graph g = parse_graph(kBranches);
   SearchOptions o;
   o.budget = 20;
-  const SearchResult r = search(g, make_transformations(RulePack{}), cost, o);
+  const SearchResult r =
+      search(g, rewrite::make_transformations(RulePack{}), cost, o);
   EXPECT_LT(r.best_cost, r.initial_cost);
   ASSERT_FALSE(r.steps.empty());
   // Three convolutions with relu became one merged convolution with relu.
@@ -49,7 +50,7 @@ TEST(Search, SaysWhatRewroteTheStartGraphAndTheBestItWasPredictedToGive) {
   const Graph g = parse_graph(kBranches);
   SearchOptions o;
   o.budget = 5;
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   const SearchResult r = search(g, ts, cost, o);
   // Each relu folds into its convolution; the three convolutions merge
   // pairwise (each with its nearest partners).
@@ -67,7 +68,7 @@ TEST(Search, SaysWhatRewroteTheStartGraphAndTheBestItWasPredictedToGive) {
 TEST(Search, SameResultWhateverTheThreadCount) {
   CostModel cost(launch_cost);
   const Graph g = parse_graph(kBranches);
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   SearchOptions o;
   o.budget = 15;
   o.threads = 1;
@@ -84,7 +85,8 @@ TEST(Search, ZeroBudgetKeepsTheGraph) {
   const Graph g = parse_graph(kBranches);
   SearchOptions o;
   o.budget = 0;
-  const SearchResult r = search(g, make_transformations(RulePack{}), cost, o);
+  const SearchResult r =
+      search(g, rewrite::make_transformations(RulePack{}), cost, o);
   EXPECT_TRUE(structurally_equal(r.best, g));
   EXPECT_EQ(r.best_cost, r.initial_cost);
   EXPECT_TRUE(r.steps.empty());
@@ -110,7 +112,7 @@ TEST(Search, StateMemoryStaysWithinTheBudget) {
   // finds.
   CostModel cost(launch_cost);
   const Graph g = parse_graph(many_branches());
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   SearchOptions o;
   o.budget = 150;
   o.memory_budget = size_t{1} << 30;
@@ -138,7 +140,7 @@ TEST(Search, OptimizeFoldsWeightsAfterwards) {
   SearchOptions o;
   o.budget = 20;
   const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), costs.model, o, 7);
+      optimize(m, rewrite::make_transformations(RulePack{}), costs.model, o, 7);
   EXPECT_LE(r.final_cost, r.search.initial_cost);
   EXPECT_LT(output_error(m, r.model, 7), kTolerance);
 }
@@ -164,7 +166,7 @@ TEST(Select, TheOriginalStaysWhenEveryCandidateMeasuresSlower) {
     return structurally_equal(g, original) ? 1.0 : 1.5;
   });
   const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+      optimize(m, rewrite::make_transformations(RulePack{}), cost, o, sel, 7);
   EXPECT_LT(r.search.best_cost, r.search.initial_cost);
   EXPECT_TRUE(r.kept_original);
   EXPECT_EQ(r.chosen, 0);
@@ -200,7 +202,7 @@ OptimizeResult select_branches(CostModel &cost, const SelectOptions &sel) {
   SearchOptions o;
   o.budget = 20;
   return optimize(Model{parse_graph(kBranches), {}},
-                  make_transformations(RulePack{}), cost, o, sel, 7);
+                  rewrite::make_transformations(RulePack{}), cost, o, sel, 7);
 }
 
 TEST(Select, TwoGraphsArePreparedAtATime) {
@@ -345,7 +347,7 @@ TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
     return [] { return 1.0; };
   };
   const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+      optimize(m, rewrite::make_transformations(RulePack{}), cost, o, sel, 7);
   EXPECT_FALSE(timed);
   EXPECT_TRUE(r.timed.empty());
   EXPECT_NE(r.not_timed.find("(opaque)"), std::string::npos) << r.not_timed;
@@ -354,7 +356,7 @@ TEST(Select, AGraphWithAnOpaqueNodeIsSearchedButNotTimed) {
   for (const Node &n : r.model.graph.nodes())
     opaque += n.kind == OpKind::Opaque;
   EXPECT_EQ(opaque, 1);
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   ReportInput in{"kept", "none", "cpu", o, &m, &r, &ts, 0, std::nullopt};
   EXPECT_EQ(nlohmann::json::parse(report_json(in))["not_timed"], r.not_timed);
   // The report says how operators were measured.
@@ -378,7 +380,7 @@ TEST(Select, TheFastestMeasuredCandidateWins) {
     return static_cast<double>(cost.running_nodes(g).nodes.size());
   });
   const OptimizeResult r =
-      optimize(m, make_transformations(RulePack{}), cost, o, sel, 7);
+      optimize(m, rewrite::make_transformations(RulePack{}), cost, o, sel, 7);
   ASSERT_FALSE(r.kept_original);
   for (const TimedGraph &t : r.timed)
     EXPECT_LE(r.timed[r.chosen].measured_ms, t.measured_ms);
@@ -386,7 +388,7 @@ TEST(Select, TheFastestMeasuredCandidateWins) {
   EXPECT_LT(r.model.graph.num_operators(), m.graph.num_operators());
   EXPECT_LT(output_error(m, r.model, 7), kTolerance);
   // The report carries predicted and measured side by side.
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   ReportInput in{"branches", "none", "cpu", o, &m, &r, &ts, 0, std::nullopt};
   const auto j = nlohmann::json::parse(report_json(in));
   EXPECT_EQ(j["selection"]["chosen"], r.chosen);
@@ -474,7 +476,7 @@ TEST(Optimize, OnStreamsGraphsRankByTheirCriticalPath) {
   o.budget = 20;
   SelectOptions one;
   one.candidates = 0;
-  const auto ts = make_transformations(RulePack{});
+  const auto ts = rewrite::make_transformations(RulePack{});
   const OptimizeResult a = optimize(m, ts, cost, o, one, 7);
   ASSERT_FALSE(a.steps.empty()); // on one stream the merge pays
   EXPECT_GT(cost.critical_path_cost(a.model.graph, 0), on_streams);

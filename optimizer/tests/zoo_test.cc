@@ -17,7 +17,7 @@
 #include "test_util.h"
 
 #include "quarry/models/zoo.h"
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 
 #include <algorithm>
 
@@ -34,7 +34,7 @@ Model small(const ModelInfo &info) {
 }
 
 int rules_applied(const OptimizeResult &r,
-                  const std::vector<Transformation> &ts) {
+                  const std::vector<rewrite::Transformation> &ts) {
   return static_cast<int>(
       std::count_if(r.search.steps.begin(), r.search.steps.end(),
                     [&](int s) { return ts[s].rule != nullptr; }));
@@ -50,7 +50,7 @@ void check(const std::string &name, const RulePack &pack, bool fusions,
       *std::find_if(model_list().begin(), model_list().end(),
                     [&](const ModelInfo &i) { return i.name == name; });
   const Model m = small(info);
-  const auto ts = make_transformations(pack, {.fusions = fusions});
+  const auto ts = rewrite::make_transformations(pack, {.fusions = fusions});
   SearchOptions o;
   o.budget = kBudget;
   const OptimizeResult r = optimize(m, ts, cost, o, 3);
@@ -94,7 +94,7 @@ TEST(ZooBert, FoldedProjectionsKeepTheOutputs) {
   mo.batch = 1;
   mo.size = 16;
   const Model m = build_model("bert", mo);
-  const auto ts = make_transformations(*pack, {.fusions = false});
+  const auto ts = rewrite::make_transformations(*pack, {.fusions = false});
   SearchOptions o;
   o.budget = 200;
   CostModel fixed(launch_cost);

@@ -29,7 +29,7 @@ bool names_implementation(const OpConfig &c) {
 }
 
 OpConfig op_config(const Graph &g, int32_t id) {
-  return op_config(g, id, static_nodes(g));
+  return op_config(g, id, g.static_nodes());
 }
 
 OpConfig op_config(const Graph &g, int32_t id,

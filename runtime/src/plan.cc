@@ -130,7 +130,7 @@ Plan plan_shapes(const Graph &g) {
   p.values.resize(g.num_nodes());
   p.static_values.resize(g.num_nodes());
   const std::vector<bool> live = g.live_nodes();
-  const std::vector<bool> fixed = static_nodes(g);
+  const std::vector<bool> fixed = g.static_nodes();
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
     if (!live[id])
       continue;
@@ -143,23 +143,6 @@ Plan plan_shapes(const Graph &g) {
       p.steps.push_back(id);
   }
   return p;
-}
-
-std::vector<bool> static_nodes(const Graph &g) {
-  std::vector<bool> is_static(g.num_nodes(), false);
-  for (int32_t id = 0; id < g.num_nodes(); ++id) {
-    const Node &n = g.node(id);
-    if (n.is_variable()) {
-      is_static[id] = n.kind == OpKind::Weight;
-      continue;
-    }
-    // An uninterpreted operator is never computed ahead: nothing can.
-    bool all = !op_info(n.kind).traits.uninterpreted;
-    for (ValueRef v : n.inputs)
-      all = all && is_static[v.node];
-    is_static[id] = all;
-  }
-  return is_static;
 }
 
 std::string describe_node(const Graph &g, int32_t id) {
@@ -206,7 +189,7 @@ void refuse_past_memory(const Plan &p, std::string_view backend) {
 void refuse_past_memory(const Graph &g, std::string_view backend) {
   if (backend == "cuda")
     return;
-  const std::vector<bool> live = g.live_nodes(), fixed = static_nodes(g);
+  const std::vector<bool> live = g.live_nodes(), fixed = g.static_nodes();
   uint64_t statics = 0;
   for (int32_t id = 0; id < g.num_nodes(); ++id)
     if (live[id] && fixed[id])

@@ -27,7 +27,7 @@ double operator_costs(const CostOptions &o, const Graph &g,
   runtime::MeasureOptions measure = o.measure;
   measure.cold_weights = runtime::weights_outgrow_cache(backend, g);
   const std::vector<bool> live = g.live_nodes();
-  const std::vector<bool> folded = runtime::static_nodes(g);
+  const std::vector<bool> folded = g.static_nodes();
   double total = 0;
   int measured_ops = 0, folded_ops = 0;
   std::printf("operators, each alone (kernel only, operands in the network's "

@@ -3,7 +3,7 @@
 
 #include "quarry/models/model_file.h"
 #include "quarry/models/zoo.h"
-#include "quarry/optimizer/implementations.h"
+#include "quarry/rewrite/implementations.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -72,7 +72,7 @@ void run_export(const ExportOptions &o) {
   export_onnx(m, o.out, o.seed, o.written);
   std::printf("%s: %d operators\n", o.out.c_str(), m.graph.num_operators());
   // ONNX has no place for how an operator runs: say what is left behind.
-  if (const size_t chosen = opt::chosen_implementations(m.graph).size())
+  if (const size_t chosen = rewrite::chosen_implementations(m.graph).size())
     std::fprintf(stderr,
                  "quarry: warning: %s: %zu implementation choices of %s "
                  "(conv2d alg=...) are not written, since ONNX has no "

@@ -91,14 +91,15 @@ void optimize(OptimizeOptions &o) {
     throw Error(o.out + ": ONNX cannot carry the implementations "
                         "--implementations all chooses; write a .qg, or "
                         "leave --implementations to its default");
-  opt::ImplementationsFn offers;
+  rewrite::ImplementationsFn offers;
   if (o.implementations == "all" || (o.implementations == "auto" && !onnx_out))
     offers = [&b = *backend](const Graph &g, int32_t id) {
       return b.implementations(g, id);
     };
-  const auto ts = opt::make_transformations(pack, {.fusions = !o.no_fusions,
-                                                   .reversed = !o.forward_only,
-                                                   .implementations = offers});
+  const auto ts =
+      rewrite::make_transformations(pack, {.fusions = !o.no_fusions,
+                                           .reversed = !o.forward_only,
+                                           .implementations = offers});
 
   ProgressLine line;
   auto progress = [&](const opt::SearchProgress &p) {

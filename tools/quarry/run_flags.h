@@ -1,7 +1,7 @@
 //===- run_flags.h - Flags shared by quarry run and quarry cost -*- C++ -*-===//
 #pragma once
 
-#include "quarry/models/model.h"
+#include "quarry/core/model.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 

@@ -94,6 +94,10 @@ public:
   std::vector<int> use_counts() const;
   /// Nodes that reach a graph output, as a mask by node id.
   std::vector<bool> live_nodes() const;
+  /// Per node: a weight, a constant, or computed from those only (never
+  /// through an uninterpreted operator). A backend computes these ahead of
+  /// the first run; a cost model charges nothing for them.
+  std::vector<bool> static_nodes() const;
   /// Number of operator (non-variable) nodes.
   int num_operators() const;
 

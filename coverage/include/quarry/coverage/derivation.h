@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 
 #include <optional>
 #include <string>
@@ -47,7 +47,7 @@ struct Derivation {
 /// found within the budget. Short, but not always the shortest: the two
 /// ends stop at the first graph they share.
 std::optional<Derivation> derive(const Rule &rule,
-                                 const std::vector<opt::Transformation> &by,
+                                 const std::vector<rewrite::Transformation> &by,
                                  const DeriveOptions &opts = {});
 
 } // namespace quarry::coverage

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/models/model.h"
+#include "quarry/core/model.h"
 
 #include <array>
 

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/models/model.h"
+#include "quarry/core/model.h"
 #include "quarry/models/tensor_file.h"
 
 #include <map>

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/models/model.h"
+#include "quarry/core/model.h"
 
 #include <span>
 #include <string_view>

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/models/model.h"
+#include "quarry/core/model.h"
 #include "quarry/optimizer/search.h"
 
 #include <string>
@@ -91,7 +91,7 @@ struct TimedGraph {
   /// pairs cannot move.
   double measured_speedup = 1;
   std::vector<int> steps;    ///< transformations from the original
-  std::vector<int> ordinals; ///< Transformation::apply_at's, per step
+  std::vector<int> ordinals; ///< rewrite::Transformation::apply_at's, per step
 };
 
 struct OptimizeResult {
@@ -151,14 +151,16 @@ std::string why_not_a_win(const std::vector<double> &original,
 /// measures fastest (see above); `seed` binds weights the model has no
 /// values for, as the runtime would.
 OptimizeResult
-optimize(const Model &m, const std::vector<Transformation> &transformations,
+optimize(const Model &m,
+         const std::vector<rewrite::Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts,
          const SelectOptions &select, uint64_t seed = 1,
          const std::function<void(const SearchProgress &)> &progress = {});
 
 /// The same, trusting the cost model (no selection).
 OptimizeResult
-optimize(const Model &m, const std::vector<Transformation> &transformations,
+optimize(const Model &m,
+         const std::vector<rewrite::Transformation> &transformations,
          CostModel &cost, const SearchOptions &opts, uint64_t seed = 1,
          const std::function<void(const SearchProgress &)> &progress = {});
 

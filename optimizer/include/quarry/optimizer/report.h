@@ -44,7 +44,7 @@ struct ReportInput {
   SearchOptions options;
   const Model *original = nullptr;
   const OptimizeResult *result = nullptr;
-  const std::vector<Transformation> *transformations = nullptr;
+  const std::vector<rewrite::Transformation> *transformations = nullptr;
   int measured_configs = 0;
   std::optional<CheckResult> check;
   /// Measurements the machine disturbed on every attempt (not cached).

@@ -27,8 +27,8 @@
 #pragma once
 
 #include "quarry/optimizer/cost_model.h"
-#include "quarry/optimizer/pattern_match.h"
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/pattern_match.h"
+#include "quarry/rewrite/splice.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -116,7 +116,7 @@ uint64_t search_key(const Graph &g);
 /// What splice() would make of a rewrite, told without making it.
 struct Preview {
   enum class Outcome {
-    Refused, ///< splice() returns nullopt
+    Refused, ///< rewrite::splice() returns nullopt
     Made,    ///< `hash` (search_key()) and `cost` are the rewritten graph's
     Unknown, ///< the preview cannot tell: make the graph
   } outcome = Outcome::Unknown;
@@ -152,7 +152,7 @@ private:
 /// to its variables and of the values it replaces. A match is looked up
 /// before its splice is made, since most are refused.
 uint64_t refusal_key(uint64_t pattern_key, const HostIndex &host,
-                     const MatchSite &site);
+                     const rewrite::MatchSite &site);
 
 /// What a preview remembers and what it may skip; all optional.
 struct PreviewMemo {
@@ -166,8 +166,8 @@ struct PreviewMemo {
 };
 
 class PreviewScratch;
-Preview preview(const HostIndex &host, const Splice &s, PreviewScratch &scratch,
-                const PreviewMemo &memo = {});
+Preview preview(const HostIndex &host, const rewrite::Splice &s,
+                PreviewScratch &scratch, const PreviewMemo &memo = {});
 
 /// Working memory for previews on one thread, sized to the host.
 class PreviewScratch {
@@ -178,8 +178,8 @@ public:
   PreviewScratch &operator=(PreviewScratch &&) noexcept;
 
 private:
-  friend Preview preview(const HostIndex &, const Splice &, PreviewScratch &,
-                         const PreviewMemo &);
+  friend Preview preview(const HostIndex &, const rewrite::Splice &,
+                         PreviewScratch &, const PreviewMemo &);
   friend class Previewer;
   struct Data;
   std::unique_ptr<Data> d_;

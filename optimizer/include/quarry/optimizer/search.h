@@ -31,7 +31,7 @@
 #pragma once
 
 #include "quarry/optimizer/cost_model.h"
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 
 #include <functional>
 #include <vector>
@@ -101,7 +101,8 @@ struct SearchResult {
 };
 
 SearchResult
-search(const Graph &start, const std::vector<Transformation> &transformations,
+search(const Graph &start,
+       const std::vector<rewrite::Transformation> &transformations,
        CostModel &cost, const SearchOptions &opts,
        const std::function<void(const SearchProgress &)> &progress = {});
 

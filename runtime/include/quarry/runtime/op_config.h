@@ -33,7 +33,7 @@ bool names_implementation(const OpConfig &c);
 /// The configuration of operator node `id` of `g`, whose types are known.
 /// Operands computed from weights only count as weights.
 OpConfig op_config(const Graph &g, int32_t id);
-/// The same with plan.h's static_nodes(g) already computed (configurations
+/// The same with Graph::static_nodes() already computed (configurations
 /// of many nodes of one graph).
 OpConfig op_config(const Graph &g, int32_t id,
                    const std::vector<bool> &is_static);

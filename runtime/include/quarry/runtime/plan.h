@@ -85,10 +85,6 @@ Plan make_plan(const Graph &g, const Bindings<float> &weights,
 /// deciding what a backend would fuse in graphs it will never run.
 Plan plan_shapes(const Graph &g);
 
-/// Per node: a weight, a constant, or computed from those only. These are
-/// the nodes make_plan folds; a cost model charges nothing for them.
-std::vector<bool> static_nodes(const Graph &g);
-
 /// "node 'y' (conv2d)" or "node 7 (conv2d)" when it has no name.
 std::string describe_node(const Graph &g, int32_t id);
 

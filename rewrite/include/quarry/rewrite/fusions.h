@@ -21,14 +21,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/optimizer/pattern_match.h"
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/pattern_match.h"
+#include "quarry/rewrite/splice.h"
 
 #include <span>
 #include <string_view>
 #include <vector>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 /// A fusion proposes its splices in a fixed order; splice() may still
 /// refuse one (a shape or a cycle).
@@ -50,4 +50,4 @@ std::vector<Graph> merge_conv(const HostInfo &host);
 /// in the graph's size.
 inline constexpr int kMergeConvPartners = 3;
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

@@ -13,7 +13,7 @@
 #include <optional>
 #include <span>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 /// The shape constant `kind` (with `attrs`) must have as operand `index` of
 /// `consumer`, whose other operands have `operands` types (null at `index`);
@@ -22,4 +22,4 @@ std::optional<Shape>
 constant_shape(OpKind kind, const Attrs &attrs, OpKind consumer, int index,
                std::span<const TensorType *const> operands);
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 struct Match {
   /// Host node of each pattern node (-1 for variables).
@@ -78,4 +78,4 @@ struct MatchSite {
 void for_each_match(const HostInfo &host, const Graph &pattern, size_t limit,
                     const std::function<void(const MatchSite &)> &f);
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

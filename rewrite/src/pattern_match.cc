@@ -6,18 +6,16 @@
 // host node of its kind.
 //
 //===----------------------------------------------------------------------===//
-#include "quarry/optimizer/pattern_match.h"
-
-#include "quarry/runtime/plan.h"
+#include "quarry/rewrite/pattern_match.h"
 
 #include <algorithm>
 #include <array>
 #include <optional>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 HostInfo::HostInfo(const Graph &g)
-    : graph(&g), is_static(runtime::static_nodes(g)), by_kind(kNumOps) {
+    : graph(&g), is_static(g.static_nodes()), by_kind(kNumOps) {
   for (int32_t id = 0; id < g.num_nodes(); ++id)
     if (!g.node(id).is_variable()) {
       by_kind[static_cast<size_t>(g.node(id).kind)].push_back(id);
@@ -266,4 +264,4 @@ std::vector<Match> find_matches(const HostInfo &host, const Graph &pattern,
   return out;
 }
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

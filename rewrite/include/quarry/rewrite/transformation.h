@@ -17,9 +17,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/optimizer/implementations.h"
-#include "quarry/optimizer/pattern_match.h"
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/implementations.h"
+#include "quarry/rewrite/pattern_match.h"
+#include "quarry/rewrite/splice.h"
 #include "quarry/rules/rule_pack.h"
 
 #include <functional>
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 /// A fusion: every rewrite it proposes in the host, in a fixed order.
 using FusionFn = std::function<std::vector<OwnedSplice>(const HostInfo &)>;
@@ -93,4 +93,4 @@ std::vector<Transformation>
 make_transformations(const RulePack &pack,
                      const TransformationOptions &opts = {});
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

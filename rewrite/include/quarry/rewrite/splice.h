@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 struct Splice {
   /// Variables bound by name; the pattern's other variables become new
@@ -45,4 +45,4 @@ struct OwnedSplice {
 /// of the host is kept, in order, even when unused.
 std::optional<Graph> splice(const Graph &host, const Splice &s);
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

@@ -1,9 +1,9 @@
 //===- fusions.cc - Hand-written rewrites TASO also uses ------------------===//
-#include "quarry/optimizer/fusions.h"
+#include "quarry/rewrite/fusions.h"
 
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/splice.h"
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 namespace {
 
@@ -162,4 +162,4 @@ std::span<const Fusion> fusions() {
   return list;
 }
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

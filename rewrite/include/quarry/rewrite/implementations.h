@@ -13,14 +13,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/optimizer/pattern_match.h"
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/pattern_match.h"
+#include "quarry/rewrite/splice.h"
 
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 /// The other ways to run node `id` of a typed graph, each as its attributes
 /// (Backend::implementations); empty where there is no choice.
@@ -38,4 +38,4 @@ std::vector<std::string> chosen_implementations(const Graph &g);
 /// The name the search's transformation of choices goes by.
 inline constexpr std::string_view kImplementationsName = "implementation";
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

@@ -1,7 +1,7 @@
 //===- implementations.cc - How an operator runs, as a rewrite ------------===//
-#include "quarry/optimizer/implementations.h"
+#include "quarry/rewrite/implementations.h"
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 std::vector<OwnedSplice>
 propose_implementations(const HostInfo &host, const ImplementationsFn &offers) {
@@ -46,4 +46,4 @@ std::vector<std::string> chosen_implementations(const Graph &g) {
   return out;
 }
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

@@ -5,12 +5,12 @@
 // still being emitted closes a cycle, and the splice is refused.
 //
 //===----------------------------------------------------------------------===//
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/splice.h"
 
 #include "quarry/core/error.h"
-#include "quarry/optimizer/constant_shape.h"
+#include "quarry/rewrite/constant_shape.h"
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 namespace {
 
@@ -178,4 +178,4 @@ std::optional<Graph> splice(const Graph &host, const Splice &s) {
   }
 }
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

@@ -1,10 +1,10 @@
 //===- transformation.cc - Rules and fusions as graph rewrites ------------===//
-#include "quarry/optimizer/transformation.h"
+#include "quarry/rewrite/transformation.h"
 
-#include "quarry/optimizer/fusions.h"
-#include "quarry/optimizer/splice.h"
+#include "quarry/rewrite/fusions.h"
+#include "quarry/rewrite/splice.h"
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 namespace {
 
@@ -129,4 +129,4 @@ make_transformations(const RulePack &pack, const TransformationOptions &opts) {
   return t;
 }
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite

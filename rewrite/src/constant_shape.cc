@@ -1,7 +1,7 @@
 //===- constant_shape.cc - Shapes of constants in rule targets ------------===//
-#include "quarry/optimizer/constant_shape.h"
+#include "quarry/rewrite/constant_shape.h"
 
-namespace quarry::opt {
+namespace quarry::rewrite {
 
 namespace {
 
@@ -50,4 +50,4 @@ constant_shape(OpKind kind, const Attrs &attrs, OpKind consumer, int index,
   }
 }
 
-} // namespace quarry::opt
+} // namespace quarry::rewrite
