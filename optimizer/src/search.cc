@@ -2,7 +2,8 @@
 #include "quarry/optimizer/search.h"
 
 #include "quarry/core/fork_join.h"
-#include "quarry/optimizer/rewrite_preview.h"
+#include "quarry/optimizer/rewrite_cost.h"
+#include "quarry/rewrite/search_key.h"
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -90,9 +91,16 @@ private:
   std::unordered_map<int32_t, Item> map_;
 };
 
-/// One rewrite of the graph being expanded, previewed (rewrite_preview.h):
-/// its hash, and its cost unless one of its configurations has none yet;
-/// then the splice is kept, to be costed in order after the others.
+/// One rewrite of the graph being expanded, viewed (rewrite/rewrite_view.h):
+/// its hash, and its cost (rewrite_cost.h) unless one of its configurations
+/// has none yet; then the splice is kept, to be costed in order after the
+/// others.
+/// One thread's working memory for views and their costs.
+struct Scratch {
+  rewrite::ViewScratch view;
+  CostScratch cost;
+};
+
 struct Candidate {
   int32_t ordinal = 0;
   uint64_t hash = 0;
@@ -115,8 +123,8 @@ public:
 private:
   GraphPtr materialize(int32_t s);
   std::vector<std::vector<Candidate>> generate(const Graph &g);
-  /// The cost of a candidate whose preview had no cost.
-  double cost_pending(const Graph &g, const rewrite::OwnedSplice &s);
+  /// The cost of a candidate whose view had no cost.
+  double cost_pending(const rewrite::OwnedSplice &s);
   size_t state_bytes() const {
     return states_.capacity() * sizeof(State) + seen_.size() * 32 +
            queue_.size() * sizeof(Entry) + refused_.bytes();
@@ -131,9 +139,11 @@ private:
   const SearchOptions &opts_;
   tbb::task_arena arena_;
   GraphCache cache_;
-  RefusedShapes refused_;
-  std::unique_ptr<HostIndex> index_; ///< of the graph being expanded
-  PreviewScratch serial_scratch_;
+  rewrite::RefusedShapes refused_;
+  /// The graph being expanded, indexed for views and for their costs.
+  std::unique_ptr<rewrite::RewriteHost> index_;
+  std::unique_ptr<CostIndex> cost_index_;
+  Scratch serial_scratch_;
   std::vector<State> states_;
   std::unordered_set<uint64_t> seen_;
   std::priority_queue<Entry, std::vector<Entry>, Cheaper> queue_;
@@ -162,10 +172,11 @@ GraphPtr Search::materialize(int32_t s) {
 
 std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   const rewrite::HostInfo host(g);
-  index_ = std::make_unique<HostIndex>(g, cost_);
-  const HostIndex &index = *index_;
+  index_ = std::make_unique<rewrite::RewriteHost>(g);
+  cost_index_ = std::make_unique<CostIndex>(*index_, cost_);
+  const rewrite::RewriteHost &index = *index_;
   // Two passes, each spread over the threads: every transformation's
-  // matches, then every proposal's preview. One pass (a task per
+  // matches, then every proposal's view. One pass (a task per
   // transformation) left a thread waiting on the few transformations
   // that propose hundreds of rewrites per graph.
   struct Proposal {
@@ -194,7 +205,7 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
     }));
   });
   match_edges.joined();
-  // Counted before the previews move the pending ones into candidates.
+  // Counted before the views move the pending ones into candidates.
   size_t transient = 0;
   for (const auto &ps : proposed)
     for (const Proposal &pr : ps)
@@ -204,53 +215,59 @@ std::vector<std::vector<Candidate>> Search::generate(const Graph &g) {
   for (size_t i = 0; i < proposed.size(); ++i)
     for (size_t k = 0; k < proposed[i].size(); ++k)
       all.emplace_back(static_cast<int32_t>(i), static_cast<int32_t>(k));
-  std::vector<std::optional<Candidate>> previewed(all.size());
-  tbb::enumerable_thread_specific<PreviewScratch> scratch;
-  const ForkJoin preview_edges;
+  std::vector<std::optional<Candidate>> viewed(all.size());
+  tbb::enumerable_thread_specific<Scratch> scratch;
+  const ForkJoin view_edges;
   arena_.execute([&] {
-    tbb::parallel_for(size_t{0}, all.size(), preview_edges.task([&](size_t n) {
+    tbb::parallel_for(size_t{0}, all.size(), view_edges.task([&](size_t n) {
       Proposal &pr = proposed[all[n].first][all[n].second];
-      // Graphs seen before this expansion are not costed again.
-      const Preview p = preview(index, pr.splice.splice, scratch.local(),
-                                {&refused_, pr.refusal_key, &seen_});
-      if (p.outcome == Preview::Outcome::Refused)
+      Scratch &mine = scratch.local();
+      const rewrite::RewriteView view(index, pr.splice.splice, mine.view,
+                                      {&refused_, pr.refusal_key});
+      if (view.outcome() == rewrite::RewriteView::Outcome::Refused)
         return;
       Candidate c;
       c.ordinal = pr.ordinal;
-      c.hash = p.hash;
-      c.cost = p.cost;
-      c.seen = p.seen;
-      if (p.outcome == Preview::Outcome::Unknown) {
-        const std::optional<Graph> made = rewrite::splice(g, pr.splice.splice);
+      if (view.outcome() == rewrite::RewriteView::Outcome::Made) {
+        c.hash = view.key();
+        // Graphs seen before this expansion are not costed again.
+        c.seen = seen_.count(c.hash) > 0;
+        if (!c.seen)
+          c.cost = rewrite_cost(view, *cost_index_, mine.cost);
+      } else {
+        const std::optional<Graph> made = view.build();
         if (!made)
           return;
-        c.hash = search_key(*made);
+        c.hash = rewrite::search_key(*made);
         const auto running = cost_.running_nodes(*made);
         if (cost_.all_known(running.hashes))
           c.cost = cost_.cost_of_known(running.hashes);
       }
       if (!c.cost && !c.seen)
         c.pending = std::move(pr.splice);
-      previewed[n] = std::move(c);
+      viewed[n] = std::move(c);
     }));
   });
-  preview_edges.joined();
+  view_edges.joined();
 
   std::vector<std::vector<Candidate>> out(ts_.size());
   for (size_t n = 0; n < all.size(); ++n)
-    if (previewed[n])
-      out[all[n].first].push_back(std::move(*previewed[n]));
+    if (viewed[n])
+      out[all[n].first].push_back(std::move(*viewed[n]));
   note_memory(transient);
   return out;
 }
 
-double Search::cost_pending(const Graph &g, const rewrite::OwnedSplice &s) {
+double Search::cost_pending(const rewrite::OwnedSplice &s) {
   // Costing the candidates before may have costed its configurations.
-  if (const Preview p = preview(*index_, s.splice, serial_scratch_); p.cost)
-    return *p.cost;
-  const std::optional<Graph> made = rewrite::splice(g, s.splice);
+  const rewrite::RewriteView view(*index_, s.splice, serial_scratch_.view);
+  if (view.outcome() == rewrite::RewriteView::Outcome::Made)
+    if (const auto cost =
+            rewrite_cost(view, *cost_index_, serial_scratch_.cost))
+      return *cost;
+  const std::optional<Graph> made = view.build();
   if (!made)
-    throw Error("search: a rewrite the preview made was refused");
+    throw Error("search: a rewrite viewed as made was refused");
   return cost_.graph_cost(*made);
 }
 
@@ -259,7 +276,7 @@ Search::run(const Graph &start,
             const std::function<void(const SearchProgress &)> &progress) {
   const auto t0 = std::chrono::steady_clock::now();
   State first;
-  first.hash = search_key(start);
+  first.hash = rewrite::search_key(start);
   first.cost = cost_.graph_cost(start);
   states_.push_back(first);
   cache_.put(0, std::make_shared<const Graph>(start));
@@ -296,7 +313,7 @@ Search::run(const Graph &start,
         next.transformation = static_cast<int32_t>(t);
         next.ordinal = c.ordinal;
         next.hash = c.hash;
-        next.cost = c.cost ? *c.cost : cost_pending(*g, *c.pending);
+        next.cost = c.cost ? *c.cost : cost_pending(*c.pending);
         const auto id = static_cast<int32_t>(states_.size());
         states_.push_back(next);
         if (next.cost < states_[best].cost)

@@ -83,7 +83,7 @@ public:
 
   /// Costs are summed as whole ticks (kTicksPerMs), so a sum does not
   /// depend on its order and a graph's cost can be updated by the costs of
-  /// the nodes a rewrite changes (rewrite_preview.h) to exactly the cost
+  /// the nodes a rewrite changes (rewrite_cost.h) to exactly the cost
   /// the rewritten graph has.
   static constexpr double kTicksPerMs = 1e9;
   static int64_t ticks(double ms);
@@ -93,7 +93,7 @@ public:
   /// A running node's ticks (its configuration's cost, scaled, and one
   /// launch), or -1 when the configuration has no cost yet. Only reads.
   int64_t known_ticks(uint64_t config_hash) const;
-  /// What the backend fuses, as rewrite_preview.h asks it of graphs not
+  /// What the backend fuses, as rewrite_cost.h asks it of graphs not
   /// built; nullptr when it fuses nothing.
   const runtime::FusionPolicy *fusion_policy() const {
     return fusing_ ? fusing_->fusion_policy() : nullptr;

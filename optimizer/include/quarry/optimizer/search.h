@@ -17,11 +17,12 @@
 // candidates; the search stops early, keeping the best graph found, when
 // the states alone would pass half of it.
 //
-// Candidates are not made: each rewrite is previewed on the expanded graph
-// (rewrite_preview.h), which gives the hash and the cost the rewritten
-// graph would have, exactly, from the nodes the rewrite touches. Only the
-// graphs the search expands or returns are made. Matching (a task per
-// transformation) and then previewing (a task per proposal) run on a
+// Candidates are not made: each rewrite is viewed on the expanded graph
+// (rewrite/rewrite_view.h), which gives the key the rewritten graph would
+// have, and its cost (rewrite_cost.h), exactly, from the nodes the rewrite
+// touches. Only the graphs the search expands or returns are built.
+// Matching (a task per transformation) and then viewing (a task per
+// proposal) run on a
 // oneTBB arena, and candidates are collected in transformation order; a
 // candidate whose configurations are not all costed yet is costed after,
 // one after another, so the result for a given budget and cost cache does

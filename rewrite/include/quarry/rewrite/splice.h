@@ -3,10 +3,11 @@
 // Every rewrite the optimizer makes (a rule, a fusion, constant folding) is
 // one splice: a pattern graph is instantiated inside a host graph, its
 // variables bound to host values, and host values are replaced by the
-// pattern's outputs. The result is rebuilt from the host's outputs, so
-// nodes nobody uses any more disappear, while nodes still used elsewhere
-// (another consumer of a matched intermediate tensor) stay. Shapes are
-// inferred again on the way, which checks the rewrite's shape conditions.
+// pattern's outputs. Nodes nobody uses any more disappear, while nodes
+// still used elsewhere (another consumer of a matched intermediate tensor)
+// stay. Shapes are inferred again, which checks the rewrite's shape
+// conditions. RewriteView (rewrite_view.h) tells all of this without
+// making the graph, and makes it with build().
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,11 +39,11 @@ struct OwnedSplice {
   Splice splice; ///< splice.pattern is pattern.get()
 };
 
-/// The host with the splice made, or nullopt when the result would have a
-/// cycle (a bound value depends on a replaced one), a shape error, a
-/// replacement whose shape differs from the value it replaces, or a
-/// constant whose shape cannot be told from its use. Every `input` variable
-/// of the host is kept, in order, even when unused.
+/// The host with the splice made (a RewriteView's build()), or nullopt when
+/// the result would have a cycle (a bound value depends on a replaced one),
+/// a shape error, a replacement whose shape differs from the value it
+/// replaces, or a constant whose shape cannot be told from its use. Every
+/// `input` variable of the host is kept, in order, even when unused.
 std::optional<Graph> splice(const Graph &host, const Splice &s);
 
 } // namespace quarry::rewrite

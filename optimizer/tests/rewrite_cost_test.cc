@@ -1,16 +1,19 @@
-//===- preview_test.cc - Previews against the graphs splice() makes -------===//
+//===- rewrite_cost_test.cc - Views' keys and costs against built graphs --===//
 //
 // Every rewrite that quarry's pack and the fusions propose on each network
-// of the zoo, over a few steps of rewriting: the preview must refuse what
-// splice() refuses, and give the hash and the cost (with the cpu backend's
-// fusions) of the graph splice() makes, exactly.
+// of the zoo, over a few steps of rewriting: a view made for the search
+// must build what a view made for building alone builds, and give the
+// search key and the cost (with the cpu backend's fusions) of that graph,
+// exactly.
 //
 //===----------------------------------------------------------------------===//
 #include "cost_fixture.h"
 #include "packs.h"
 
+#include "quarry/core/text.h"
 #include "quarry/models/zoo.h"
-#include "quarry/optimizer/rewrite_preview.h"
+#include "quarry/optimizer/rewrite_cost.h"
+#include "quarry/rewrite/search_key.h"
 #include "quarry/rewrite/transformation.h"
 #include "quarry/runtime/backends.h"
 
@@ -25,7 +28,7 @@ namespace quarry::opt::test {
 namespace {
 
 struct Tally {
-  int made = 0, refused = 0, unknown = 0;
+  int made = 0, refused = 0, unkeyed = 0;
   /// Graph::hash() of each search key seen, and the other way round: the
   /// key must tell apart the graphs the hash tells apart, and no more.
   std::map<uint64_t, uint64_t> hash_of_key, key_of_hash;
@@ -38,42 +41,54 @@ std::vector<Graph> check_all(const Graph &host,
                              const std::string &where) {
   cost.graph_cost(host); // the host's own configurations are known
   const rewrite::HostInfo info(host);
-  const HostIndex index(host, cost);
-  PreviewScratch scratch;
+  const rewrite::RewriteHost index(host);
+  const CostIndex costs(index, cost);
+  rewrite::ViewScratch scratch;
+  CostScratch cost_scratch;
+  using Outcome = rewrite::RewriteView::Outcome;
   std::vector<Graph> made;
   for (const rewrite::Transformation &t : ts)
     t.for_each_splice(
         info, 2000, [&](int ordinal, rewrite::OwnedSplice &&owned) {
           const rewrite::Splice &s = owned.splice;
-          const Preview p = preview(index, s, scratch);
-          std::optional<Graph> g = rewrite::splice(host, s);
+          const rewrite::RewriteView view(index, s, scratch);
+          std::optional<Graph> g = view.build();
           const std::string what =
               where + " " + t.name + " #" + std::to_string(ordinal);
-          if (p.outcome == Preview::Outcome::Unknown) {
-            ++tally.unknown;
-          } else if (!g) {
-            EXPECT_EQ(p.outcome, Preview::Outcome::Refused) << what;
+          // A view for building alone (no keys, no ancestry) sees the same.
+          const std::optional<Graph> alone = rewrite::splice(host, s);
+          ASSERT_EQ(g.has_value(), alone.has_value()) << what;
+          if (g) {
+            EXPECT_EQ(print_graph(*g), print_graph(*alone)) << what;
+          }
+          if (view.outcome() == Outcome::Unkeyed) {
+            ++tally.unkeyed;
+          } else if (view.outcome() == Outcome::Refused) {
+            EXPECT_FALSE(g.has_value()) << what;
             ++tally.refused;
           } else {
-            ASSERT_EQ(p.outcome, Preview::Outcome::Made) << what;
+            ASSERT_TRUE(g.has_value()) << what;
             ++tally.made;
-            EXPECT_EQ(p.hash, search_key(*g)) << what;
+            EXPECT_EQ(view.key(), rewrite::search_key(*g)) << what;
             EXPECT_EQ(
-                tally.hash_of_key.emplace(p.hash, g->hash()).first->second,
+                tally.hash_of_key.emplace(view.key(), g->hash()).first->second,
                 g->hash())
                 << what << ": its search key is another graph's";
             EXPECT_EQ(
-                tally.key_of_hash.emplace(g->hash(), p.hash).first->second,
-                p.hash)
+                tally.key_of_hash.emplace(g->hash(), view.key()).first->second,
+                view.key())
                 << what << ": the same graph has another search key";
+            const std::optional<double> told =
+                rewrite_cost(view, costs, cost_scratch);
             const double want = cost.graph_cost(*g);
-            if (p.cost) {
-              EXPECT_EQ(*p.cost, want) << what;
+            if (told) {
+              EXPECT_EQ(*told, want) << what;
             }
-            // Costed now: a second preview must give it.
-            const Preview again = preview(index, s, scratch);
-            ASSERT_TRUE(again.cost.has_value()) << what;
-            EXPECT_EQ(*again.cost, want) << what;
+            // Costed now: a second time must tell it.
+            const std::optional<double> again =
+                rewrite_cost(view, costs, cost_scratch);
+            ASSERT_TRUE(again.has_value()) << what;
+            EXPECT_EQ(*again, want) << what;
           }
           if (g)
             made.push_back(std::move(*g));
@@ -81,9 +96,9 @@ std::vector<Graph> check_all(const Graph &host,
   return made;
 }
 
-class PreviewZoo : public ::testing::TestWithParam<std::string> {};
+class RewriteCostZoo : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
+TEST_P(RewriteCostZoo, EveryRewriteKeyedAndCostedAsItsGraph) {
   const auto pack = quarry_pack();
   if (!pack)
     GTEST_SKIP() << "rules/quarry-k3.verified.pb is absent";
@@ -107,8 +122,8 @@ TEST_P(PreviewZoo, EveryRewriteAsSpliceMakesIt) {
     host = std::move(made[(made.size() * 2) / 3]);
   }
   EXPECT_GT(tally.made, 0);
-  // What a preview cannot tell is made instead; it should be rare.
-  EXPECT_LE(tally.unknown * 50, tally.made + tally.refused) << GetParam();
+  // What a view does not key is built instead; it should be rare.
+  EXPECT_LE(tally.unkeyed * 50, tally.made + tally.refused) << GetParam();
 }
 
 /// A host whose value `a` records a concat boundary on axis 1 (at 2 of 4
@@ -152,7 +167,7 @@ Graph concat_pattern(int parts) {
   return g;
 }
 
-TEST(Preview, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
+TEST(RewriteCost, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
   Graph no_boundary;
   no_boundary.mark_output(
       no_boundary.add1(OpKind::Tanh, {no_boundary.input("z0")}));
@@ -162,25 +177,24 @@ TEST(Preview, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
   struct Case {
     const char *what;
     rewrite::Splice splice;
-    /// With the split: what a preview must say (Made: as splice() makes).
-    Preview::Outcome cut;
+    /// With the split: what the view must say.
+    rewrite::RewriteView::Outcome cut;
   };
   const std::vector<Case> cases = {
-      // No boundary left to cut at: splice() refuses, and so does the
-      // preview.
+      // No boundary left to cut at: refused.
       {"no boundary",
        {&no_boundary, {{"z0", w}}, {}, {a}},
-       Preview::Outcome::Refused},
+       rewrite::RewriteView::Outcome::Refused},
       // The cut stays at 2 channels, the first part now carries a boundary
       // of its own: the same shapes, and the types downstream carry it.
       {"a boundary inside a part",
        {&three, {{"z0", u1}, {"z1", u1}, {"z2", u2}}, {}, {a}},
-       Preview::Outcome::Made},
+       rewrite::RewriteView::Outcome::Made},
       // The cut moves to 1 channel: every shape after the split changes,
-      // and the graph is made to tell its cost.
+      // and the graph is built to tell its key and cost.
       {"the cut moved",
        {&two, {{"z0", u1}, {"z1", u3}}, {}, {a}},
-       Preview::Outcome::Unknown},
+       rewrite::RewriteView::Outcome::Unkeyed},
   };
   const auto cpu = runtime::make_backend("cpu");
   CostModel cost(launch_cost, *cpu);
@@ -190,24 +204,30 @@ TEST(Preview, OtherConcatBoundariesAreToldThroughTheSplitsThatCutAtThem) {
           std::string(c.what) + (cut ? ", cut" : ", not cut");
       const Graph host = boundary_host(cut);
       cost.graph_cost(host);
-      const HostIndex index(host, cost);
-      PreviewScratch scratch;
-      const Preview p = preview(index, c.splice, scratch);
-      const std::optional<Graph> made = rewrite::splice(host, c.splice);
-      EXPECT_EQ(p.outcome, cut ? c.cut : Preview::Outcome::Made) << what;
-      EXPECT_EQ(made.has_value(), p.outcome != Preview::Outcome::Refused)
+      const rewrite::RewriteHost index(host);
+      const CostIndex costs(index, cost);
+      rewrite::ViewScratch scratch;
+      CostScratch cost_scratch;
+      const rewrite::RewriteView view(index, c.splice, scratch);
+      const std::optional<Graph> made = view.build();
+      EXPECT_EQ(view.outcome(),
+                cut ? c.cut : rewrite::RewriteView::Outcome::Made)
           << what;
-      if (p.outcome != Preview::Outcome::Made || !made)
+      EXPECT_EQ(made.has_value(),
+                view.outcome() != rewrite::RewriteView::Outcome::Refused)
+          << what;
+      if (view.outcome() != rewrite::RewriteView::Outcome::Made || !made)
         continue;
-      EXPECT_EQ(p.hash, search_key(*made)) << what;
+      EXPECT_EQ(view.key(), rewrite::search_key(*made)) << what;
       cost.graph_cost(*made);
-      const Preview again = preview(index, c.splice, scratch);
-      ASSERT_TRUE(again.cost.has_value()) << what;
-      EXPECT_EQ(*again.cost, cost.graph_cost(*made)) << what;
+      const std::optional<double> again =
+          rewrite_cost(view, costs, cost_scratch);
+      ASSERT_TRUE(again.has_value()) << what;
+      EXPECT_EQ(*again, cost.graph_cost(*made)) << what;
     }
 }
 
-TEST(Preview, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
+TEST(RewriteCost, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
   // relu(x) is replaced by the weight w: ewadd(relu(x), x) becomes
   // ewadd(w, x), another configuration, which this cost tells apart.
   Graph host;
@@ -228,16 +248,19 @@ TEST(Preview, AReaderOfAStaticReplacementIsCostedWithItsNewOperand) {
   const std::optional<Graph> made = rewrite::splice(host, s);
   ASSERT_TRUE(made.has_value());
   const double want = cost.graph_cost(*made);
-  const HostIndex index(host, cost);
-  PreviewScratch scratch;
-  const Preview p = preview(index, s, scratch);
-  ASSERT_EQ(p.outcome, Preview::Outcome::Made);
-  EXPECT_EQ(p.hash, search_key(*made));
-  ASSERT_TRUE(p.cost.has_value());
-  EXPECT_EQ(*p.cost, want);
+  const rewrite::RewriteHost index(host);
+  const CostIndex costs(index, cost);
+  rewrite::ViewScratch scratch;
+  CostScratch cost_scratch;
+  const rewrite::RewriteView view(index, s, scratch);
+  ASSERT_EQ(view.outcome(), rewrite::RewriteView::Outcome::Made);
+  EXPECT_EQ(view.key(), rewrite::search_key(*made));
+  const std::optional<double> told = rewrite_cost(view, costs, cost_scratch);
+  ASSERT_TRUE(told.has_value());
+  EXPECT_EQ(*told, want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Networks, PreviewZoo,
+INSTANTIATE_TEST_SUITE_P(Networks, RewriteCostZoo,
                          ::testing::Values("resnet50", "resnext50", "nasnet_a",
                                            "inception_v3", "bert", "nasrnn"));
 
