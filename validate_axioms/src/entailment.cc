@@ -4,6 +4,7 @@
 #include "quarry/core/fork_join.h"
 #include "quarry/validate_axioms/finite_model.h"
 #include "quarry/validate_axioms/injectivity.h"
+#include "quarry/verify/unsat_core.h"
 #include "quarry/verify/watchdog.h"
 #include "quarry/verify/z3_encoding.h"
 
@@ -154,41 +155,21 @@ private:
     }
     r.answer = Answer::Entailed;
     const uint64_t proof = verify::resources_used(solver_);
-    std::vector<size_t> core;
-    const z3::expr_vector c = solver_.unsat_core();
-    for (unsigned k = 0; k < c.size(); ++k)
-      for (size_t i = 0; i < lits_.size(); ++i)
-        if (z3::eq(c[k], lits_[i]))
-          core.push_back(i);
     // Deletion: drop each premise whose absence keeps the goal entailed.
     // The minimisation has a budget of its own (the proof's, at most a few
     // times what the proof took), and each try twice the proof's
     // resources, so a premise whose removal makes the proof hard is kept
     // rather than stalling the rest. Resources, not time: the same set on
     // every machine and build.
-    const uint64_t total =
-        std::min<uint64_t>(budget_, std::max(kTryFloor, 6 * proof));
-    const unsigned per_try = static_cast<unsigned>(
+    verify::CoreMinimization how;
+    how.total = std::min<uint64_t>(budget_, std::max(kTryFloor, 6 * proof));
+    how.per_try = static_cast<unsigned>(
         std::min<uint64_t>(budget_, std::max(kTryFloor, kTryFactor * proof)));
-    bool cut_short = false;
-    for (size_t k = 0; k < core.size();) {
-      const uint64_t used = verify::resources_used(solver_) - proof;
-      if (used >= total) {
-        cut_short = true;
-        break;
-      }
-      std::vector<size_t> without;
-      for (size_t j = 0; j < core.size(); ++j)
-        if (j != k)
-          without.push_back(core[j]);
-      const unsigned left =
-          static_cast<unsigned>(std::min<uint64_t>(per_try, total - used));
-      if (check(without, left) == z3::unsat)
-        core = without;
-      else
-        ++k;
-    }
-    if (cut_short || remaining() <= 0)
+    how.seconds_left = [this] { return remaining(); };
+    const verify::MinimizedCore min = verify::minimize_core(
+        solver_, lits_, verify::unsat_core(solver_, lits_), how);
+    const std::vector<size_t> &core = min.core;
+    if (min.cut_short || remaining() <= 0)
       r.detail = "the entailing set may not be minimal (resource limit)";
     for (size_t i : core)
       r.by.push_back(file_.axioms[premises_[i]].name);

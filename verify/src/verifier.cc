@@ -5,6 +5,7 @@
 #include "quarry/core/fork_join.h"
 #include "quarry/core/hash.h"
 #include "quarry/verify/refute.h"
+#include "quarry/verify/unsat_core.h"
 #include "quarry/verify/watchdog.h"
 #include "quarry/verify/z3_encoding.h"
 
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -163,12 +165,17 @@ private:
                    " resources (the outcome may differ on another machine)";
       return;
     }
-    std::vector<size_t> core = unsat_core();
+    std::vector<z3::expr> lits;
+    for (const Literal &l : lits_)
+      lits.push_back(l.lit);
+    std::vector<size_t> core = unsat_core(solver_, lits);
+    std::sort(core.begin(), core.end());
     // Candidate preconditions are always minimised: a rule must not demand
     // more than its proof needs. Axioms only on request.
-    core = minimize(core, [&](size_t i) { return lits_[i].pre.has_value(); });
+    core = minimize(lits, core,
+                    [&](size_t i) { return lits_[i].pre.has_value(); });
     if (opts_.minimize_core)
-      core = minimize(core, [&](size_t i) { return !lits_[i].pre; });
+      core = minimize(lits, core, [&](size_t i) { return !lits_[i].pre; });
     for (size_t i : core) {
       if (lits_[i].pre)
         r.preconditions.push_back(*lits_[i].pre);
@@ -234,43 +241,21 @@ private:
     return check_within(solver_, lits, seconds, rlimit);
   }
 
-  std::vector<size_t> unsat_core() {
-    std::vector<size_t> core;
-    const z3::expr_vector c = solver_.unsat_core();
-    for (unsigned k = 0; k < c.size(); ++k)
-      for (size_t i = 0; i < lits_.size(); ++i)
-        if (z3::eq(c[k], lits_[i].lit))
-          core.push_back(i);
-    std::sort(core.begin(), core.end());
-    return core;
-  }
-
-  /// Deletion-based minimisation of the literals `which` selects: drop one
-  /// whenever the rest still proves the rule. A retry without a literal the
-  /// proof needs is rarely refuted (the axioms are quantified), so it runs
-  /// until stopped: each retry gets a multiple of the first proof's Z3
-  /// resources (the same on any machine, and a grouped convolution's
-  /// precondition is settled in milliseconds rather than seconds), with
-  /// the clock guard's remaining time as a backstop; an undecided retry
-  /// keeps the literal.
-  template <class Pred>
-  std::vector<size_t> minimize(std::vector<size_t> core, Pred which) {
-    for (size_t k = 0; k < core.size();) {
-      if (!which(core[k])) {
-        ++k;
-        continue;
-      }
-      std::vector<size_t> rest = core;
-      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(k));
-      if (check(rest, remaining(), retry_resources()) == z3::unsat) {
-        std::vector<size_t> smaller = unsat_core();
-        core = smaller.size() < rest.size() ? smaller : rest;
-        k = 0;
-      } else {
-        ++k;
-      }
-    }
-    return core;
+  /// The literals `which` selects, minimised (unsat_core.h). A retry
+  /// without a literal the proof needs is rarely refuted (the axioms are
+  /// quantified), so it runs until stopped: each retry gets a multiple of
+  /// the first proof's Z3 resources (the same on any machine, and a grouped
+  /// convolution's precondition is settled in milliseconds rather than
+  /// seconds), with the clock guard's remaining time as a backstop.
+  std::vector<size_t> minimize(const std::vector<z3::expr> &lits,
+                               std::vector<size_t> core,
+                               std::function<bool(size_t)> which) {
+    CoreMinimization how;
+    how.per_try = retry_resources();
+    how.droppable = std::move(which);
+    how.take_smaller_core = true;
+    how.seconds_left = [this] { return remaining(); };
+    return minimize_core(solver_, lits, std::move(core), how).core;
   }
 
   unsigned retry_resources() const {
