@@ -9,6 +9,8 @@
 //                             [--repeats 3] [--seed 1]
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include "quarry/enumerate/enumerator.h"
 
 #include <nlohmann/json.hpp>
@@ -17,8 +19,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,16 +27,14 @@ int main(int argc, char **argv) {
   std::string config = "configs/taso.gen";
   int max_ops = 3, repeats = 3;
   uint64_t seed = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--config"))
-      config = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--max-ops"))
-      max_ops = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--repeats"))
-      repeats = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed"))
-      seed = std::strtoull(argv[i + 1], nullptr, 10);
-  }
+  CLI::App app{"Enumeration speed on one core, as JSON", "enumerate_bench"};
+  quarry::bench::flag_defaults(app);
+  app.add_option("--config", config, "Generator config");
+  app.add_option("--max-ops", max_ops, "Operators per graph, at most");
+  app.add_option("--repeats", repeats,
+                 "Enumerations of the whole space; the median counts");
+  app.add_option("--seed", seed, "Seed of the random field inputs");
+  quarry::bench::parse_or_exit(app, argc, argv);
   try {
     const quarry::GenConfig cfg = quarry::read_gen_config(config);
     std::vector<double> seconds;

@@ -8,6 +8,8 @@
 //   build/bin/eval_bench [--iters N] [--repeats R]
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
 #include "quarry/fingerprint/random_field.h"
@@ -17,7 +19,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -60,16 +61,14 @@ template <class F> double median_ns(F &&run, int iters, int repeats) {
 
 int main(int argc, char **argv) {
   int iters = 2000, repeats = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--iters"))
-      iters = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--repeats"))
-      repeats = std::max(1, std::atoi(argv[i + 1]));
-    else {
-      std::fprintf(stderr, "eval_bench: unknown flag %s\n", argv[i]);
-      return 2;
-    }
-  }
+  CLI::App app{"Graph evaluation speed per domain, as JSON", "eval_bench"};
+  quarry::bench::flag_defaults(app);
+  app.add_option("--iters", iters, "Evaluations per timed run (at least 1)");
+  app.add_option("--repeats", repeats,
+                 "Timed runs, of which the median counts (at least 1)");
+  quarry::bench::parse_or_exit(app, argc, argv);
+  iters = std::max(1, iters);
+  repeats = std::max(1, repeats);
   nlohmann::json out;
   out["benchmark"] = "eval";
   out["iters"] = iters;

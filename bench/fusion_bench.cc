@@ -17,7 +17,8 @@
 //       [--threads N]
 //
 //===----------------------------------------------------------------------===//
-#include "quarry/core/split_list.h"
+#include "bench_cli.h"
+
 #include "quarry/models/zoo.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
@@ -45,25 +46,19 @@ struct Args {
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (const ModelInfo &m : model_list())
-    a.models.emplace_back(m.name);
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (i + 1 >= argc)
-      throw Error("usage: fusion_bench [--models a,b] [--runs N] "
-                  "[--warmup N] [--threads N]");
-    const std::string v = argv[++i];
-    if (k == "--models")
-      a.models = split_list(v);
-    else if (k == "--runs")
-      a.measure.runs = std::stoi(v);
-    else if (k == "--warmup")
-      a.measure.warmup = std::stoi(v);
-    else if (k == "--threads")
-      a.threads = std::stoi(v);
-    else
-      throw Error("unknown argument " + k);
-  }
+  std::string models;
+  CLI::App app{"conv2d with a fused relu against conv2d, relu, as JSON",
+               "fusion_bench"};
+  bench::flag_defaults(app);
+  app.add_option("--models", models,
+                 "Networks, comma-separated (default: every benchmark "
+                 "network)");
+  app.add_option("--runs", a.measure.runs, "Rounds timed in turn");
+  app.add_option("--warmup", a.measure.warmup, "Untimed rounds before them");
+  app.add_option("--threads", a.threads,
+                 "cpu threads (0: OMP_NUM_THREADS, else all)");
+  bench::parse_or_exit(app, argc, argv);
+  a.models = bench::network_names(app, models);
   return a;
 }
 

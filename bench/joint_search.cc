@@ -26,6 +26,7 @@
 //       [--input-shape NAME=DxD ...]
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
 #include "provenance.h"
 
 #include "quarry/models/model_file.h"
@@ -200,33 +201,32 @@ private:
 int main(int argc, char **argv) {
   Args a;
   CLI::App app{"Substitutions and implementation choices, apart and joint "
-               "(TASO's E4), as JSON"};
+               "(TASO's E4), as JSON",
+               "joint_search"};
+  bench::flag_defaults(app);
   app.add_option("files", a.files, "ONNX files (besides --models)");
   app.add_option("--models", a.models,
                  "Built-in networks (default: all six when no file is "
                  "given)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_option("--rules", a.rules, "Rule pack");
   app.add_option("--budget", a.budget, "Graphs each search expands at most")
-      ->check(CLI::NonNegativeNumber);
+      ->check(bench::at_least(0));
   app.add_option("--threads", a.threads, "cpu threads")
-      ->check(CLI::PositiveNumber);
+      ->check(bench::at_least(1));
   app.add_option("--rounds", a.rounds,
                  "Rounds of timing, in selection and at the end")
-      ->check(CLI::PositiveNumber);
+      ->check(bench::at_least(1));
   app.add_option("--placements", a.placements,
                  "Final timing: each graph prepared this many times, "
                  "--rounds rounds each, in turn, runs pooled")
-      ->check(CLI::PositiveNumber);
+      ->check(bench::at_least(1));
   app.add_option("--cost-cache", a.cache, "Operator cost file");
   app.add_option("--input-shape", a.shapes,
-                 "ONNX files: fix an input's dimensions, name=1x3x224x224");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    std::fprintf(stderr, "joint_search: %s\n", e.what());
-    return 2;
-  }
+                 "ONNX files: fix an input's dimensions, name=1x3x224x224")
+      ->allow_extra_args(false);
+  bench::parse_or_exit(app, argc, argv);
   if (a.models.empty() && a.files.empty())
     for (const ModelInfo &m : model_list())
       a.models.emplace_back(m.name);

@@ -27,6 +27,8 @@
 // (slow at full size: the reference is plain loops).
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include "quarry/core/split_list.h"
 #include "quarry/models/zoo.h"
 #include "quarry/optimizer/report.h"
@@ -67,46 +69,41 @@ struct Args {
 Args parse(int argc, char **argv) {
   Args a;
   a.search.budget = 20;
-  for (const ModelInfo &m : model_list())
-    a.models.emplace_back(m.name);
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc)
-        throw Error(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--rules")
-      a.rules = next();
-    else if (k == "--allow-unverified")
-      a.allow_unverified = true;
-    else if (k == "--forward-only")
-      a.forward_only = true;
-    else if (k == "--check")
-      a.check = true;
-    else if (k == "--budget")
-      a.search.budget = std::stoi(next());
-    else if (k == "--alpha")
-      a.search.alpha = std::stod(next());
-    else if (k == "--size")
-      a.size = std::stoll(next());
-    else if (k == "--runs")
-      a.measure.runs = std::stoi(next());
-    else if (k == "--cost-runs")
-      a.cost_measure.runs = std::stoi(next());
-    else if (k == "--warmup")
-      a.measure.warmup = std::stoi(next());
-    else if (k == "--measure-top")
-      a.measure_top = std::stoi(next());
-    else if (k == "--models")
-      a.models = split_list(next());
-    else if (k == "--backends")
-      a.backends = split_list(next());
-    else if (k == "--cost-cache")
-      a.cache = next();
-    else
-      throw Error("unknown argument " + k);
-  }
+  std::string models, backends;
+  CLI::App app{"Networks before and after quarry optimize, as JSON",
+               "optimize_bench"};
+  bench::flag_defaults(app);
+  app.add_option("--rules", a.rules, "Rule pack");
+  app.add_flag("--allow-unverified", a.allow_unverified,
+               "Accept a pack whose rules are not all proved (TASO's)");
+  app.add_flag("--forward-only", a.forward_only,
+               "Apply each rule from source to target only");
+  app.add_option("--budget", a.search.budget,
+                 "Graphs the search expands at most");
+  app.add_option("--alpha", a.search.alpha,
+                 "Keep exploring graphs up to this factor above the best");
+  app.add_option("--size", a.size, "Input size (0: each network's own)");
+  app.add_option("--runs", a.measure.runs,
+                 "Rounds of selection's timing in turn");
+  app.add_option("--warmup", a.measure.warmup,
+                 "Untimed runs before each graph's timing");
+  app.add_option("--cost-runs", a.cost_measure.runs,
+                 "Timed runs per operator for the cost model");
+  app.add_option("--measure-top", a.measure_top,
+                 "Cheapest graphs timed with the original in selection");
+  app.add_option("--models", models,
+                 "Networks, comma-separated (default: every benchmark "
+                 "network)");
+  app.add_option("--backends", backends,
+                 "Backends, comma-separated (default: cpu, and cuda when "
+                 "a GPU is present)");
+  app.add_option("--cost-cache", a.cache, "Operator cost file");
+  app.add_flag("--check", a.check,
+               "Also compare both graphs' outputs on the reference backend");
+  bench::parse_or_exit(app, argc, argv);
+  a.models = bench::network_names(app, models);
+  if (app.count("--backends"))
+    a.backends = split_list(backends);
   return a;
 }
 

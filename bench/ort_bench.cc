@@ -50,6 +50,8 @@
 //       [--input-value NAME=NUMBER]... [--inputs DIR] [--tolerance T]
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include <onnxruntime_cxx_api.h>
 
 #include <onnx/onnx_pb.h>
@@ -224,37 +226,41 @@ std::pair<std::string, std::vector<int64_t>> input_shape(const std::string &s) {
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--compare")
-      a.compare = true;
-    else if (k == "--pairs")
-      a.pairs = true;
-    else if (k == "--tolerance" && i + 1 < argc)
-      a.tolerance = std::stod(argv[++i]);
-    else if (k == "--inputs" && i + 1 < argc)
-      a.inputs_dir = argv[++i];
-    else if (k == "--profile" && i + 1 < argc)
-      a.profile = argv[++i];
-    else if (k == "--min-seconds" && i + 1 < argc)
-      a.min_seconds = std::stod(argv[++i]);
-    else if (k == "--input-shape" && i + 1 < argc)
-      a.shapes.insert(input_shape(argv[++i]));
-    else if (k == "--input-value" && i + 1 < argc) {
-      const std::string v = argv[++i];
-      const size_t eq = v.find('=');
-      if (eq == std::string::npos)
-        throw std::runtime_error("--input-value expects NAME=NUMBER, got " + v);
-      a.values[v.substr(0, eq)] = std::stod(v.substr(eq + 1));
-    } else if ((k == "--runs" || k == "--warmup" || k == "--threads" ||
-                k == "--sessions") &&
-               i + 1 < argc)
-      (k == "--runs"      ? a.runs
-       : k == "--warmup"  ? a.warmup
-       : k == "--threads" ? a.threads
-                          : a.sessions) = std::stoi(argv[++i]);
-    else
-      a.files.push_back(k);
+  std::vector<std::string> shapes, values;
+  CLI::App app{"ONNX models timed in ONNX Runtime, as JSON", "ort_bench"};
+  quarry::bench::flag_defaults(app);
+  app.add_option("FILE", a.files, "ONNX files");
+  app.add_flag("--pairs", a.pairs,
+               "Time the files two at a time, in alternating rounds");
+  app.add_option("--runs", a.runs, "Timed runs per file");
+  app.add_option("--warmup", a.warmup, "Untimed runs first");
+  app.add_option("--threads", a.threads, "ONNX Runtime's intra-op threads");
+  app.add_option("--min-seconds", a.min_seconds,
+                 "--pairs: seconds of timed runs per file, at least");
+  app.add_option("--sessions", a.sessions,
+                 "--pairs: sessions per file, taken in turn");
+  app.add_option("--profile", a.profile,
+                 "ONNX Runtime's trace of every session to PREFIX_DATE.json");
+  app.add_flag("--compare", a.compare,
+               "Run A.onnx and B.onnx once and compare their outputs");
+  app.add_option("--input-shape", shapes,
+                 "Fix a dynamic dimension, NAME=DxD (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--input-value", values,
+                 "Fix an input to a scalar, NAME=NUMBER (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--inputs", a.inputs_dir,
+                 "Read the inputs from DIR/input_K.pb (TensorProtos)");
+  app.add_option("--tolerance", a.tolerance,
+                 "Largest relative difference of outputs deemed equal");
+  quarry::bench::parse_or_exit(app, argc, argv);
+  for (const std::string &s : shapes)
+    a.shapes.insert(input_shape(s));
+  for (const std::string &v : values) {
+    const size_t eq = v.find('=');
+    if (eq == std::string::npos)
+      throw std::runtime_error("--input-value expects NAME=NUMBER, got " + v);
+    a.values[v.substr(0, eq)] = std::stod(v.substr(eq + 1));
   }
   return a;
 }

@@ -20,15 +20,15 @@
 // what `quarry optimize --graph A.onnx --out B.qg` wrote, end to end
 // against the original.
 //
-//   build/bin/ort_vs_quarry FILE.onnx[:OPTIMIZED.qg]... [--threads 1,2] [--runs
-//   N]
-//       [--warmup N] [--block N] [--gap-ms M] [--seed S]
+//   build/bin/ort_vs_quarry FILE.onnx[:OPTIMIZED.qg]... [--threads 1,2]
+//       [--runs N] [--warmup N] [--block N] [--gap-ms M] [--seed S]
 //       [--input-shape NAME=DxD]...
 //
 // --input-shape fixes a dynamic input's dimensions (as `quarry run` does);
 // both engines then run that shape.
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
 #include "provenance.h"
 #include "roofline.h"
 
@@ -63,34 +63,34 @@ struct Args {
 
 Args parse(int argc, char **argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (k == "--threads" && has_value) {
-      a.threads.clear();
-      for (const std::string &t : split_list(argv[++i]))
-        a.threads.push_back(std::stoi(t));
-    } else if (k == "--runs" && has_value) {
-      a.runs = std::stoi(argv[++i]);
-    } else if (k == "--warmup" && has_value) {
-      a.warmup = std::stoi(argv[++i]);
-    } else if (k == "--block" && has_value) {
-      a.block = std::max(1, std::stoi(argv[++i]));
-    } else if (k == "--gap-ms" && has_value) {
-      a.gap_ms = std::stoi(argv[++i]);
-    } else if (k == "--seed" && has_value) {
-      a.seed = std::stoull(argv[++i]);
-    } else if (k == "--input-shape" && has_value) {
-      a.import.input_shapes.insert(parse_input_shape(argv[++i]));
-    } else {
-      a.files.push_back(k);
-    }
-  }
-  if (a.files.empty() || a.runs < 1)
-    throw std::runtime_error(
-        "usage: ort_vs_quarry FILE.onnx... [--threads "
-        "1,2] [--runs N] [--warmup N] [--block N] [--gap-ms M] "
-        "[--input-shape NAME=DxD]");
+  std::vector<std::string> shapes;
+  CLI::App app{"The same ONNX file in ONNX Runtime and quarry, as JSON",
+               "ort_vs_quarry"};
+  bench::flag_defaults(app);
+  app.add_option("FILE", a.files,
+                 "ONNX files; A.onnx:B.qg runs A in ONNX Runtime and B in "
+                 "quarry");
+  app.add_option("--threads", a.threads,
+                 "Thread counts, comma-separated: each file runs at each")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--runs", a.runs, "Timed runs per engine")
+      ->check(bench::at_least(1));
+  app.add_option("--warmup", a.warmup, "Untimed runs of each engine first");
+  app.add_option("--block", a.block,
+                 "Runs of one engine in a row (at least 1)");
+  app.add_option("--gap-ms", a.gap_ms,
+                 "Pause before each block, in milliseconds");
+  app.add_option("--seed", a.seed, "Seed of the random inputs");
+  app.add_option("--input-shape", shapes,
+                 "Fix a dynamic input's dimensions, NAME=DxD (repeatable)")
+      ->allow_extra_args(false);
+  bench::parse_or_exit(app, argc, argv);
+  if (a.files.empty())
+    bench::usage_error(app, "FILE is required");
+  a.block = std::max(1, a.block);
+  for (const std::string &s : shapes)
+    a.import.input_shapes.insert(parse_input_shape(s));
   return a;
 }
 

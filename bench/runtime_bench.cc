@@ -20,6 +20,8 @@
 //   build/bin/runtime_bench [--runs N] [--warmup N] [--no-reference]
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include "quarry/core/random.h"
 #include "quarry/core/text.h"
 #include "quarry/runtime/backends.h"
@@ -32,7 +34,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -250,19 +251,19 @@ std::string gemv_graph(int n) {
 
 int main(int argc, char **argv) {
   runtime::MeasureOptions opts{3, 20, 1};
-  bool reference = true;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
-      opts.runs = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--warmup") && i + 1 < argc)
-      opts.warmup = std::max(0, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--no-reference"))
-      reference = false;
-    else {
-      std::fprintf(stderr, "runtime_bench: unknown flag %s\n", argv[i]);
-      return 2;
-    }
-  }
+  bool no_reference = false;
+  CLI::App app{"Operator and graph latency per backend, as JSON",
+               "runtime_bench"};
+  quarry::bench::flag_defaults(app);
+  app.add_option("--runs", opts.runs,
+                 "Timed runs; each figure is their median (at least 1)");
+  app.add_option("--warmup", opts.warmup, "Untimed runs before them");
+  app.add_flag("--no-reference", no_reference,
+               "Leave the reference backend out of the group sweep");
+  quarry::bench::parse_or_exit(app, argc, argv);
+  opts.runs = std::max(1, opts.runs);
+  opts.warmup = std::max(0, opts.warmup);
+  const bool reference = !no_reference;
   try {
     auto backends = backends_at_hand();
     nlohmann::json out;

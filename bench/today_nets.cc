@@ -19,6 +19,7 @@
 // (--list: the names).
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
 #include "onnx_builder.h"
 
 #include <cmath>
@@ -379,17 +380,27 @@ int main(int argc, char **argv) {
       {"densenet121", densenet121},
       {"efficientnet_b0", efficientnet_b0},
       {"shufflenet_v2", shufflenet_v2}};
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: today_nets OUTDIR [NAME...] | --list\n");
-    return 2;
-  }
-  if (std::string(argv[1]) == "--list") {
+  std::string outdir;
+  std::vector<std::string> names;
+  bool list = false;
+  CLI::App app{"Writes ONNX files of today's architectures as exporters "
+               "write them, and prints their paths",
+               "today_nets"};
+  quarry::bench::flag_defaults(app);
+  app.add_option("OUTDIR", outdir, "Directory the files are written to");
+  app.add_option("NAME", names,
+                 "Networks: convnext_t, vit_b16, densenet121, "
+                 "efficientnet_b0, shufflenet_v2 (default: all)");
+  app.add_flag("--list", list, "Print the networks' names instead");
+  quarry::bench::parse_or_exit(app, argc, argv);
+  if (list) {
     for (const auto &[name, make] : nets)
       std::printf("%s\n", name.c_str());
     return 0;
   }
-  const std::filesystem::path dir = argv[1];
-  std::vector<std::string> names(argv + 2, argv + argc);
+  if (!app.count("OUTDIR"))
+    quarry::bench::usage_error(app, "OUTDIR is required (or --list)");
+  const std::filesystem::path dir = outdir;
   if (names.empty())
     for (const auto &[name, make] : nets)
       names.push_back(name);

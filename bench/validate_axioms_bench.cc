@@ -9,6 +9,8 @@
 // the full sweep and the projection is the measurement.
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/case_space.h"
 #include "quarry/validate_axioms/sweep.h"
@@ -33,22 +35,23 @@ int main(int argc, char **argv) {
   SweepOptions opts;
   std::set<std::string> only;
   uint64_t sample = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--axioms")
-      axioms_path = value;
-    else if (flag == "--sizes") {
-      opts.sizes.clear();
-      for (const std::string &s : quarry::split_list(value))
-        opts.sizes.push_back(std::stoll(s));
-    } else if (flag == "--threads")
-      opts.threads = std::stoi(value);
-    else if (flag == "--only")
-      for (const std::string &s : quarry::split_list(value))
-        only.insert(s);
-    else if (flag == "--sample")
-      sample = std::stoull(value);
-  }
+  std::string only_list;
+  CLI::App app{"Speed of the symbolic sweep of the axioms, as JSON",
+               "validate_axioms_bench"};
+  bench::flag_defaults(app);
+  app.add_option("--axioms", axioms_path, "Axiom file");
+  app.add_option("--sizes", opts.sizes,
+                 "Dimension sizes of the sweep, comma-separated")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--threads", opts.threads, "Worker threads");
+  app.add_option("--only", only_list,
+                 "Only these axioms, comma-separated (default: all)");
+  app.add_option("--sample", sample,
+                 "Sweep every K-th chunk and project the rest (1: all)");
+  bench::parse_or_exit(app, argc, argv);
+  for (const std::string &s : quarry::split_list(only_list))
+    only.insert(s);
   const verify::AxiomFile file = verify::read_axiom_file(axioms_path);
   std::vector<Chunk> chunks;
   for (const Chunk &c : plan_chunks(file, opts))

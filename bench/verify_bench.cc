@@ -7,6 +7,8 @@
 // maximum seconds, wall time per thread count, and outcome counts.
 //
 //===----------------------------------------------------------------------===//
+#include "bench_cli.h"
+
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/verify/report.h"
 
@@ -18,13 +20,19 @@
 
 int main(int argc, char **argv) {
   using namespace quarry::verify;
-  const std::string axioms_path =
-      argc > 1 ? argv[1] : QUARRY_SOURCE_DIR "/axioms/taso.axioms";
-  const std::string rules_path = argc > 2 ? argv[2]
-                                          : QUARRY_SOURCE_DIR
-                                     "/../shared/data/taso_graph_subst.pb";
+  std::string axioms_path = QUARRY_SOURCE_DIR "/axioms/taso.axioms";
+  std::string rules_path =
+      QUARRY_SOURCE_DIR "/../shared/data/taso_graph_subst.pb";
   VerifyOptions opts;
-  opts.timeout_s = argc > 3 ? std::stod(argv[3]) : 10;
+  opts.timeout_s = 10;
+  CLI::App app{"Time to verify a rule pack at 1 and 2 threads, as JSON",
+               "verify_bench"};
+  quarry::bench::flag_defaults(app);
+  app.add_option("AXIOMS", axioms_path, "Axiom file");
+  app.add_option("RULES", rules_path, "Rule pack to verify");
+  app.add_option("TIMEOUT_S", opts.timeout_s,
+                 "Seconds per rule, at most (as Z3 resources)");
+  quarry::bench::parse_or_exit(app, argc, argv);
   try {
     const AxiomFile axioms = read_axiom_file(axioms_path);
     const quarry::RulePack pack = quarry::read_rule_pack(rules_path);
