@@ -14,15 +14,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/core/split_list.h"
-#include "quarry/models/zoo.h"
-
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <vector>
 
 namespace quarry::bench {
 
@@ -79,18 +75,6 @@ inline void parse_or_exit(CLI::App &app, int argc, char **argv) {
       std::exit(app.exit(e));
     usage_error(app, e.what());
   }
-}
-
-/// The networks a comma-separated --models flag names, or every benchmark
-/// network when it is not given.
-inline std::vector<std::string> network_names(const CLI::App &app,
-                                              const std::string &models) {
-  if (app.count("--models"))
-    return split_list(models);
-  std::vector<std::string> all;
-  for (const ModelInfo &m : model_list())
-    all.emplace_back(m.name);
-  return all;
 }
 
 } // namespace quarry::bench

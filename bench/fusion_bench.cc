@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "bench_networks.h"
 
 #include "quarry/models/zoo.h"
 #include "quarry/runtime/backends.h"

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "bench_networks.h"
 
 #include "quarry/core/split_list.h"
 #include "quarry/models/zoo.h"
