@@ -29,7 +29,7 @@ for n in $networks; do
     if echo "$today" | grep -qx "$n"; then
       "$bin/today_nets" "$out" "$n" >&2
     else
-      "$bin/quarry" export --model "$n" --out "$out/$n.onnx" >&2
+      "$bin/quarry" export "$n" --out "$out/$n.onnx" >&2
     fi
   fi
   files="$files $out/$n.onnx"

@@ -44,7 +44,7 @@ write_graph "$out/aspp_dense.qg" 1
 "$bin/quarry" export "$out/aspp_dense.qg" --out "$out/aspp_dense.onnx" >&2
 
 median_ms() { # median_ms FILE: quarry cpu, 5 runs
-  "$bin/quarry" run --graph "$1" --backend cpu --threads "$threads" \
+  "$bin/quarry" run "$1" --backend cpu --threads "$threads" \
     --runs 5 --warmup 1 | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -34,8 +34,8 @@ for file in "$@"; do
   name=$(basename "$file" .onnx)
   for t in $(echo "$threads" | tr ',' ' '); do
     qg=$out/$name.t$t.qg
-    "$bin/quarry" optimize --graph "$file" --rules "$rules" --backend cpu \
-      --threads "$t" --out "$qg" --report "$out/$name.t$t.json" \
+    "$bin/quarry" optimize "$file" --rules "$rules" --backend cpu \
+      --threads "$t" --out "$qg" --json "$out/$name.t$t.json" \
       >"$out/$name.t$t.log" 2>&1 || {
       echo "end_to_end.sh: optimizing $file failed: see $out/$name.t$t.log" >&2
       exit 1

@@ -136,7 +136,7 @@ MEDIAN = re.compile(r"median ([0-9.eE+-]+) ms")
 
 def quarry_run(args, onnx_path, inputs, outputs_dir, streams):
     """quarry's median over args.runs, and its device line."""
-    cmd = [args.quarry, "run", "--graph", onnx_path, "--backend", args.backend,
+    cmd = [args.quarry, "run", onnx_path, "--backend", args.backend,
            "--runs", str(args.runs), "--warmup", str(args.warmup),
            "--streams", streams]
     for name, path in inputs.items():
@@ -155,7 +155,7 @@ def quarry_run(args, onnx_path, inputs, outputs_dir, streams):
 
 def quarry_optimize(args, onnx_path, out_path, streams):
     """`quarry optimize` whose selection times candidates on `streams`."""
-    cmd = [args.quarry, "optimize", "--onnx", onnx_path, "--backend",
+    cmd = [args.quarry, "optimize", onnx_path, "--backend",
            args.backend, "--rules", args.rules, "--budget", str(args.budget),
            "--streams", streams, "--out", out_path]
     if args.cost_cache:

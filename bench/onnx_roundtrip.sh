@@ -43,7 +43,7 @@ for suite in "${suites[@]}"; do
     [ -f "$dir/model.onnx" ] || continue
     shapes=()
     optimize() {
-      "$bin/quarry" optimize --onnx "$dir/model.onnx" "${shapes[@]}" \
+      "$bin/quarry" optimize "$dir/model.onnx" "${shapes[@]}" \
         --rules "$rules" --budget 2 --measure-top 0 --no-attribution \
         --cost-cache "$out/costs.tsv" --out "$out/$name.onnx" 2>&1 >/dev/null
     }

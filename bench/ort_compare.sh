@@ -30,19 +30,19 @@ for n in $networks; do
   *.onnx)
     original=$n
     name=$(basename "$n" .onnx)
-    model="--onnx $n"
+    model="$n"
     ;;
   *)
     original=$out/$n.onnx
     name=$n
-    model="--model $n"
-    "$bin/quarry" export --model "$n" --out "$original" >&2
+    model="$n"
+    "$bin/quarry" export "$n" --out "$original" >&2
     ;;
   esac
   # shellcheck disable=SC2086
   "$bin/quarry" optimize $model --rules "$rules" --budget "$budget" \
     --backend cpu --out "$out/$name.opt.onnx" \
-    --report "$out/$name.report.json" ${QUARRY_OPTIMIZE_FLAGS:-} >&2
+    --json "$out/$name.report.json" ${QUARRY_OPTIMIZE_FLAGS:-} >&2
   files="$files $original $out/$name.opt.onnx"
 done
 # shellcheck disable=SC2086

@@ -24,7 +24,7 @@ ERROR = re.compile(r"max relative error vs reference: ([0-9.eE+-]+|nan|inf)")
 
 
 def run(args, net, precision):
-    source = ["--graph", net] if net.endswith(".onnx") else ["--model", net]
+    source = [net]
     cmd = [args.quarry, "run", *source, "--backend", args.backend,
            "--precision", precision, "--runs", str(args.runs), "--threads",
            str(args.threads), "--check", "--tolerance", "1"]

@@ -27,10 +27,10 @@ trap 'rm -rf "$work"' EXIT
 echo "["
 sep=""
 for m in resnet50 resnext50 nasnet_a nasrnn bert inception_v3; do
-  "$quarry" optimize --model "$m" --backend "$backend" --costs "$costs" \
+  "$quarry" optimize "$m" --backend "$backend" --costs "$costs" \
     --rules "$root/rules/quarry-k3.verified.pb" --budget "$budget" \
     --streams "$streams" \
-    --cost-cache "$work/unused.tsv" --report "$work/$m.json" >/dev/null
+    --cost-cache "$work/unused.tsv" --json "$work/$m.json" >/dev/null
   printf '%s' "$sep"
   cat "$work/$m.json"
   sep=","

@@ -32,7 +32,7 @@ step "The same computation with the weights concatenated first"
 
 step "A benchmark network on the oneDNN backend, checked against the reference"
 "$quarry" models show nasrnn
-"$quarry" run --model nasrnn --backend cpu --check
+"$quarry" run nasrnn --backend cpu --check
 
 taso=../shared/data/taso_graph_subst.pb
 if [ -f "$taso" ]; then

@@ -201,7 +201,7 @@ for s in $steps; do
     # measured into the cost table (quarry optimize --costs prices from it
     # on a machine without this device); nothing is timed whole.
     for m in ${QUARRY_COST_MODELS:-inception_v3 nasnet_a resnet50 resnext50 bert nasrnn}; do
-      step "costs_$m" 60 "$build_dir/bin/quarry" optimize --model "$m" \
+      step "costs_$m" 60 "$build_dir/bin/quarry" optimize "$m" \
         --backend "$backend" --rules rules/quarry-k3.verified.pb --budget 20 \
         --measure-top 0 --cost-cache "$costs"
     done

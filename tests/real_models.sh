@@ -55,7 +55,7 @@ while IFS=$'\t' read -r name family package path sha shapes expect; do
     done
   fi
   if [ "$expect" = refused ]; then
-    err=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu --runs 1 \
+    err=$("$quarry" run "$model" "${flags[@]}" --backend cpu --runs 1 \
       --warmup 0 2>&1 >/dev/null)
     rc=$?
     if [ $rc -eq 0 ]; then
@@ -71,20 +71,20 @@ while IFS=$'\t' read -r name family package path sha shapes expect; do
   fi
   if [ "$expect" = kept ]; then
     # Nodes kept as they are: running names one, optimizing works around it.
-    err=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu --runs 1 \
+    err=$("$quarry" run "$model" "${flags[@]}" --backend cpu --runs 1 \
       --warmup 0 2>&1 >/dev/null)
     if [ $? -eq 0 ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] ||
       [[ "$err" != "quarry: $model: "*"is kept from the imported model"* ]]; then
       fail "$name" "run should refuse its kept node in one line: $err"
       continue
     fi
-  elif ! log=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu \
+  elif ! log=$("$quarry" run "$model" "${flags[@]}" --backend cpu \
     --runs 1 --warmup 0 --check 2>&1); then
     fail "$name" "run --check: $log"
     continue
   else
     # Reference steps in the hot path: an operator without a kernel.
-    prof=$("$quarry" run --graph "$model" "${flags[@]}" --backend cpu \
+    prof=$("$quarry" run "$model" "${flags[@]}" --backend cpu \
       --runs 3 --warmup 1 --profile 2>&1)
     share=$(printf '%s\n' "$prof" | awk '$1 ~ /^[0-9.]+$/ && NF >= 4 {
       t += $1; if ($3 == "reference") { r += $1; s = s " " $0 } }
@@ -95,7 +95,7 @@ while IFS=$'\t' read -r name family package path sha shapes expect; do
     fi
   fi
   opt="$out/$name.opt.onnx"
-  if ! log=$("$quarry" optimize --onnx "$model" "${flags[@]}" --rules "$rules" \
+  if ! log=$("$quarry" optimize "$model" "${flags[@]}" --rules "$rules" \
     --budget 3 --measure-top 1 --runs 3 --warmup 1 --no-attribution \
     --cost-cache "$out/costs.tsv" --out "$opt" 2>&1); then
     fail "$name" "optimize: $log"

@@ -4,7 +4,7 @@
 // the weights file exists, bit 1: the kept-nodes file exists), the text
 // graph's length and the weights' length (16 bits each, little-endian),
 // then the text graph, the weights (an ONNX GraphProto) and the kept
-// nodes (an ONNX ModelProto). They are loaded as `quarry run --graph` does.
+// nodes (an ONNX ModelProto). They are loaded as `quarry run MODEL` does.
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_input.h"

@@ -51,7 +51,7 @@ cmp "$W/r1.pb" "$W/passes.pb" || fail "rounds and passes change the pack"
 
 echo "== the candidates go straight into the verifier"
 "$Q" verify --axioms "$AXIOMS" --candidates "$W/r1" --out "$W/proved.pb" \
-  --report "$W/report.json" --timeout 2 --threads 2 >"$W/verify.txt"
+  --json "$W/report.json" --timeout 2 --threads 2 >"$W/verify.txt"
 proved=$(sed -n 's/^[0-9]* rules: \([0-9]*\) proved.*/\1/p' "$W/verify.txt")
 [ "${proved:-0}" -gt 0 ] || fail "nothing proved: $(cat "$W/verify.txt")"
 

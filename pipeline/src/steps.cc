@@ -103,17 +103,17 @@ std::vector<std::string> step_command(const PipelineConfig &c,
     // A shard's file is also the record of what it proved so far.
     a.insert(a.end(),
              {"verify", "--axioms", c.axioms, "--rules", run.candidates(),
-              "--shard", shard, "--shard-dir", run.verify_shards_dir(),
-              "--timeout", number(c.verify_timeout)});
+              "--shard", shard, "--out", run.verify_shards_dir(), "--timeout",
+              number(c.verify_timeout)});
     if (!c.verify_known.empty())
       a.insert(a.end(), {"--known", c.verify_known});
     if (!c.verify_cache.empty())
-      a.insert(a.end(), {"--cache", c.verify_cache});
+      a.insert(a.end(), {"--proof-cache", c.verify_cache});
     threads();
     break;
   case Step::VerifyMerge:
     a.insert(a.end(), {"verify", "merge", run.verify_shards_dir(), "--out",
-                       run.proved_rules(), "--report", run.verify_report()});
+                       run.proved_rules(), "--json", run.verify_report()});
     break;
   case Step::ValidateShard:
     a.insert(a.end(), {"validate-axioms", "--axioms", c.axioms, "--sizes",
@@ -126,11 +126,7 @@ std::vector<std::string> step_command(const PipelineConfig &c,
     a.insert(a.end(), {"validate-axioms", "merge", run.validate_dir()});
     break;
   case Step::Optimize:
-    a.push_back("optimize");
-    if (!c.model.empty())
-      a.insert(a.end(), {"--model", c.model});
-    else
-      a.insert(a.end(), {"--onnx", c.onnx});
+    a.insert(a.end(), {"optimize", c.model.empty() ? c.onnx : c.model});
     if (c.model_size > 0)
       a.insert(a.end(), {"--size", std::to_string(c.model_size)});
     a.insert(a.end(),
@@ -138,7 +134,7 @@ std::vector<std::string> step_command(const PipelineConfig &c,
               "--budget", std::to_string(c.optimize_budget), "--alpha",
               number(c.optimize_alpha), "--backend", c.backend, "--cost-cache",
               run.optimize_dir() + "/costs.tsv", "--out",
-              run.optimized_model(c.network_name()), "--report",
+              run.optimized_model(c.network_name()), "--json",
               run.optimize_report(), "--check"});
     threads();
     break;

@@ -55,18 +55,18 @@ TEST(PipelineSteps, CommandsReadAndWriteTheRunDirectory) {
             "/runs/r1/candidates.pb");
   EXPECT_EQ(command(c, run, Step::VerifyShard, 0, 8),
             "quarry verify --axioms /a/taso.axioms --rules "
-            "/runs/r1/candidates.pb --shard 0/1 --shard-dir "
+            "/runs/r1/candidates.pb --shard 0/1 --out "
             "/runs/r1/verify/shards --timeout 10 --threads 8");
   EXPECT_EQ(command(c, run, Step::VerifyMerge),
             "quarry verify merge /runs/r1/verify/shards --out "
-            "/runs/r1/verify/rules.pb --report /runs/r1/verify/report.json");
+            "/runs/r1/verify/rules.pb --json /runs/r1/verify/report.json");
   // Sharded, with derivations by a known pack and a proof cache.
   EXPECT_EQ(command(config("verify_shards = 3\nverify_known = k3.pb\n"
                            "verify_cache = /proofs\n"),
                     run, Step::VerifyShard, 2),
             "quarry verify --axioms /a/taso.axioms --rules "
-            "/runs/r1/candidates.pb --shard 2/3 --shard-dir "
-            "/runs/r1/verify/shards --timeout 10 --known /k3.pb --cache "
+            "/runs/r1/candidates.pb --shard 2/3 --out "
+            "/runs/r1/verify/shards --timeout 10 --known /k3.pb --proof-cache "
             "/proofs");
   EXPECT_EQ(command(c, run, Step::ValidateShard, 3, 2),
             "quarry validate-axioms --axioms /a/taso.axioms --sizes 1,2 "
@@ -75,10 +75,10 @@ TEST(PipelineSteps, CommandsReadAndWriteTheRunDirectory) {
   EXPECT_EQ(command(c, run, Step::ValidateMerge),
             "quarry validate-axioms merge /runs/r1/validate");
   EXPECT_EQ(command(c, run, Step::Optimize),
-            "quarry optimize --model resnet50 --size 16 --rules "
+            "quarry optimize resnet50 --size 16 --rules "
             "/runs/r1/verify/rules.pb --budget 20 --alpha 1.05 --backend cpu "
             "--cost-cache /runs/r1/optimize/costs.tsv --out "
-            "/runs/r1/optimize/resnet50.onnx --report "
+            "/runs/r1/optimize/resnet50.onnx --json "
             "/runs/r1/optimize/report.json --check");
   EXPECT_EQ(command(c, run, Step::Report), "quarry report /runs/r1");
 }

@@ -25,7 +25,7 @@ void register_candidates_command(CLI::App &app) {
   auto ex = std::make_shared<ExportOptions>();
   CLI::App *exp = cmd->add_subcommand(
       "export", "Write the candidates of a run as an (unverified) rule pack");
-  exp->add_option("dir", ex->dir, "Run directory")->required();
+  exp->add_option("DIR", ex->dir, "Run directory")->required();
   exp->add_option("--out", ex->out, "Rule pack to write")->required();
   exp->callback([ex] {
     const RulePack pack = export_candidates(ex->dir);
@@ -37,7 +37,7 @@ void register_candidates_command(CLI::App &app) {
   auto dir = std::make_shared<std::string>();
   CLI::App *stats =
       cmd->add_subcommand("stats", "Print the totals of a finished run");
-  stats->add_option("dir", *dir, "Run directory")->required();
+  stats->add_option("DIR", *dir, "Run directory")->required();
   stats->callback([dir] {
     const Manifest m = check_run_directory(*dir);
     std::cout << "config " << m.config_file << ", max-ops " << m.max_ops

@@ -56,7 +56,7 @@ void register_conformance_command(CLI::App &app) {
       "conformance",
       "Run ONNX backend test cases (model.onnx with test_data_set_N) and "
       "say which pass, fail or are unsupported");
-  cmd->add_option("dirs", o->dirs,
+  cmd->add_option("DIRS", o->dirs,
                   "Case directories, or directories of cases (e.g. "
                   "/usr/share/libonnx-testdata/data/node)")
       ->required();

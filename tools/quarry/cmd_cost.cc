@@ -1,4 +1,5 @@
 //===- cmd_cost.cc - quarry cost: what a graph costs, op by op and as run -===//
+#include "cli_grammar.h"
 #include "commands.h"
 #include "run_flags.h"
 
@@ -108,9 +109,10 @@ void register_cost_command(CLI::App &app) {
       "cost", "Measure (or look up) every operator's cost on a backend, and "
               "time the graph as the backend plans it");
   add_run_flags(*cmd, *o);
-  cmd->add_option("--cost-cache,--cache", o->cache,
+  cmd->add_option("--cost-cache", o->cache,
                   "Cost cache file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");
+  add_old_spelling(*cmd, "--cache", o->cache, "--cost-cache");
   cmd->add_flag("--no-plan", o->no_plan,
                 "Only the operators alone, not the planned graph");
   cmd->callback([o] { cost(*o); });

@@ -91,13 +91,13 @@ void register_graph_command(CLI::App &app) {
   graph->require_subcommand(1);
 
   CLI::App *s = graph->add_subcommand("show", "Parse a graph and print it");
-  s->add_option("file", o->file, "Graph in the text form")->required();
+  s->add_option("FILE", o->file, "Graph in the text form")->required();
   s->add_flag("--types", o->types, "Show each value's inferred shape");
   s->callback([o] { show(*o); });
 
   CLI::App *e =
       graph->add_subcommand("eval", "Evaluate a graph on seeded random inputs");
-  e->add_option("file", o->file, "Graph in the text form")->required();
+  e->add_option("FILE", o->file, "Graph in the text form")->required();
   e->add_option("--domain", o->domain, "float or field (exact, mod 2^61-1)")
       ->check(CLI::IsMember({"float", "field"}));
   e->add_option("--seed", o->seed, "Random input seed");
@@ -107,8 +107,8 @@ void register_graph_command(CLI::App &app) {
 
   CLI::App *c = graph->add_subcommand(
       "compare", "Evaluate two graphs on the same random inputs");
-  c->add_option("a", o->file, "First graph")->required();
-  c->add_option("b", o->other, "Second graph")->required();
+  c->add_option("A", o->file, "First graph")->required();
+  c->add_option("B", o->other, "Second graph")->required();
   c->add_option("--seed", o->seed, "Random input seed");
   c->callback([o] { compare(*o); });
 }

@@ -47,7 +47,7 @@ void register_models_command(CLI::App &app) {
   auto o = std::make_shared<ShowOptions>();
   auto *s = cmd->add_subcommand(
       "show", "Operator counts, parameters and FLOPs of a network");
-  s->add_option("name", o->name, "Network name (see `quarry models list`)")
+  s->add_option("NAME", o->name, "Network name (see `quarry models list`)")
       ->required();
   s->add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
   s->add_option("--size", o->size,

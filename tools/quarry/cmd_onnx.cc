@@ -1,4 +1,5 @@
 //===- cmd_onnx.cc - quarry import|export ---------------------------------===//
+#include "cli_grammar.h"
 #include "commands.h"
 
 #include "quarry/models/model_file.h"
@@ -19,7 +20,7 @@ struct ImportOptions {
 };
 
 struct ExportOptions {
-  std::string file, model, out;
+  std::string model, out;
   int64_t batch = 1, size = 0;
   uint64_t seed = 1;
   OnnxExportOptions written;
@@ -61,14 +62,13 @@ void run_import(const ImportOptions &o) {
   }
 }
 
-void run_export(const ExportOptions &o) {
-  if (o.file.empty() == o.model.empty())
-    throw Error("export: give either a graph file or --model NAME");
+void run_export(const CLI::App &cmd, const ExportOptions &o) {
+  require_model(cmd, o.model);
   const Model m =
-      o.file.empty()
+      names_builtin(o.model)
           ? build_model(o.model,
                         {.batch = o.batch, .size = o.size, .seed = o.seed})
-          : load_graph_any(o.file);
+          : load_graph_any(o.model);
   export_onnx(m, o.out, o.seed, o.written);
   std::printf("%s: %d operators\n", o.out.c_str(), m.graph.num_operators());
   // ONNX has no place for how an operator runs: say what is left behind.
@@ -77,7 +77,7 @@ void run_export(const ExportOptions &o) {
                  "quarry: warning: %s: %zu implementation choices of %s "
                  "(conv2d alg=...) are not written, since ONNX has no "
                  "place for them; run the .qg to use them\n",
-                 o.out.c_str(), chosen, o.file.c_str());
+                 o.out.c_str(), chosen, o.model.c_str());
 }
 
 } // namespace
@@ -86,7 +86,7 @@ void register_onnx_commands(CLI::App &app) {
   auto io = std::make_shared<ImportOptions>();
   auto *imp = app.add_subcommand(
       "import", "Import an ONNX model as a .qg graph and its weights file");
-  imp->add_option("model", io->file, "ONNX model")->required();
+  imp->add_option("MODEL", io->file, "ONNX model")->required();
   imp->add_option("--out", io->out, "Graph to write (.qg)")->required();
   imp->add_option("--input-shape", io->shapes,
                   "Fix an input's dimensions: name=1x3x224x224");
@@ -98,20 +98,20 @@ void register_onnx_commands(CLI::App &app) {
   auto eo = std::make_shared<ExportOptions>();
   auto *exp = app.add_subcommand(
       "export", "Write a graph (.qg, .onnx) or a built-in network as ONNX");
-  exp->add_option("graph", eo->file, "Graph file (.qg with its weights)");
-  exp->add_option("--model", eo->model, "A network from `quarry models list`");
-  exp->add_option("--batch", eo->batch, "Batch size for --model")
+  add_model_argument(*exp, eo->model);
+  exp->add_option("--batch", eo->batch, "A built-in network's batch size")
       ->check(CLI::PositiveNumber);
-  exp->add_option("--size", eo->size, "Input size for --model")
+  exp->add_option("--size", eo->size,
+                  "A built-in network's image size, sequence length or steps")
       ->check(CLI::NonNegativeNumber);
-  exp->add_option(
-      "--seed", eo->seed,
-      "Seed of random weights (--model, or weights without values)");
+  exp->add_option("--seed", eo->seed,
+                  "Seed of random weights (a built-in network, or weights "
+                  "without values)");
   exp->add_option("--out", eo->out, "ONNX file to write")->required();
   exp->add_flag("--external-data", eo->written.external_data,
                 "Keep tensors of 1 kB or more in OUT.data beside the model "
                 "(always so past 2 GiB)");
-  exp->callback([eo] { run_export(*eo); });
+  exp->callback([eo, exp] { run_export(*exp, *eo); });
 }
 
 } // namespace quarry::cli

@@ -1,4 +1,5 @@
 //===- cmd_optimize.cc - quarry optimize: cost-based graph search ---------===//
+#include "cli_grammar.h"
 #include "commands.h"
 #include "run_flags.h"
 
@@ -25,9 +26,7 @@ namespace quarry::cli {
 namespace {
 
 struct OptimizeOptions : RunFlags {
-  std::string onnx, rules, out, text, report, cache, costs,
-      implementations = "auto";
-  int64_t size = 0;
+  std::string rules, out, text, report, cache, costs, implementations = "auto";
   bool allow_unverified = false, no_fusions = false, forward_only = false,
        check = false;
   double tolerance = 1e-4;
@@ -38,18 +37,6 @@ struct OptimizeOptions : RunFlags {
   OnnxExportOptions written;
 };
 
-Model read_model(OptimizeOptions &o) {
-  if (!o.onnx.empty())
-    o.graph = o.onnx;
-  if (o.model.empty() || o.size == 0)
-    return read_run_model(o);
-  ModelOptions mo;
-  mo.batch = o.batch > 0 ? o.batch : 1;
-  mo.size = o.size;
-  mo.seed = o.measure.seed;
-  return build_model(o.model, mo);
-}
-
 std::string fixed3(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", x);
@@ -59,7 +46,7 @@ std::string fixed3(double x) {
 void optimize(OptimizeOptions &o) {
   const RulePack pack = read_rule_pack(o.rules);
   opt::require_proved(pack, o.rules, o.allow_unverified);
-  const Model original = read_model(o);
+  const Model original = read_run_model(o);
   o.search.threads = o.threads;
   o.search.memory_budget = o.memory_mb << 20;
   // With --costs, graphs are priced for another machine's device from its
@@ -177,14 +164,14 @@ void optimize(OptimizeOptions &o) {
     if (rewritten)
       write_model(r.model, o.out, o.measure.seed, o.written);
     else
-      write_model_unchanged(o.graph, original, o.out, o.measure.seed);
+      write_model_unchanged(model_file(o), original, o.out, o.measure.seed);
     // What an application of the input would find changed (a symbolic
     // dimension that --input-shape fixed, an opset quarry's nodes need).
-    if (rewritten && o.graph.ends_with(".onnx") && o.out.ends_with(".onnx"))
+    if (rewritten && o.model.ends_with(".onnx") && o.out.ends_with(".onnx"))
       for (const std::string &d : interface_differences(
-               read_file_bytes(o.graph), read_file_bytes(o.out)))
+               read_file_bytes(o.model), read_file_bytes(o.out)))
         std::fprintf(stderr, "quarry: warning: %s: %s (in %s)\n", o.out.c_str(),
-                     d.c_str(), o.graph.c_str());
+                     d.c_str(), o.model.c_str());
   }
   if (!o.text.empty())
     write_file_atomic(o.text, print_graph(r.model.graph));
@@ -292,11 +279,6 @@ void register_optimize_command(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand(
       "optimize", "Rewrite a network with a rule pack by cost-based search");
   add_run_flags(*cmd, *o);
-  auto *onnx = cmd->add_option("--onnx", o->onnx, "An ONNX model to optimize");
-  onnx->excludes("--graph")->excludes("--model");
-  cmd->add_option("--size", o->size,
-                  "With --model: image size, sequence length or steps")
-      ->check(CLI::PositiveNumber);
   cmd->add_option("--rules", o->rules,
                   "Rule pack (quarry verify --out) or TASO graph_subst.pb")
       ->required();
@@ -347,7 +329,8 @@ void register_optimize_command(CLI::App &app) {
                 "A rewritten .onnx keeps its tensors of 1 kB or more in "
                 "OUT.data beside it (always so past 2 GiB)");
   cmd->add_option("--text", o->text, "Optimized graph in the text form");
-  cmd->add_option("--report", o->report, "JSON report");
+  cmd->add_option("--json", o->report, "JSON report");
+  add_old_spelling(*cmd, "--report", o->report, "--json");
   cmd->add_flag("--check", o->check,
                 "Measure latency before/after and compare outputs on the "
                 "reference backend")

@@ -11,6 +11,7 @@
 // runs one step's command, the same command the local run uses.
 //
 //===----------------------------------------------------------------------===//
+#include "cli_grammar.h"
 #include "commands.h"
 
 #include "quarry/core/error.h"
@@ -41,13 +42,13 @@ struct PipelineCliOptions {
 /// Run directories are absolute: jobs may start elsewhere.
 RunLayout layout_of(const std::string &dir) {
   if (dir.empty())
-    throw Error("give the run directory (--out RUN)");
+    throw UsageError("give the run directory (--out RUN)");
   return RunLayout(std::filesystem::absolute(dir).lexically_normal().string());
 }
 
 RunLayout prepared(const PipelineCliOptions &o, PipelineConfig &c) {
   if (o.config.empty())
-    throw Error("give the settings (--config FILE)");
+    throw UsageError("give the settings (--config FILE)");
   c = read_pipeline_config(o.config);
   RunLayout run = layout_of(o.out);
   prepare_run(c, run);
@@ -105,7 +106,7 @@ void register_pipeline_command(CLI::App &app) {
 
   CLI::App *step = p->add_subcommand(
       "step", "Run one step of a prepared run (as the SLURM jobs do)");
-  step->add_option("name", o->step,
+  step->add_option("NAME", o->step,
                    "generate, candidates, verify-shard, verify-merge, "
                    "validate-shard, validate-merge, optimize or report")
       ->required();

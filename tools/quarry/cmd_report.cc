@@ -27,7 +27,7 @@ void register_report_command(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand(
       "report", "Summarize a pipeline run: a table, a JSON summary and an "
                 "HTML page with plots");
-  cmd->add_option("run", o->run, "Run directory")->required();
+  cmd->add_option("RUN", o->run, "Run directory")->required();
   cmd->add_option("--out", o->out,
                   "HTML page to write (default RUN/report.html)");
   cmd->add_option("--json", o->json,

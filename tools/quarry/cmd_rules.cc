@@ -35,7 +35,7 @@ void register_show(CLI::App &rules) {
   auto file = std::make_shared<std::string>();
   CLI::App *show =
       rules.add_subcommand("show", "Print the rules of a quarry or TASO file");
-  show->add_option("file", *file, "Rule pack or TASO rule collection")
+  show->add_option("FILE", *file, "Rule pack or TASO rule collection")
       ->required();
   show->callback([file] {
     std::cout << print_rule_pack(read_rule_pack(*file)) << std::flush;
@@ -74,11 +74,11 @@ void register_compare(CLI::App &rules) {
       "compare", "Say for each rule of A whether B has it, derives it (a "
                  "rewrite by B's rules, found at small shapes) or lacks it");
   compare
-      ->add_option("a", opts->a,
+      ->add_option("A", opts->a,
                    "Rule pack or TASO collection whose "
                    "rules are looked for")
       ->required();
-  compare->add_option("b", opts->b, "Rule pack or TASO collection to look in")
+  compare->add_option("B", opts->b, "Rule pack or TASO collection to look in")
       ->required();
   compare->add_flag("--no-derive", opts->no_derive,
                     "Only look for the same rules, no derivations");
@@ -111,7 +111,7 @@ void register_minimize(CLI::App &rules) {
   CLI::App *minimize = rules.add_subcommand(
       "minimize", "Leave out every rule that the rules kept derive (smaller "
                   "rules first), recording its derivation in the pack");
-  minimize->add_option("pack", opts->in, "Rule pack or TASO collection")
+  minimize->add_option("PACK", opts->in, "Rule pack or TASO collection")
       ->required();
   minimize->add_option("--out", opts->out, "Rule pack to write")->required();
   minimize->add_flag("--forward-only", opts->forward_only,

@@ -12,6 +12,7 @@
 // `merge` combines the shards. Exits 1 when a check finds a problem.
 //
 //===----------------------------------------------------------------------===//
+#include "cli_grammar.h"
 #include "commands.h"
 
 #include "quarry/core/progress_line.h"
@@ -20,6 +21,7 @@
 #include "quarry/validate_axioms/validation.h"
 #include "quarry/verify/shape_conditions.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -49,7 +51,7 @@ int64_t parse_int(const std::string &s, const std::string &flag) {
     used = 0;
   }
   if (used == 0 || used != s.size())
-    throw Error(flag + " expects integers, got '" + s + "'");
+    throw UsageError(flag + " expects integers, got '" + s + "'");
   return v;
 }
 
@@ -58,13 +60,18 @@ void parse_flags(ValidateCliOptions &o) {
   for (const std::string &s : split_list(o.sizes)) {
     const int64_t v = parse_int(s, "--sizes");
     if (v < 1)
-      throw Error("--sizes expects positive integers, got '" + s + "'");
+      throw UsageError("--sizes expects positive integers, got '" + s + "'");
     o.opts.sweep.sizes.push_back(v);
   }
   if (o.opts.sweep.sizes.empty())
-    throw Error("--sizes expects a list such as 1,2,3,4");
+    throw UsageError("--sizes expects a list such as 1,2,3,4");
   o.opts.checks = split_list(o.checks);
-  const ShardSpec shard = parse_shard(o.shard);
+  for (const std::string &c : o.opts.checks)
+    if (std::find(all_checks().begin(), all_checks().end(), c) ==
+        all_checks().end())
+      throw UsageError("--checks: unknown check '" + c +
+                       "' (lemmas, redundancy, consistency, sweep)");
+  const ShardSpec shard = as_usage_error([&] { return parse_shard(o.shard); });
   o.opts.sweep.shard = shard.index;
   o.opts.sweep.shards = shard.count;
 }
@@ -225,13 +232,13 @@ void register_validate_axioms_command(CLI::App &app) {
       ->check(CLI::Range(1, 1 << 30));
   CLI::App *merge =
       v->add_subcommand("merge", "Combine the shards' result files in DIR");
-  merge->add_option("dir", o->merge_dir, "Directory of the shards")->required();
+  merge->add_option("DIR", o->merge_dir, "Directory of the shards")->required();
   merge->callback([o] { print_report(merge_shards(o->merge_dir)); });
   v->callback([o, merge] {
     if (merge->parsed())
       return;
     if (o->opts.axioms_path.empty() || o->opts.out_dir.empty())
-      throw Error("validate-axioms needs --axioms FILE and --out DIR");
+      throw UsageError("give --axioms FILE and --out DIR");
     o->opts.entailment.threads = o->opts.sweep.threads;
     run(*o);
   });

@@ -2,12 +2,12 @@
 //
 //   quarry verify --axioms axioms/taso.axioms (--rules IN.pb | --candidates
 //   RUN)
-//                 --out OUT.pb [--report report.json [--resume]]
-//                 [--known PROVED.pb] [--cache DIR] [--timeout 10]
+//                 --out OUT.pb [--json report.json [--resume]]
+//                 [--known PROVED.pb] [--proof-cache DIR] [--timeout 10]
 //                 [--threads N] [--minimize-core] [--drop-axiom NAME]...
 //                 [--no-refute]
-//   quarry verify ... --shard I/N --shard-dir DIR
-//   quarry verify merge DIR --out OUT.pb [--report merged.json]
+//   quarry verify ... --shard I/N --out DIR
+//   quarry verify merge DIR --out OUT.pb [--json merged.json]
 //
 // Reads a quarry rule pack, TASO's graph_subst.pb or a generator run, proves
 // every rule (by derivation from a --known pack first, then with Z3) and
@@ -19,6 +19,7 @@
 // rules before Z3 sees them (and so hides what Z3 would prove of them).
 //
 //===----------------------------------------------------------------------===//
+#include "cli_grammar.h"
 #include "commands.h"
 
 #include "quarry/core/file_io.h"
@@ -40,8 +41,8 @@ namespace {
 using namespace quarry::verify;
 
 struct VerifyCliOptions {
-  std::string axioms, rules, candidates, out, report, shard, shard_dir, cache,
-      merge_dir, known;
+  std::string axioms, rules, candidates, out, report, shard, cache, merge_dir,
+      known;
   std::vector<std::string> drop;
   bool resume = false;
   VerifyOptions opts;
@@ -86,22 +87,25 @@ void run(const VerifyCliOptions &o) {
   if (!o.drop.empty())
     axioms = without_axioms(axioms, o.drop);
   if (o.rules.empty() == o.candidates.empty())
-    throw Error("give --rules FILE or --candidates DIR");
+    throw UsageError("give --rules FILE or --candidates DIR");
   const bool sharded = !o.shard.empty();
-  if (sharded == o.shard_dir.empty())
-    throw Error("--shard I/N and --shard-dir DIR go together");
-  if (!sharded && o.out.empty())
-    throw Error("give --out FILE (or --shard I/N --shard-dir DIR)");
+  if (o.out.empty())
+    throw UsageError(sharded ? "give --out DIR: a shard writes "
+                               "DIR/shard-I-of-N.json"
+                             : "give --out FILE, the pack of proved rules");
   if (!o.opts.refute &&
       (sharded || o.resume || !o.cache.empty() || !o.known.empty()))
-    throw Error("--no-refute audits what Z3 alone proves: it takes no "
-                "--shard, --resume, --cache or --known");
-  if (sharded && (!o.out.empty() || !o.report.empty()))
-    throw Error("a shard writes DIR/shard-I-of-N.json; `quarry verify merge "
-                "DIR --out FILE` writes the pack");
+    throw UsageError("--no-refute audits what Z3 alone proves: it takes no "
+                     "--shard, --resume, --proof-cache or --known");
+  if (sharded && !o.report.empty())
+    throw UsageError("a shard writes DIR/shard-I-of-N.json, its report; "
+                     "`quarry verify merge DIR --out FILE --json FILE` "
+                     "writes the pack and the whole report");
+  if (!sharded && o.resume && o.report.empty())
+    throw UsageError("--resume needs --json, the report of the run to resume");
   RunRequest request;
   if (sharded)
-    request.shard = parse_shard(o.shard);
+    request.shard = as_usage_error([&] { return parse_shard(o.shard); });
   const std::string &source = o.rules.empty() ? o.candidates : o.rules;
   const RulePack pack = read_source(source);
 
@@ -110,8 +114,8 @@ void run(const VerifyCliOptions &o) {
   request.opts = o.opts;
   request.cache_dir = o.cache;
   if (sharded) {
-    std::filesystem::create_directories(o.shard_dir);
-    request.report_path = o.shard_dir + "/" + request.shard.file_name();
+    std::filesystem::create_directories(o.out);
+    request.report_path = o.out + "/" + request.shard.file_name();
     request.resume = true;
   } else {
     request.report_path = o.report;
@@ -172,19 +176,23 @@ void register_verify_command(CLI::App &app) {
                               "Run directory of quarry generate");
   rules->excludes(cands);
   cands->excludes(rules);
-  v->add_option("--out", o->out, "Rule pack of the proved rules");
-  v->add_option("--report", o->report,
+  v->add_option("--out", o->out,
+                "Rule pack of the proved rules; with --shard, the directory "
+                "the shard writes shard-I-of-N.json (its report) into");
+  v->add_option("--json", o->report,
                 "JSON report: every rule's outcome, time and axioms");
+  add_old_spelling(*v, "--report", o->report, "--json");
   v->add_flag("--resume", o->resume,
-              "Reuse the results in --report from an interrupted run");
+              "Reuse the results in --json (or a shard's file in --out) "
+              "from an interrupted run");
   v->add_option("--shard", o->shard,
                 "Prove part I of N of the rules (those at positions I mod N)");
-  v->add_option("--shard-dir", o->shard_dir,
-                "Where a shard writes shard-I-of-N.json (its report)");
+  add_old_spelling(*v, "--shard-dir", o->out, "--out");
   v->add_option("--known", o->known,
                 "A pack of proved rules: a rule they derive needs no Z3");
-  v->add_option("--cache", o->cache,
+  v->add_option("--proof-cache", o->cache,
                 "Proof cache directory: outcomes by rule hash, across runs");
+  add_old_spelling(*v, "--cache", o->cache, "--proof-cache");
   v->add_option("--timeout", o->opts.timeout_s,
                 "Seconds per rule, given to Z3 as its resource count (the "
                 "same outcome on any machine)")
@@ -201,16 +209,17 @@ void register_verify_command(CLI::App &app) {
               "prover)");
   CLI::App *m = v->add_subcommand(
       "merge", "Write the pack of the shards' results in DIR");
-  m->add_option("dir", o->merge_dir, "Directory of shard-I-of-N.json")
+  m->add_option("DIR", o->merge_dir, "Directory of shard-I-of-N.json")
       ->required();
   m->add_option("--out", o->out, "Rule pack of the proved rules")->required();
-  m->add_option("--report", o->report, "The merged JSON report");
+  m->add_option("--json", o->report, "The merged JSON report");
+  add_old_spelling(*m, "--report", o->report, "--json");
   m->callback([o] { merge(*o); });
   v->callback([o, m] {
     if (m->parsed())
       return;
     if (o->axioms.empty())
-      throw Error("verify needs --axioms FILE");
+      throw UsageError("give --axioms FILE");
     run(*o);
   });
 }

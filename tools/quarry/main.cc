@@ -1,9 +1,11 @@
 //===- main.cc - quarry: the command-line entry point ---------------------===//
 //
 // Parses flags and dispatches to the subcommands; every failure becomes one
-// line on stderr ("quarry: <what>") and a non-zero exit.
+// line on stderr and a non-zero exit: "quarry <command>: <what>" and status
+// 2 for a usage error (cli_grammar.h), "quarry: <what>" and 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
+#include "cli_grammar.h"
 #include "commands.h"
 
 #include "quarry/core/error.h"
@@ -12,10 +14,28 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #ifndef QUARRY_VERSION
 #define QUARRY_VERSION "unknown"
 #endif
+
+namespace {
+
+/// One line for a usage error, naming the command and where its usage is.
+int usage_error(const CLI::App &app, std::string what) {
+  for (char &c : what)
+    if (c == '\n')
+      c = ' ';
+  while (!what.empty() && what.back() == ' ')
+    what.pop_back();
+  const std::string path = quarry::cli::command_path(app);
+  std::fprintf(stderr, "%s: %s (%s --help)\n", path.c_str(), what.c_str(),
+               path.c_str());
+  return quarry::cli::kUsageExit;
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   CLI::App app{"quarry: discover, prove and use graph substitutions", "quarry"};
@@ -38,7 +58,11 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e); // --help, --version
+    return usage_error(app, e.what());
+  } catch (const quarry::cli::UsageError &e) {
+    return usage_error(app, e.what());
   } catch (const quarry::Error &e) {
     std::fprintf(stderr, "quarry: %s\n", e.what());
     return 1;

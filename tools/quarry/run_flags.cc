@@ -1,5 +1,7 @@
-//===- run_flags.cc - Flags shared by quarry run and quarry cost ----------===//
+//===- run_flags.cc - Flags shared by run, cost and optimize --------------===//
 #include "run_flags.h"
+
+#include "cli_grammar.h"
 
 #include "quarry/models/model_file.h"
 #include "quarry/models/zoo.h"
@@ -26,12 +28,7 @@ void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help) {
 }
 
 void add_run_flags(CLI::App &cmd, RunFlags &f) {
-  auto *graph = cmd.add_option("--graph", f.graph,
-                               "Graph file: text form (.qg) or ONNX (.onnx)");
-  auto *model = cmd.add_option("--model", f.model,
-                               "A built-in network (quarry models list)");
-  graph->excludes(model);
-  model->excludes(graph);
+  add_model_argument(cmd, f.model);
   cmd.add_option("--input-shape", f.input_shapes,
                  "ONNX graphs: fix an input's dimensions, name=1x3x224x224 "
                  "(repeat per input)");
@@ -43,6 +40,10 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
       ->check(CLI::IsMember({"reference", "cpu", "cuda"}));
   cmd.add_option("--batch", f.batch,
                  "Replace dimension 0 of every input with this")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--size", f.size,
+                 "A built-in network: image size, sequence length or steps "
+                 "(default: its own)")
       ->check(CLI::PositiveNumber);
   cmd.add_option("--threads", f.threads,
                  "Threads to run on (0: OMP_NUM_THREADS when set, else every "
@@ -82,36 +83,51 @@ std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f) {
   return runtime::make_backend(f.backend, run_backend_options(f));
 }
 
+std::string model_file(const RunFlags &f) {
+  return names_builtin(f.model) ? std::string() : f.model;
+}
+
 Model read_run_model(const RunFlags &f) {
-  if (f.graph.empty() && f.model.empty())
-    throw Error("give --graph FILE or --model NAME");
-  Model m;
-  if (!f.model.empty()) {
+  if (f.model.empty())
+    throw UsageError("give the model: a .qg or .onnx file, or a built-in "
+                     "network (quarry models list)");
+  if (names_builtin(f.model)) {
+    bool known = false;
+    for (const ModelInfo &info : model_list())
+      known = known || info.name == f.model;
+    if (!known)
+      throw Error(f.model + ": no such file, and no built-in network of that "
+                            "name (quarry models list)");
     if (!f.input_shapes.empty() || !f.input_values.empty())
-      throw Error("--input-shape and --input-value apply to ONNX models, not "
-                  "to --model " +
-                  f.model);
+      throw UsageError("--input-shape and --input-value apply to ONNX "
+                       "models, not to the built-in network " +
+                       f.model);
     ModelOptions opts;
     opts.batch = f.batch > 0 ? f.batch : 1;
+    opts.size = f.size;
     opts.seed = f.measure.seed;
     return build_model(f.model, opts);
   }
+  if (f.size != 0)
+    throw UsageError(f.model + ": --size applies to built-in networks (a "
+                               "file declares its inputs)");
   OnnxImportOptions onnx;
   for (const std::string &s : f.input_shapes)
     onnx.input_shapes.insert(parse_input_shape(s));
   for (const std::string &s : f.input_values)
     onnx.input_values.insert(parse_input_value(s));
   if ((!onnx.input_shapes.empty() || !onnx.input_values.empty()) &&
-      !f.graph.ends_with(".onnx"))
-    throw Error(f.graph + ": --input-shape and --input-value apply to ONNX "
-                          "models only (a .qg graph declares its inputs)");
-  m = load_graph_any(f.graph, onnx);
+      !f.model.ends_with(".onnx"))
+    throw UsageError(f.model + ": --input-shape and --input-value apply to "
+                               "ONNX models only (a .qg graph declares its "
+                               "inputs)");
+  Model m = load_graph_any(f.model, onnx);
   if (f.batch == 0)
     return m;
   try {
     m.graph = runtime::with_batch(m.graph, f.batch);
   } catch (const Error &e) {
-    throw Error(f.graph + ": " + e.what());
+    throw Error(f.model + ": " + e.what());
   }
   return m;
 }

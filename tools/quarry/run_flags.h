@@ -1,4 +1,4 @@
-//===- run_flags.h - Flags shared by quarry run and quarry cost -*- C++ -*-===//
+//===- run_flags.h - Flags shared by run, cost and optimize ----*- C++ -*-===//
 #pragma once
 
 #include "quarry/core/model.h"
@@ -14,8 +14,11 @@
 namespace quarry::cli {
 
 struct RunFlags {
-  std::string graph, model, backend = "cpu";
+  /// A .qg or .onnx file, or a built-in network (cli_grammar.h).
+  std::string model;
+  std::string backend = "cpu";
   int64_t batch = 0;  ///< 0: as the graph declares
+  int64_t size = 0;   ///< a built-in network's size (0: its own)
   int threads = 0;    ///< 0: OMP_NUM_THREADS, else every core
   std::string layout; ///< cpu: convolutions' activation layout ("": auto)
   int streams = 1;    ///< cuda: streams steps run on (0: auto)
@@ -27,8 +30,8 @@ struct RunFlags {
   runtime::MeasureOptions measure;
 };
 
-/// --graph | --model, --input-shape, --backend, --batch, --threads,
-/// --layout, --streams, --precision, --runs, --warmup, --seed.
+/// MODEL, --input-shape, --input-value, --backend, --batch, --size,
+/// --threads, --layout, --streams, --precision, --runs, --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 /// --streams N|auto (auto: 0) into `streams`.
 void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help);
@@ -38,9 +41,12 @@ runtime::BackendOptions run_backend_options(const RunFlags &f);
 std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f);
 
 /// The graph file (.qg with its weights file, or .onnx with --input-shape
-/// applied) or the named network, with --batch applied; errors name the
-/// file.
+/// applied) or the named network at --size, with --batch applied; errors
+/// name the file.
 Model read_run_model(const RunFlags &f);
+
+/// The model's file, or "" for a built-in network.
+std::string model_file(const RunFlags &f);
 
 /// Seeded random values for every variable, except weights the model
 /// carries values for.
@@ -56,8 +62,6 @@ void print_steps(const std::vector<runtime::StepInfo> &steps,
                  const std::string &tail = "");
 
 /// What errors about the run's graph are prefixed with.
-inline const std::string &run_subject(const RunFlags &f) {
-  return f.graph.empty() ? f.model : f.graph;
-}
+inline const std::string &run_subject(const RunFlags &f) { return f.model; }
 
 } // namespace quarry::cli

@@ -64,11 +64,12 @@ ProofCache::ProofCache(const std::string &dir, uint64_t axioms_hash,
     if (h.at("axioms_hash").get<std::string>() != hash_hex(axioms_hash))
       throw Error("a proof cache of other axioms (" +
                   h.at("axioms_file").get<std::string>() +
-                  "); give another --cache directory");
+                  "); give another --proof-cache directory");
     if (h.at("prover").get<std::string>() != prover_identity())
       throw Error("a proof cache of another prover (" +
                   h.at("prover").get<std::string>() + ", this is " +
-                  prover_identity() + "); give another --cache directory");
+                  prover_identity() +
+                  "); give another --proof-cache directory");
   } catch (const json::exception &e) {
     throw Error(header + ": malformed (" + std::string(e.what()) + ")");
   } catch (const Error &e) {

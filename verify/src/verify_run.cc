@@ -42,7 +42,7 @@ RunSummary run_verification(const AxiomFile &axioms,
   std::vector<std::optional<RuleResult>> results(rules.size());
   if (request.resume) {
     if (request.report_path.empty())
-      throw Error("--resume needs --report (the run to resume)");
+      throw Error("--resume needs --json (the report of the run to resume)");
     results = resumable_results(request.report_path, info.axioms_hash, rules);
     for (size_t i = 0; i < rules.size(); ++i)
       if (results[i] && !request.shard.holds(i))

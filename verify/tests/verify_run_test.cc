@@ -197,7 +197,7 @@ TEST_F(VerifyRun, CacheReusesOutcomesAcrossRunsAndRefusesOtherAxioms) {
       error_of([&] { ProofCache(r.cache_dir, 1, "other.axioms", r.opts); }),
       (dir_ / "cache" / "cache.json").string() +
           ": a proof cache of other axioms (" + testing::kTasoAxioms +
-          "); give another --cache directory");
+          "); give another --proof-cache directory");
   // Another prover: refused too.
   const std::string header = dir_ / "cache" / "cache.json";
   const std::string text = read_file_bytes(header);

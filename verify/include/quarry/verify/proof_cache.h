@@ -1,6 +1,6 @@
 //===- proof_cache.h - Proof outcomes kept across runs --------*- C++ -*-===//
 //
-// `quarry verify --cache DIR` looks every rule up by its hash before
+// `quarry verify --proof-cache DIR` looks every rule up by its hash before
 // proving it, and records every new outcome, so a rerun, a resumed shard or
 // a larger run (four operators after three) re-proves nothing it knows.
 //

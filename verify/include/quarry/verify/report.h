@@ -1,6 +1,6 @@
 //===- report.h - The JSON report of a verification run -------*- C++ -*-===//
 //
-// `quarry verify --report` writes, after every finished rule, a JSON file
+// `quarry verify --json` writes, after every finished rule, a JSON file
 // (format "quarry.verify-report.v1") listing each rule with its outcome,
 // time, axioms used, preconditions and details, plus totals. The report is
 // also the run's checkpoint: a rerun with --resume reuses every entry whose
