@@ -18,16 +18,8 @@ std::vector<std::vector<int32_t>> users_of(const Graph &g) {
 }
 
 std::optional<Activation> activation_of(OpKind k) {
-  switch (k) {
-  case OpKind::Relu:
-    return Activation::Relu;
-  case OpKind::Sigmoid:
-    return Activation::Sigmoid;
-  case OpKind::Tanh:
-    return Activation::Tanh;
-  default:
-    return std::nullopt;
-  }
+  const Activation a = op_info(k).traits.activation;
+  return a == Activation::None ? std::nullopt : std::optional(a);
 }
 
 size_t act_index(OpKind k) {

@@ -9,30 +9,7 @@ namespace quarry::runtime {
 namespace {
 
 std::optional<UnaryFn> unary_of(OpKind k) {
-  switch (k) {
-  case OpKind::Relu:
-    return UnaryFn::Relu;
-  case OpKind::Sigmoid:
-    return UnaryFn::Sigmoid;
-  case OpKind::Tanh:
-    return UnaryFn::Tanh;
-  default:
-    return std::nullopt;
-  }
-}
-
-std::optional<UnaryFn> activation_fn(Activation a) {
-  switch (a) {
-  case Activation::None:
-    return std::nullopt;
-  case Activation::Relu:
-    return UnaryFn::Relu;
-  case Activation::Sigmoid:
-    return UnaryFn::Sigmoid;
-  case Activation::Tanh:
-    return UnaryFn::Tanh;
-  }
-  return std::nullopt;
+  return ops::activation_fn(op_info(k).traits.activation);
 }
 
 std::optional<ops::BroadcastFn> binary_of(const Node &n) {
@@ -296,7 +273,8 @@ std::vector<PostOp> own_activation(const Node &n, int32_t id) {
     act_attr = ops::MatMul::kAct;
   else
     return post;
-  if (auto fn = activation_fn(static_cast<Activation>(n.attrs.i(act_attr)))) {
+  if (auto fn =
+          ops::activation_fn(static_cast<Activation>(n.attrs.i(act_attr)))) {
     PostOp op;
     op.unary = *fn;
     op.node = id;

@@ -2,8 +2,9 @@
 //
 // QUARRY_OPS is the only place that enumerates operators. It generates
 // OpKind, the name table and dispatch(); every interpretation (evaluation in
-// any domain, shape inference, text, serialization) goes through it, so
-// adding an operator means writing core/ops/<op>.h and one line here.
+// any domain, shape inference, text, serialization, FLOP counts, fusion
+// roles) goes through it, so adding an operator means writing
+// core/ops/<op>.h and one line here (and its ONNX form in the exporter).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -4,7 +4,7 @@
 //   name                      its text name, e.g. "conv2d"
 //   min_inputs, max_inputs    arity; max_inputs == kVariadic for concat
 //   attrs()                   its AttrSchema, with index constants beside it
-//   traits                    algebraic facts (OpTraits)
+//   traits                    algebraic facts and roles (OpTraits)
 //   num_outputs(attrs)        how many tensors it produces
 //   infer(attrs, inputs)      shape inference: the output types, nullopt when
 //                             they cannot be known yet (a constant without a
@@ -12,6 +12,10 @@
 //   evaluate<D>(d, attrs, in, out)
 //                             the semantics over any Domain D; `out` is
 //                             already shaped by infer()
+//   macs(attrs, inputs, outputs)
+//                             optional: its multiply-adds, for operators
+//                             whose arithmetic is not one per result
+//                             element (core/flops.h)
 // The list of operators is core/op_registry.h; nothing else enumerates them.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +48,9 @@ struct OpTraits {
   /// Kept from an imported model without semantics (ops/opaque.h): never
   /// evaluated or folded, even when every input is static.
   bool uninterpreted = false;
+  /// The activation a convolution or matrix product can apply in its place
+  /// (their `act` attribute): fusions fold the operator into them.
+  Activation activation = Activation::None;
 };
 
 using Types = std::vector<TensorType>;
@@ -109,21 +116,27 @@ inline TensorType elementwise_type(InTypes in) {
   return out;
 }
 
+/// The function an activation applies; nullopt for none.
+constexpr std::optional<UnaryFn> activation_fn(Activation act) {
+  switch (act) {
+  case Activation::None:
+    return std::nullopt;
+  case Activation::Relu:
+    return UnaryFn::Relu;
+  case Activation::Sigmoid:
+    return UnaryFn::Sigmoid;
+  case Activation::Tanh:
+    return UnaryFn::Tanh;
+  }
+  return std::nullopt;
+}
+
 /// Applies a fused activation.
 template <Domain D>
 typename D::Scalar activate(const D &d, Activation act,
                             const typename D::Scalar &v) {
-  switch (act) {
-  case Activation::None:
-    return v;
-  case Activation::Relu:
-    return d.unary(UnaryFn::Relu, v);
-  case Activation::Sigmoid:
-    return d.unary(UnaryFn::Sigmoid, v);
-  case Activation::Tanh:
-    return d.unary(UnaryFn::Tanh, v);
-  }
-  return v;
+  const std::optional<UnaryFn> fn = activation_fn(act);
+  return fn ? d.unary(*fn, v) : v;
 }
 
 /// Schema entries several operators share.

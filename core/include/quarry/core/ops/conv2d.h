@@ -100,6 +100,11 @@ struct Conv2D {
     return g;
   }
 
+  /// One multiply-add per output element and kernel tap of its group.
+  static int64_t macs(const Attrs &, InTypes in, const Types &out) {
+    const Shape &w = in[1].shape;
+    return out[0].shape.numel() * w[1] * w[2] * w[3];
+  }
   static MaybeTypes infer(const Attrs &a, InTypes in) {
     const Geometry g = geometry(a, in[0].shape, in[1].shape);
     TensorType out(Shape{g.n, g.co, g.y.out, g.x.out});

@@ -25,6 +25,11 @@ struct ConvTranspose : FloatOnly<ConvTranspose> {
         {"groups", AttrKind::Int, int64_t{1}}};
     return specs;
   }
+  /// Every input element scatters one kernel slice of co/groups channels.
+  static int64_t macs(const Attrs &, InTypes in, const Types &) {
+    const Shape &w = in[1].shape;
+    return in[0].shape.numel() * w[1] * w[2] * w[3];
+  }
   static MaybeTypes infer(const Attrs &a, InTypes in);
   static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
 };

@@ -24,6 +24,11 @@ struct MatMul {
   static constexpr OpTraits traits{};
   static int num_outputs(const Attrs &) { return 1; }
 
+  /// One multiply-add per output element and term of its inner product.
+  static int64_t macs(const Attrs &, InTypes in, const Types &out) {
+    const Shape &a = in[0].shape;
+    return out[0].shape.numel() * a[a.rank() - 1];
+  }
   static MaybeTypes infer(const Attrs &, InTypes in) {
     const Shape &a = in[0].shape, &b = in[1].shape;
     if (a.rank() < 2 || a.rank() != b.rank())

@@ -12,7 +12,11 @@ template <UnaryFn Fn> struct Unary {
                                                                     : "tanh";
   static constexpr int min_inputs = 1, max_inputs = 1;
   static AttrSchema attrs() { return {}; }
-  static constexpr OpTraits traits{.opaque_in_field = true};
+  static constexpr OpTraits traits{
+      .opaque_in_field = true,
+      .activation = Fn == UnaryFn::Relu      ? Activation::Relu
+                    : Fn == UnaryFn::Sigmoid ? Activation::Sigmoid
+                                             : Activation::Tanh};
   static int num_outputs(const Attrs &) { return 1; }
   static MaybeTypes infer(const Attrs &, InTypes in) {
     return Types{elementwise_type(in)};
