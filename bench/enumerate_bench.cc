@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "provenance.h"
 
 #include "quarry/enumerate/enumerator.h"
 
@@ -56,7 +57,7 @@ int main(int argc, char **argv) {
     const double median = seconds[seconds.size() / 2];
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
-    nlohmann::ordered_json j;
+    nlohmann::ordered_json j = quarry::bench::provenance(argc, argv);
     j["benchmark"] = "enumerate";
     j["config"] = config;
     j["max_ops"] = max_ops;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "provenance.h"
 
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
   quarry::bench::parse_or_exit(app, argc, argv);
   iters = std::max(1, iters);
   repeats = std::max(1, repeats);
-  nlohmann::json out;
+  nlohmann::json out = quarry::bench::provenance(argc, argv);
   out["benchmark"] = "eval";
   out["iters"] = iters;
   out["repeats"] = repeats;

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
 #include "bench_networks.h"
+#include "provenance.h"
 
 #include "quarry/models/zoo.h"
 #include "quarry/runtime/backends.h"
@@ -161,7 +162,7 @@ int main(int argc, char **argv) {
     off.fuse = false;
     auto fused = runtime::make_backend("cpu", on);
     auto unfused = runtime::make_backend("cpu", off);
-    nlohmann::json out;
+    nlohmann::json out = bench::provenance(argc, argv);
     out["device"] = fused->device_name();
     out["runs"] = a.measure.runs;
     std::set<std::string> seen;

@@ -235,12 +235,10 @@ int main(int argc, char **argv) {
     bo.threads = a.threads;
     auto backend = runtime::make_backend("cpu", bo);
     Bench bench(a, *backend);
-    nlohmann::json out;
-    out["commit"] = bench::source_commit();
-    out["date"] = bench::utc_now();
-    out["command"] = bench::command_line(argc, argv);
+    nlohmann::json out = bench::provenance(argc, argv);
     out["device"] = backend->device_name();
     out["rules"] = bench::portable_paths(a.rules);
+    out["rules_hash"] = bench::file_hash(a.rules);
     out["budget"] = a.budget;
     out["rounds"] = a.rounds;
     out["placements"] = a.placements;

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
 #include "bench_networks.h"
+#include "provenance.h"
 
 #include "quarry/core/split_list.h"
 #include "quarry/models/zoo.h"
@@ -228,7 +229,8 @@ int main(int argc, char **argv) {
       }
     }
     runtime::CostCache cache(a.cache);
-    nlohmann::json out;
+    nlohmann::json out = bench::provenance(argc, argv);
+    out["rules_hash"] = bench::file_hash(a.rules);
     // The pack as the source tree names it, not this machine's path.
     const std::string source = QUARRY_SOURCE_DIR "/";
     out["rules"] =

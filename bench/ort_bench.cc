@@ -51,6 +51,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "provenance.h"
 
 #include <onnxruntime_cxx_api.h>
 
@@ -578,7 +579,7 @@ int main(int argc, char **argv) {
                       .c_str());
       return equal ? 0 : 1;
     }
-    nlohmann::json out;
+    nlohmann::json out = quarry::bench::provenance(argc, argv);
     out["onnxruntime"] = Ort::GetVersionString();
     out["threads"] = a.threads;
     out["runs"] = a.runs;

@@ -246,16 +246,13 @@ int main(int argc, char **argv) {
   try {
     const Args a = parse(argc, argv);
     Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "ort_vs_quarry");
-    nlohmann::json out;
+    nlohmann::json out = bench::provenance(argc, argv);
     out["onnxruntime"] = Ort::GetVersionString();
     out["device"] = runtime::make_backend("cpu")->device_name();
     out["runs"] = a.runs;
     out["warmup"] = a.warmup;
     out["block"] = a.block;
     out["gap_ms"] = a.gap_ms;
-    out["commit"] = bench::source_commit();
-    out["date"] = bench::utc_now();
-    out["command"] = bench::command_line(argc, argv);
     std::vector<bench::Machine> machines;
     for (int t : a.threads) {
       machines.push_back(bench::measure_machine(t));

@@ -1,17 +1,24 @@
 //===- provenance.h - What a benchmark's JSON says of itself ---*- C++ -*-===//
 //
 // Every result names the commit of the sources it was built from, the
-// date and the command; the device is the backend's own device_name().
-// Paths are written relative to the sources or to ~, never as this
-// machine's directories.
-// QUARRY_SOURCE_DIR must be defined by the build.
+// date, the command and the processor (provenance()); a result from a rule
+// pack names the pack's content hash (file_hash()); the device a backend
+// ran on is its own device_name(). Paths are written relative to the
+// sources or to ~, never as this machine's directories.
+// QUARRY_SOURCE_DIR is defined by bench/CMakeLists.txt.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/core/file_io.h"
+#include "quarry/core/hash.h"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <string>
 
 namespace quarry::bench {
@@ -60,6 +67,45 @@ inline std::string command_line(int argc, char **argv) {
   for (int i = 0; i < argc; ++i)
     command += (i ? " " : "") + std::string(argv[i]);
   return portable_paths(command);
+}
+
+/// The processor as /proc/cpuinfo names it, with its family and model:
+/// "AMD EPYC 9B45 (family 26 model 2)"; "unknown" where it says nothing.
+inline std::string cpu_name() {
+  std::ifstream info("/proc/cpuinfo");
+  std::string line, name, family, model;
+  const auto value = [&] { return line.substr(line.find(':') + 2); };
+  while (std::getline(info, line) && (name.empty() || model.empty())) {
+    if (line.starts_with("model name") && name.empty())
+      name = value();
+    else if (line.starts_with("cpu family") && family.empty())
+      family = value();
+    else if (line.starts_with("model\t") && model.empty())
+      model = value();
+  }
+  if (name.empty())
+    return "unknown";
+  return family.empty() ? name
+                        : name + " (family " + family + " model " + model + ")";
+}
+
+/// A file's content hash (hex), naming exactly which rule pack a result
+/// came from.
+inline std::string file_hash(const std::string &path) {
+  char hex[17];
+  std::snprintf(
+      hex, sizeof hex, "%016llx",
+      static_cast<unsigned long long>(hash_bytes(read_file_bytes(path))));
+  return hex;
+}
+
+/// What every result JSON records of itself: commit, date, command and
+/// processor.
+inline nlohmann::json provenance(int argc, char **argv) {
+  return {{"commit", source_commit()},
+          {"date", utc_now()},
+          {"command", command_line(argc, argv)},
+          {"cpu", cpu_name()}};
 }
 
 } // namespace quarry::bench

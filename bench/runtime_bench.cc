@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "provenance.h"
 
 #include "quarry/core/random.h"
 #include "quarry/core/text.h"
@@ -266,7 +267,7 @@ int main(int argc, char **argv) {
   const bool reference = !no_reference;
   try {
     auto backends = backends_at_hand();
-    nlohmann::json out;
+    nlohmann::json out = quarry::bench::provenance(argc, argv);
     out["benchmark"] = "runtime";
     out["runs"] = opts.runs;
     out["warmup"] = opts.warmup;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "provenance.h"
 
 #include "quarry/core/split_list.h"
 #include "quarry/validate_axioms/case_space.h"
@@ -74,7 +75,7 @@ int main(int argc, char **argv) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  nlohmann::json out;
+  nlohmann::json out = bench::provenance(argc, argv);
   out["axioms_file"] = axioms_path;
   out["sizes"] = opts.sizes;
   out["threads"] = opts.threads;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
+#include "provenance.h"
 
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/verify/report.h"
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
                           {"rule_count", pack.rules.size()},
                           {"timeout_s", opts.timeout_s},
                           {"runs", runs}};
+    out.update(quarry::bench::provenance(argc, argv));
+    out["rules_hash"] = quarry::bench::file_hash(rules_path);
     std::printf("%s\n", out.dump(2).c_str());
   } catch (const quarry::Error &e) {
     std::fprintf(stderr, "verify_bench: %s\n", e.what());
