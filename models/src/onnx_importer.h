@@ -285,6 +285,12 @@ Attrs slice_attrs(Importer &m, int rank);
 
 /// The handler of each supported ONNX operator type.
 const std::map<std::string, Handler, std::less<>> &onnx_handlers();
+/// Adds the 2-D window operators' handlers: Conv, ConvTranspose, the pools
+/// and BatchNormalization (onnx_import_windows.cc).
+void add_window_handlers(std::map<std::string, Handler, std::less<>> &table);
+/// Adds Resize, Upsample, GridSample and Pad (onnx_import_resize_pad.cc).
+void add_resize_pad_handlers(
+    std::map<std::string, Handler, std::less<>> &table);
 /// Adds the handlers that state an operator with several quarry operators
 /// (onnx_import_composite.cc), and lifts the window operators' handlers to
 /// take 1-D operands.
