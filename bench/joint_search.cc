@@ -204,10 +204,11 @@ int main(int argc, char **argv) {
                "(TASO's E4), as JSON",
                "joint_search"};
   bench::flag_defaults(app);
-  app.add_option("files", a.files, "ONNX files (besides --models)");
+  app.add_option("files", a.files, "ONNX files (besides --models)")
+      ->check(CLI::ExistingFile);
   app.add_option("--models", a.models,
-                 "Built-in networks (default: all six when no file is "
-                 "given)")
+                 "Built-in networks, comma-separated (default: all six when "
+                 "no file is given)")
       ->delimiter(',')
       ->allow_extra_args(false);
   app.add_option("--rules", a.rules, "Rule pack");
