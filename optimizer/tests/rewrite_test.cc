@@ -1,6 +1,8 @@
 //===- rewrite_test.cc - Matching and applying rules on small graphs ------===//
 #include "test_util.h"
 
+#include "quarry/rewrite/rewrite_view.h"
+#include "quarry/rewrite/search_key.h"
 #include "quarry/rewrite/splice.h"
 #include "quarry/rewrite/transformation.h"
 
@@ -18,6 +20,37 @@ const char *kTwoConvs = "input x\ninput w1\ninput w2\n"
 const char *kMergedConv = "input x\ninput w1\ninput w2\n"
                           "a, b = split[axis=1](conv2d[act=relu](x, "
                           "concat[axis=0](w1, w2)))\noutput a, b\n";
+
+/// A two-output pattern sigmoid(p), tanh(q) replacing b and a of
+/// `host`, with p bound to a: the pattern reads a value it replaces.
+rewrite::Splice reads_its_replacement(const Graph &pattern, ValueRef a,
+                                      ValueRef b, ValueRef q) {
+  return {&pattern, {{"p", a}, {"q", q}}, {}, {b, a}};
+}
+
+TEST(Rewrite, APatternReadingAValueItReplacesReadsItsReplacement) {
+  const Graph host = parse_graph("input x: [2,3]\na = relu(x)\n"
+                                 "b = sigmoid(a)\noutput b\n");
+  const Graph pattern = parse_graph("input p\ninput q\no0 = sigmoid(p)\n"
+                                    "o1 = tanh(q)\noutput o0, o1\n");
+  const ValueRef x{0, 0}, a{1, 0}, b{2, 0};
+  // b becomes sigmoid(a), and a becomes tanh(x): sigmoid(tanh(x)).
+  const rewrite::Splice s = reads_its_replacement(pattern, a, b, x);
+  const std::optional<Graph> made = rewrite::splice(host, s);
+  ASSERT_TRUE(made.has_value());
+  EXPECT_TRUE(structurally_equal(
+      *made, parse_graph("input x: [2,3]\ny = sigmoid(tanh(x))\n"
+                         "output y\n")));
+  // A view made for the search tells the same graph's key.
+  const rewrite::RewriteHost index(host);
+  rewrite::ViewScratch scratch;
+  const rewrite::RewriteView view(index, s, scratch);
+  ASSERT_EQ(view.outcome(), rewrite::RewriteView::Outcome::Made);
+  EXPECT_EQ(view.key(), rewrite::search_key(*made));
+  // With q bound to b, a's replacement reads b's, which reads a's: a
+  // cycle, refused.
+  EXPECT_FALSE(rewrite::splice(host, reads_its_replacement(pattern, a, b, b)));
+}
 
 TEST(Rewrite, MergesTwoConvolutionsAndKeepsOutputs) {
   const Rule r = make_rule("merge", kTwoConvs, kMergedConv);

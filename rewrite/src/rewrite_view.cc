@@ -205,7 +205,7 @@ RewriteView::Verdict RewriteView::ensure(int32_t i) {
   if (d_.pat_mark[i] == 2)
     return Verdict::Go;
   if (d_.pat_mark[i] == 1)
-    return Verdict::Refused; // the pattern reads its own replacement
+    return Verdict::Tangled; // the pattern reads its own replacement
   const Node &n = pat_.node(i);
   if (n.is_variable())
     return make_variable(i);
@@ -220,7 +220,7 @@ RewriteView::Verdict RewriteView::resolve(ValueRef &v) const {
   const size_t r = s_.replaced.size();
   for (size_t hops = 0; !is_new(v.node) && replaced(v); ++hops) {
     if (hops == r)
-      return Verdict::Refused;
+      return Verdict::Tangled;
     const size_t j = std::find(s_.replaced.begin(), s_.replaced.end(), v) -
                      s_.replaced.begin();
     v = pattern_value(pat_.outputs().at(j));
@@ -242,7 +242,7 @@ RewriteView::Verdict RewriteView::make_variable(int32_t i) {
   const Node &n = pat_.node(i);
   const auto shape = s_.new_variables.find(n.name);
   if (shape == s_.new_variables.end() || g_.find_variable(n.name) >= 0)
-    return Verdict::Refused;
+    return Verdict::Tangled;
   Graph one;
   const ValueRef v = n.kind == OpKind::Weight
                          ? one.weight(n.name, shape->second)

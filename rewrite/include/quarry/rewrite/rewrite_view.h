@@ -115,7 +115,12 @@ public:
 
 private:
   friend class ViewEmitter;
-  enum class Verdict { Go, Refused, CannotTell };
+  /// Refused: for the types bound and replaced alone (remembered, see
+  /// RefusalMemo); Tangled: for how this match sits in its host (values
+  /// replacing each other, a pattern reading its own replacement, a new
+  /// variable's name taken), which another match of the same types may not
+  /// share.
+  enum class Verdict { Go, Refused, Tangled, CannotTell };
 
   void readers_of(ValueRef v, void (*f)(void *, int32_t), void *ctx) const;
   bool dead(int32_t id) const;
