@@ -4,7 +4,8 @@
 // OpKind, the name table and dispatch(); every interpretation (evaluation in
 // any domain, shape inference, text, serialization, FLOP counts, fusion
 // roles) goes through it, so adding an operator means writing
-// core/ops/<op>.h and one line here (and its ONNX form in the exporter).
+// core/ops/<op>.h and one line here (and its ONNX form in the exporter,
+// models/src/onnx_export_nodes.cc).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

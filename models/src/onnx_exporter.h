@@ -1,0 +1,194 @@
+//===- onnx_exporter.h - One model written as ONNX -------------*- C++ -*-===//
+//
+// One Exporter writes one Model: the graph's interface and weights
+// (onnx_export.cc), quarry's operators as ONNX nodes (onnx_export_nodes.cc)
+// and the nodes kept from an imported model, converted to the export's
+// opset where they changed (onnx_export_kept.cc).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "onnx_attrs.h"
+#include "onnx_export_fusions.h"
+#include "onnx_external_data.h"
+#include "onnx_interface.h"
+#include "onnx_kept.h"
+#include "onnx_late_opsets.h"
+#include "onnx_names.h"
+#include "onnx_old_forms.h"
+#include "onnx_tensor.h"
+
+#include "quarry/core/evaluate.h"
+#include "quarry/core/file_io.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/core/memory_limit.h"
+#include "quarry/models/onnx.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/version_converter/convert.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace quarry::onnx_io {
+
+using Ints = std::vector<int64_t>;
+using ops::BroadcastFn;
+using ops::PointwiseFn;
+/// The opset quarry's own nodes are written for.
+inline constexpr int64_t kOpset = 14;
+
+class Exporter {
+public:
+  Exporter(const Model &m, uint64_t seed);
+
+  onnx::ModelProto run();
+
+private:
+  /// The exported name of `v`: a variable's own name, `t` and the node id
+  /// for the rest. Names the kept nodes use keep them: those variables get
+  /// the prefix, which no kept name starts with.
+  std::string name(ValueRef v) const;
+  std::string in(const Node &n, int k) const { return name(n.inputs[k]); }
+  /// A variable's own name, unless a kept node uses it.
+  std::string variable_name(ValueRef v) const;
+  /// A variable quarry holds as float32 that the model declared of another
+  /// type: a graph input of bools (held as 0 and 1) or 8- and 16-bit
+  /// integers, a float16 or bfloat16 graph input or weight. It goes out
+  /// under its name in its own type, cast to float32 as `name`_float.
+  bool cast_variable(const Node &n) const;
+
+  /// The ONNX element type of `v`: float32 but for kept nodes' outputs and
+  /// integer graph inputs.
+  int32_t elem(ValueRef v) const;
+
+  static void add_value_info(onnx::ValueInfoProto *vi, const std::string &nm,
+                             const TensorType &t,
+                             int32_t elem = onnx::TensorProto::FLOAT);
+
+  onnx::NodeProto *node(const std::string &type, std::vector<std::string> in,
+                        std::vector<std::string> out);
+  template <class V>
+  static void attr(onnx::NodeProto *n, const char *nm, const V &v) {
+    onnx_io::add_attr(*n, nm, v);
+  }
+  /// A new int64 initializer; returns its name.
+  std::string ints(const std::string &hint, const Ints &v);
+  std::string scalar(const std::string &hint, float v);
+
+  /// Gives the values and weights the imported model named (onnx_kept.h:
+  /// kNamesFunction) those names back, and the ONNX nodes that compute
+  /// them their names, where quarry's graph still holds them.
+  void restore_names();
+
+  /// Where an operator with fused activation `act` writes its own
+  /// result: `out` itself when there is none.
+  static std::string before_activation(int64_t act, const std::string &out,
+                                       const char *suffix);
+  /// Applies a fused activation to `pre`, writing `out` (nothing when there
+  /// is none: `pre` is `out`).
+  void activation(int64_t act, const std::string &pre, const std::string &out);
+
+  /// Per-side pads [t,l,b,r] of the algebra's same/valid windows.
+  Ints algebra_pads(const Node &n, size_t stride_at, size_t pad_at,
+                    const Shape &x, const Ints &k) const;
+
+  void emit(int32_t id);
+
+  /// A function ONNX has no operator for (GELU has one from opset 20,
+  /// past quarry's own nodes' 17) as the operators that compute it: SiLU
+  /// as x sigmoid(x), GELU as x (1 + erf(x / sqrt 2)) / 2.
+  void emit_composite(PointwiseFn fn, const std::string &x,
+                      const std::string &out);
+
+  void emit_float_only(const Node &n, const std::string &out);
+
+  /// The opset quarry's own live nodes need: 14, 16 for GridSample, 17
+  /// for LayerNormalization.
+  int64_t least_opset(const std::vector<bool> &live) const;
+
+  /// Settles names and the opset for the kept nodes of live opaque
+  /// operators, writes the constants they read, and returns the opset of
+  /// the export: `least`, or the imported model's when that is later
+  /// (quarry's own nodes mean the same up to 17).
+  int64_t prepare_kept(const std::vector<bool> &live, int64_t least);
+
+  const onnx::NodeProto &kept_node(const Node &n) const;
+
+  static std::vector<std::string> reads_of(const onnx::NodeProto &k);
+
+  /// `probe` (kept nodes with their operands as inputs, the constants they
+  /// read as initializers, at the imported model's opsets) converted to
+  /// `opset` by ONNX's version converter: its graph. `what` names the
+  /// nodes in an error.
+  onnx::GraphProto convert(onnx::ModelProto probe, const std::string &what,
+                           const std::string &changed, int64_t from,
+                           int64_t opset) const;
+
+  /// Adds the kept constants node `k` reads (by name, its subgraphs'
+  /// outer references included) to `g`.
+  void add_kept_constants(const onnx::NodeProto &k, onnx::GraphProto &g) const;
+
+  /// The kept node of opaque operator `id` converted to `opset`: a model of
+  /// it alone, its operands typed as quarry's graph types them.
+  onnx::GraphProto convert_kept(int32_t id, const std::string &changed,
+                                int64_t from, int64_t opset) const;
+
+  /// Writes the nodes of `converted` with their names mapped by `rename`;
+  /// the names the converter made are given quarry's prefix and `tag`, and
+  /// its initializers that are not kept constants are written too.
+  void emit_converted(const onnx::GraphProto &converted,
+                      std::map<std::string, std::string> rename,
+                      const std::string &tag);
+
+  /// Drops the attributes quarry adds to a kept node (onnx_kept.h).
+  static void drop_quarry_attrs(onnx::NodeProto &k);
+
+  /// The kept node of opaque operator `id`, reading the exported names of
+  /// its operands; what its subgraphs read from here is given its original
+  /// name by an Identity first.
+  void emit_kept(int32_t id);
+
+  /// The untyped tail (onnx_kept.h) after quarry's nodes: what it reads
+  /// from the graph (the graph's last outputs) under their original names,
+  /// its nodes as they are, the graph inputs only it reads, and the model's
+  /// outputs in their order, from the tail or from the graph's first
+  /// outputs.
+  void emit_tail();
+
+  /// The graph's outputs, or, when the kept model names the imported
+  /// model's outputs, those in their order: from the untyped tail as
+  /// declared, else from the graph's first outputs, each cast to its
+  /// declared element type where quarry holds it as float32 (a bool as 0
+  /// and 1).
+  void emit_outputs();
+
+  /// Whether a float32 output is cast to `declared`: a numeric type other
+  /// than float32 (a model may declare any number, and Cast takes few).
+  static bool castable(int32_t declared);
+
+  /// The untyped tail converted to the export's opset: a model of it
+  /// alone, what it reads from the graph typed as the graph types it.
+  onnx::GraphProto convert_tail(size_t first) const;
+
+  const Graph &g_;
+  const onnx::FunctionProto *tail_ = nullptr;
+  std::string tail_changed_;
+  int64_t source_opset_ = 0, export_opset_ = 0;
+  std::map<int32_t, onnx::GraphProto> converted_;
+  Bindings<float> values_;
+  onnx::GraphProto *graph_ = nullptr;
+  onnx::ModelProto kept_;
+  std::map<std::string, int32_t> input_elem_;
+  std::set<std::string> reserved_;
+  onnx_io::ExportFusions fusions_;
+  std::map<std::string, ValueRef> outer_binding_;
+  std::set<std::string> defined_outer_;
+  std::string prefix_ = "t";
+};
+
+} // namespace quarry::onnx_io
