@@ -26,8 +26,9 @@ struct UsageError : Error {
   using Error::Error;
 };
 
-/// The exit status of a usage error.
+/// The exit status of a usage error, and of an error in quarry itself.
 inline constexpr int kUsageExit = 2;
+inline constexpr int kInternalExit = 3;
 
 /// f(), where the Error it throws is a usage error: a flag's value a
 /// library refuses to parse (parse_shard(), say).

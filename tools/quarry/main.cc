@@ -2,7 +2,8 @@
 //
 // Parses flags and dispatches to the subcommands; every failure becomes one
 // line on stderr and a non-zero exit: "quarry <command>: <what>" and status
-// 2 for a usage error (cli_grammar.h), "quarry: <what>" and 1 otherwise.
+// 2 for a usage error (cli_grammar.h), "quarry: <what>" and 1 otherwise, 3
+// for an internal error.
 //
 //===----------------------------------------------------------------------===//
 #include "cli_grammar.h"
@@ -75,7 +76,7 @@ int main(int argc, char **argv) {
     return 1;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "quarry: internal error: %s\n", e.what());
-    return 2;
+    return quarry::cli::kInternalExit;
   }
   return 0;
 }
