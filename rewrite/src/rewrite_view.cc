@@ -155,8 +155,6 @@ bool RewriteView::is_output(ValueRef v) const {
   return false;
 }
 
-std::span<const int32_t> RewriteView::dying() const { return d_.dying; }
-
 std::span<const int32_t> RewriteView::changed_nodes() const {
   return d_.changed;
 }

@@ -1,4 +1,4 @@
-//===- paired_timing.h - Graphs timed in turn, round after round -*- C++ -*-===//
+//===- paired_timing.h - Graphs timed in turn -----------------*- C++ -*-===//
 //
 // Every speed claim quarry makes compares graphs timed in turn: one run of
 // each, round after round, so that a busy spell of the machine falls on

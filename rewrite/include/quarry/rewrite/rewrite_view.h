@@ -84,9 +84,8 @@ public:
   std::optional<Graph> build() const;
 
   // --- The rewritten graph, read in place (Outcome::Made) ----------------
-  const RewriteHost &host() const { return h_; }
-  /// Ids below this are the host's; from it on, the pattern's.
-  int32_t first_new() const { return n_; }
+  /// Ids below the host's node count are its nodes; from it on, the
+  /// pattern's.
   bool is_new(int32_t id) const { return id >= n_; }
   /// Whether the node is in the rewritten graph and reaches an output.
   bool in_graph(int32_t id) const;
@@ -105,8 +104,6 @@ public:
     readers_of(
         v, [](void *c, int32_t r) { (*static_cast<F *>(c))(r); }, &f);
   }
-  /// Host nodes the rewrite leaves without a reader.
-  std::span<const int32_t> dying() const;
   /// The nodes whose running may change: the pattern's, the host nodes
   /// that die or read a replacement, the replaced values' and the
   /// pattern's operands' nodes, nodes whose static flag changes, and every
