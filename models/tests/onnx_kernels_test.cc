@@ -1,0 +1,398 @@
+//===- onnx_kernels_test.cc - Kernels for kept ONNX operators -------------===//
+//
+// NonZero, TopK, NonMaxSuppression and RoiAlign run on quarry's kernels
+// between a model's static stages: they must give what ONNX's backend
+// tests expect (read from the ONNX test data where it is installed), and
+// reject malformed operands with a clear message.
+//
+//===----------------------------------------------------------------------===//
+#include "../src/onnx_attrs.h"
+#include "../src/onnx_kernels.h"
+#include "../src/onnx_tensor.h"
+
+#include "quarry/testing/error_of.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace quarry {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace quarry::testing;
+using onnx_io::add_attr;
+using onnx_io::run_kernel;
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+constexpr int32_t kInt64 = onnx::TensorProto::INT64;
+
+/// Where Debian's libonnx-testdata installs ONNX's node tests.
+const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
+
+template <class Message> Message read_message(const fs::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  Message m;
+  if (!in || !m.ParseFromIstream(&in))
+    ADD_FAILURE() << "cannot read " << file;
+  return m;
+}
+
+HeldValue held(const onnx::TensorProto &t) {
+  return HeldValue{onnx_io::decode_tensor(t).as_float(), t.data_type()};
+}
+
+bool is_float(int32_t elem) {
+  return elem == onnx::TensorProto::FLOAT ||
+         elem == onnx::TensorProto::DOUBLE ||
+         elem == onnx::TensorProto::FLOAT16 ||
+         elem == onnx::TensorProto::BFLOAT16;
+}
+
+/// Float outputs match within 1e-5 relative, or within `slack` where the
+/// test data is rounded.
+void expect_matches(const HeldValue &got, const HeldValue &want,
+                    const std::string &what, float slack) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(got.elem, want.elem);
+  ASSERT_EQ(got.value.shape, want.value.shape)
+      << got.value.shape.str() << " vs " << want.value.shape.str();
+  ASSERT_EQ(got.value.numel(), want.value.numel());
+  for (int64_t i = 0; i < want.value.numel(); ++i) {
+    float g = got.value[i], w = want.value[i];
+    if (is_float(want.elem))
+      EXPECT_NEAR(g, w, std::max(1e-5f * std::abs(w), slack)) << "at " << i;
+    else
+      EXPECT_EQ(g, w) << "at " << i;
+  }
+}
+
+/// The opset of the nodes built here.
+constexpr int64_t kOpset = 22;
+
+/// Runs node test `name`'s node on its first data set, comparing every
+/// output the graph declares.
+void check_node_test(const std::string &name) {
+  const fs::path dir = kNodeTests / name;
+  auto model = read_message<onnx::ModelProto>(dir / "model.onnx");
+  const onnx::GraphProto &g = model.graph();
+  ASSERT_GE(g.node_size(), 1);
+  const onnx::NodeProto &node = g.node(0);
+  ASSERT_TRUE(onnx_io::has_kernel(node.op_type())) << node.op_type();
+
+  // Data sets number the graph's inputs and outputs in order.
+  const fs::path data = dir / "test_data_set_0";
+  std::map<std::string, HeldValue> inputs;
+  for (int i = 0; i < g.input_size(); ++i)
+    inputs[g.input(i).name()] = held(read_message<onnx::TensorProto>(
+        data / ("input_" + std::to_string(i) + ".pb")));
+  std::vector<const HeldValue *> operands;
+  for (const std::string &in : node.input()) {
+    auto it = inputs.find(in);
+    ASSERT_TRUE(in.empty() || it != inputs.end()) << "no data for " << in;
+    operands.push_back(in.empty() ? nullptr : &it->second);
+  }
+
+  // RoiAlign's expected outputs are written to four decimals, computed
+  // from an X of more digits than the four the test keeps: they are as
+  // close as that allows (ONNX's own runner allows 1e-3 relative).
+  const float slack = name.starts_with("test_roialign") ? 1e-4f : 1e-6f;
+  int64_t opset = 0;
+  for (const auto &op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      opset = op.version();
+  std::vector<HeldValue> got = run_kernel(node, opset, operands);
+  ASSERT_EQ(static_cast<int>(got.size()), node.output_size());
+  for (int j = 0; j < g.output_size(); ++j) {
+    HeldValue want = held(read_message<onnx::TensorProto>(
+        data / ("output_" + std::to_string(j) + ".pb")));
+    int k = 0;
+    while (k < node.output_size() && node.output(k) != g.output(j).name())
+      ++k;
+    ASSERT_LT(k, node.output_size()) << g.output(j).name();
+    expect_matches(got[k], want, g.output(j).name(), slack);
+  }
+}
+
+class OnnxKernelsBackendTest : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(OnnxKernelsBackendTest, MatchesOnnxTestData) {
+  if (!fs::is_directory(kNodeTests / GetParam()))
+    GTEST_SKIP() << "ONNX's node test data (Debian's libonnx-testdata) is "
+                    "not installed at "
+                 << kNodeTests;
+  check_node_test(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OnnxKernels, OnnxKernelsBackendTest,
+    ::testing::Values("test_nonzero_example", "test_top_k",
+                      "test_top_k_negative_axis", "test_top_k_smallest",
+                      "test_nonmaxsuppression_center_point_box_format",
+                      "test_nonmaxsuppression_flipped_coordinates",
+                      "test_nonmaxsuppression_identical_boxes",
+                      "test_nonmaxsuppression_limit_output_size",
+                      "test_nonmaxsuppression_single_box",
+                      "test_nonmaxsuppression_suppress_by_IOU",
+                      "test_nonmaxsuppression_suppress_by_IOU_and_scores",
+                      "test_nonmaxsuppression_two_batches",
+                      "test_nonmaxsuppression_two_classes",
+                      "test_roialign_aligned_false",
+                      "test_roialign_aligned_true"),
+    [](const ::testing::TestParamInfo<const char *> &info) {
+      return std::string(info.param);
+    });
+
+//===----------------------------------------------------------------------===//
+// Cases the test data leaves out
+//===----------------------------------------------------------------------===//
+
+HeldValue value(Shape shape, std::vector<float> data, int32_t elem = kFloat) {
+  return HeldValue{Tensor<float>(std::move(shape), std::move(data)), elem};
+}
+
+onnx::NodeProto node(const std::string &op) {
+  onnx::NodeProto n;
+  n.set_op_type(op);
+  return n;
+}
+
+TEST(OnnxKernels, HasKernelForExactlyItsOperators) {
+  for (const char *op : {"NonZero", "TopK", "NonMaxSuppression", "RoiAlign"})
+    EXPECT_TRUE(onnx_io::has_kernel(op)) << op;
+  for (const char *op : {"Relu", "Loop", "nonzero", "RoiPool", ""})
+    EXPECT_FALSE(onnx_io::has_kernel(op)) << op;
+}
+
+TEST(OnnxKernels, NonZeroOfAScalarAndOfNothing) {
+  HeldValue five = value({}, {5});
+  auto out = run_kernel(node("NonZero"), kOpset, {&five});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].value.shape, (Shape{0, 1}));
+  EXPECT_EQ(out[0].elem, kInt64);
+
+  HeldValue zeros = value({2, 2}, {0, 0, 0, 0}, onnx::TensorProto::BOOL);
+  out = run_kernel(node("NonZero"), kOpset, {&zeros});
+  EXPECT_EQ(out[0].value.shape, (Shape{2, 0}));
+}
+
+TEST(OnnxKernels, TopKBreaksTiesByLowerIndex) {
+  HeldValue x = value({1, 5}, {2, 7, 2, 7, 1}, onnx::TensorProto::INT32);
+  HeldValue k = value({1}, {3}, kInt64);
+  auto largest = run_kernel(node("TopK"), kOpset, {&x, &k});
+  EXPECT_EQ(largest[0].value.data, (std::vector<float>{7, 7, 2}));
+  EXPECT_EQ(largest[1].value.data, (std::vector<float>{1, 3, 0}));
+  EXPECT_EQ(largest[0].elem, onnx::TensorProto::INT32);
+  EXPECT_EQ(largest[1].elem, kInt64);
+
+  onnx::NodeProto smallest = node("TopK");
+  add_attr(smallest, "largest", int64_t{0});
+  auto out = run_kernel(smallest, kOpset, {&x, &k});
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{1, 2, 2}));
+  EXPECT_EQ(out[1].value.data, (std::vector<float>{4, 0, 2}));
+}
+
+TEST(OnnxKernels, TopKBeforeOpset10TakesKAsAnAttribute) {
+  HeldValue x = value({2, 3}, {1, 3, 2, 6, 4, 5});
+  onnx::NodeProto n = node("TopK");
+  add_attr(n, "k", int64_t{2});
+  auto out = run_kernel(n, kOpset, {&x});
+  EXPECT_EQ(out[0].value.shape, (Shape{2, 2}));
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{3, 2, 6, 5}));
+  EXPECT_EQ(out[1].value.data, (std::vector<float>{1, 2, 0, 2}));
+}
+
+TEST(OnnxKernels, TopKAlongAnInnerAxis) {
+  HeldValue x = value({2, 2, 2}, {1, 8, 5, 2, 3, 4, 7, 0});
+  HeldValue k = value({1}, {1}, kInt64);
+  onnx::NodeProto n = node("TopK");
+  add_attr(n, "axis", int64_t{1});
+  auto out = run_kernel(n, kOpset, {&x, &k});
+  EXPECT_EQ(out[0].value.shape, (Shape{2, 1, 2}));
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{5, 8, 7, 4}));
+  EXPECT_EQ(out[1].value.data, (std::vector<float>{1, 0, 1, 0}));
+}
+
+TEST(OnnxKernels, NonMaxSuppressionWithoutAMaximumSelectsNothing) {
+  HeldValue boxes = value({1, 1, 4}, {0, 0, 1, 1});
+  HeldValue scores = value({1, 1, 1}, {0.9f});
+  auto out = run_kernel(node("NonMaxSuppression"), kOpset, {&boxes, &scores});
+  EXPECT_EQ(out[0].value.shape, (Shape{0, 3}));
+  EXPECT_EQ(out[0].elem, kInt64);
+}
+
+TEST(OnnxKernels, NonMaxSuppressionKeepsOnlyScoresAboveTheThreshold) {
+  HeldValue boxes = value({1, 2, 4}, {0, 0, 1, 1, 2, 2, 3, 3});
+  HeldValue scores = value({1, 1, 2}, {0.5f, 0.6f});
+  HeldValue most = value({1}, {10}, kInt64);
+  HeldValue iou = value({1}, {0.5f});
+  HeldValue threshold = value({1}, {0.5f});
+  auto out = run_kernel(node("NonMaxSuppression"), kOpset,
+                        {&boxes, &scores, &most, &iou, &threshold});
+  EXPECT_EQ(out[0].value.shape, (Shape{1, 3}));
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{0, 0, 1}));
+}
+
+/// X = [[1, 2], [3, 4]], one roi sampled once at its centre (0.5, 0.5).
+std::vector<HeldValue> pool_centre(const std::string &mode) {
+  HeldValue x = value({1, 1, 2, 2}, {1, 2, 3, 4});
+  HeldValue rois = value({1, 4}, {0, 0, 1, 1});
+  HeldValue batch = value({1}, {0}, kInt64);
+  onnx::NodeProto n = node("RoiAlign");
+  add_attr(n, "mode", mode);
+  add_attr(n, "sampling_ratio", int64_t{1});
+  add_attr(n, "coordinate_transformation_mode",
+           std::string("output_half_pixel"));
+  return run_kernel(n, kOpset, {&x, &rois, &batch});
+}
+
+TEST(OnnxKernels, RoiAlignMaxTakesTheLargestWeightedCorner) {
+  auto avg = pool_centre("avg");
+  EXPECT_EQ(avg[0].value.shape, (Shape{1, 1, 1, 1}));
+  EXPECT_EQ(avg[0].value.data, (std::vector<float>{2.5f}));
+  // As ONNX Runtime computes "max": the largest of the four corners each
+  // times its weight (0.25 here), not the largest interpolated value.
+  auto max = pool_centre("max");
+  EXPECT_EQ(max[0].value.data, (std::vector<float>{1.0f}));
+}
+
+TEST(OnnxKernels, RoiAlignBeforeOpset16SamplesAsOutputHalfPixel) {
+  // Opset 16 added coordinate_transformation_mode, "half_pixel" by
+  // default; before it RoiAlign sampled as "output_half_pixel" does.
+  HeldValue x = value({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  HeldValue rois = value({1, 4}, {0.5f, 0.5f, 2.5f, 2.5f});
+  HeldValue batch = value({1}, {0}, kInt64);
+  onnx::NodeProto plain = node("RoiAlign");
+  add_attr(plain, "output_height", int64_t{2});
+  add_attr(plain, "output_width", int64_t{2});
+  onnx::NodeProto old_mode = plain;
+  add_attr(old_mode, "coordinate_transformation_mode",
+           std::string("output_half_pixel"));
+  const auto at10 = run_kernel(plain, 10, {&x, &rois, &batch});
+  EXPECT_EQ(at10[0].value,
+            run_kernel(old_mode, 22, {&x, &rois, &batch})[0].value);
+  EXPECT_NE(at10[0].value, run_kernel(plain, 16, {&x, &rois, &batch})[0].value);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxKernels, RejectsAMissingInput) {
+  EXPECT_EQ(error_of([] { run_kernel(node("NonZero"), kOpset, {nullptr}); }),
+            "input X is missing");
+  HeldValue x = value({3}, {1, 2, 3});
+  EXPECT_EQ(error_of([&] { run_kernel(node("TopK"), kOpset, {&x}); }),
+            "input K is missing");
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("RoiAlign"), kOpset, {&x, &x});
+            }),
+            "input batch_indices is missing");
+}
+
+TEST(OnnxKernels, RejectsAKOutsideTheAxis) {
+  HeldValue x = value({3, 4}, std::vector<float>(12, 1.0f));
+  HeldValue k = value({1}, {5}, kInt64);
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("TopK"), kOpset, {&x, &k});
+            }),
+            "K must be between 0 and 4 (the length of axis 1 of X [3,4]), "
+            "not 5");
+  k.value.data = {-1};
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("TopK"), kOpset, {&x, &k});
+            }),
+            "K must be between 0 and 4 (the length of axis 1 of X [3,4]), "
+            "not -1");
+  HeldValue two_ks = value({2}, {1, 2}, kInt64);
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("TopK"), kOpset, {&x, &two_ks});
+            }),
+            "K must hold one value, not 2 (shape [2])");
+  onnx::NodeProto far = node("TopK");
+  add_attr(far, "axis", int64_t{2});
+  k.value.data = {1};
+  EXPECT_EQ(error_of([&] {
+              run_kernel(far, kOpset, {&x, &k});
+            }),
+            "axis 2 is out of range for X of [3,4]");
+}
+
+TEST(OnnxKernels, RejectsMalformedBoxes) {
+  HeldValue boxes = value({2, 3}, std::vector<float>(6, 0.0f));
+  HeldValue scores = value({1, 1, 2}, {0.5f, 0.6f});
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("NonMaxSuppression"), kOpset, {&boxes, &scores});
+            }),
+            "boxes must be [batches, spatial, 4], not [2,3]");
+  boxes = value({1, 3, 4}, std::vector<float>(12, 0.0f));
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("NonMaxSuppression"), kOpset, {&boxes, &scores});
+            }),
+            "scores [1,1,2] do not match boxes [1,3,4] (want [1, classes, "
+            "3])");
+  scores = value({1, 1, 3}, {0.5f, 0.6f, 0.7f});
+  HeldValue most = value({1}, {1}, kInt64);
+  HeldValue iou = value({1}, {1.5f});
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("NonMaxSuppression"), kOpset,
+                         {&boxes, &scores, &most, &iou});
+            }),
+            "iou_threshold must be in [0, 1], not 1.5");
+  onnx::NodeProto odd = node("NonMaxSuppression");
+  add_attr(odd, "center_point_box", int64_t{2});
+  EXPECT_EQ(error_of([&] {
+              run_kernel(odd, kOpset, {&boxes, &scores});
+            }),
+            "center_point_box must be 0 or 1, not 2");
+}
+
+TEST(OnnxKernels, RejectsMalformedRois) {
+  HeldValue x = value({1, 1, 2, 2}, {1, 2, 3, 4});
+  HeldValue rois = value({1, 4}, {0, 0, 1, 1});
+  HeldValue batch = value({1}, {1}, kInt64);
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("RoiAlign"), kOpset, {&x, &rois, &batch});
+            }),
+            "batch_indices[0] is 1, outside [0, 1)");
+  batch.value.data = {0};
+  HeldValue flat = value({2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("RoiAlign"), kOpset, {&flat, &rois, &batch});
+            }),
+            "X must be [N, C, H, W], not [2,2]");
+  HeldValue three = value({1, 3}, {0, 0, 1});
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("RoiAlign"), kOpset, {&x, &three, &batch});
+            }),
+            "rois must be [num_rois, 4], not [1,3]");
+  HeldValue two = value({2}, {0, 0}, kInt64);
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("RoiAlign"), kOpset, {&x, &rois, &two});
+            }),
+            "batch_indices must be [1] (one per roi), not [2]");
+  onnx::NodeProto wide = node("RoiAlign");
+  add_attr(wide, "output_width", int64_t{-2});
+  EXPECT_EQ(error_of([&] {
+              run_kernel(wide, kOpset, {&x, &rois, &batch});
+            }),
+            "output_height and output_width must be positive, not 1 and -2");
+  onnx::NodeProto mode = node("RoiAlign");
+  add_attr(mode, "mode", std::string("min"));
+  EXPECT_EQ(error_of([&] {
+              run_kernel(mode, kOpset, {&x, &rois, &batch});
+            }),
+            "mode must be \"avg\" or \"max\", not \"min\"");
+}
+
+TEST(OnnxKernels, RejectsAValueOfAnotherSizeThanItsShape) {
+  HeldValue x = value({2, 3}, {1, 2});
+  EXPECT_EQ(error_of([&] { run_kernel(node("NonZero"), kOpset, {&x}); }),
+            "operand 0 of shape [2,3] holds 2 values");
+}
+
+} // namespace
+} // namespace quarry
