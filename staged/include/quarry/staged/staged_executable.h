@@ -1,0 +1,78 @@
+//===- staged_executable.h - Running a whole imported model -----*- C++ -*-===//
+//
+// A model whose graph holds opaque operators, or that ends in an untyped
+// tail (quarry/models/onnx_stages.h), runs here: its graph cut into stages
+// (graph_stages.h), each planned and run on the backend, the kept nodes
+// run between them; then the tail, imported again with the shapes and
+// integers it reads now known, so that what follows a value-dependent node
+// (NonZero, NonMaxSuppression) is a static graph again, staged and run the
+// same way, until the model's outputs are computed. Each tail so imported
+// is kept for runs that read the same shapes and integers.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "quarry/models/onnx_stages.h"
+#include "quarry/runtime/backend.h"
+#include "quarry/staged/graph_stages.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quarry::staged {
+
+/// Whether `m` keeps nodes a backend cannot run: a live opaque operator or
+/// an untyped tail.
+bool needs_stages(const Model &m);
+
+class StagedExecutable : public runtime::Executable {
+public:
+  /// Prepares `m`'s stages on `backend`, weights from `weights` (by name,
+  /// as Backend::prepare takes them). `m` and `backend` must outlive it.
+  /// `file` names the model in errors.
+  StagedExecutable(const Model &m, const Bindings<float> &weights,
+                   runtime::Backend &backend, std::string file);
+  ~StagedExecutable() override;
+
+  void set_inputs(const Bindings<float> &inputs) override;
+  void execute() override;
+  /// The model's outputs in the order it declares them (those an untyped
+  /// tail computes included), of the shapes this run gave them.
+  std::vector<Tensor<float>> outputs() override;
+  /// The model's outputs by ONNX name, with their element types.
+  const HeldValues &results() const { return results_; }
+  /// The backend's steps of each stage, in order, and one step for each
+  /// kept node and for the tail.
+  std::vector<runtime::StepInfo> steps() const override;
+
+private:
+  struct Stage {
+    GraphStage cut;
+    std::unique_ptr<runtime::Executable> exe;
+  };
+  /// A tail imported for the shapes and integers it read: the model and
+  /// its own staged run, or none when its first node runs alone.
+  struct ImportedTail {
+    std::unique_ptr<Model> model;
+    std::unique_ptr<StagedExecutable> exe;
+  };
+
+  HeldValue value_of(ValueRef v) const;
+  void run_tail(HeldValues &known);
+
+  const Model &m_;
+  const Bindings<float> &weights_;
+  runtime::Backend &backend_;
+  std::string file_;
+  KeptOnnx kept_;
+  std::vector<Stage> stages_;
+  std::vector<std::string> output_names_;
+  Bindings<float> inputs_;
+  std::map<ValueRef, HeldValue> computed_;
+  HeldValues results_;
+  std::map<std::string, ImportedTail> tails_;
+};
+
+} // namespace quarry::staged

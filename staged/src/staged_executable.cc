@@ -1,0 +1,198 @@
+//===- staged_executable.cc - Running a whole imported model --------------===//
+#include "quarry/staged/staged_executable.h"
+
+#include "quarry/core/error.h"
+#include "quarry/core/ops/opaque.h"
+
+#include <cstring>
+#include <functional>
+
+namespace quarry::staged {
+
+namespace {
+
+/// Imported tails kept at most; past it the oldest go (a model whose tail
+/// reads new integers every run imports it every run).
+constexpr size_t kMaxImportedTails = 16;
+
+/// What an imported tail depends on in `known`: every value's name, type
+/// and shape, and the values of those it takes as constants.
+std::string tail_key(int first, const HeldValues &known) {
+  std::string key = std::to_string(first);
+  for (const auto &[name, v] : known) {
+    key += '\n' + name + ':' + std::to_string(v.elem);
+    for (int64_t d : v.value.shape.dims)
+      key += ',' + std::to_string(d);
+    const bool constant =
+        v.elem != 1 || v.value.numel() <= KeptOnnx::kConstantElements;
+    if (constant)
+      key.append(reinterpret_cast<const char *>(v.value.data.data()),
+                 v.value.data.size() * sizeof(float));
+  }
+  return key;
+}
+
+} // namespace
+
+bool needs_stages(const Model &m) {
+  if (m.kept_onnx.empty())
+    return false;
+  const std::vector<bool> live = m.graph.live_nodes();
+  for (int32_t id = 0; id < m.graph.num_nodes(); ++id)
+    if (live[id] && m.graph.node(id).kind == OpKind::Opaque)
+      return true;
+  return KeptOnnx(m, "").tail_size() > 0;
+}
+
+StagedExecutable::StagedExecutable(const Model &m,
+                                   const Bindings<float> &weights,
+                                   runtime::Backend &backend, std::string file)
+    : m_(m), weights_(weights), backend_(backend), file_(std::move(file)),
+      kept_(m, file_), output_names_(kept_.graph_output_names()) {
+  if (output_names_.size() != m.graph.outputs().size())
+    throw Error(file_ + ": the model names " +
+                std::to_string(output_names_.size()) +
+                " values its graph computes, but the graph has " +
+                std::to_string(m.graph.outputs().size()) + " outputs");
+  for (GraphStage &cut : split_at_opaque(m.graph)) {
+    Stage st{std::move(cut), nullptr};
+    if (!st.cut.graph.outputs().empty())
+      st.exe = backend.prepare(st.cut.graph, weights);
+    stages_.push_back(std::move(st));
+  }
+}
+
+StagedExecutable::~StagedExecutable() = default;
+
+void StagedExecutable::set_inputs(const Bindings<float> &inputs) {
+  inputs_.clear();
+  for (const Node &n : m_.graph.nodes()) {
+    if (n.kind != OpKind::Input)
+      continue;
+    auto it = inputs.find(n.name);
+    if (it == inputs.end())
+      throw Error(file_ + ": input '" + n.name + "' is not bound");
+    if (it->second.shape != n.types.at(0).shape)
+      throw Error(file_ + ": input '" + n.name + "' is bound with shape " +
+                  it->second.shape.str() + ", not " +
+                  n.types.at(0).shape.str());
+    inputs_[n.name] = it->second;
+  }
+}
+
+HeldValue StagedExecutable::value_of(ValueRef v) const {
+  if (auto it = computed_.find(v); it != computed_.end())
+    return it->second;
+  const Node &n = m_.graph.node(v.node);
+  const Bindings<float> &from = n.kind == OpKind::Input ? inputs_ : weights_;
+  auto it = from.find(n.name);
+  if (!n.is_variable() || it == from.end())
+    throw Error(file_ + ": value " + std::to_string(v.node) + ":" +
+                std::to_string(v.output) + " is not computed");
+  return {it->second, kept_.variable_elem(n.name)};
+}
+
+void StagedExecutable::execute() {
+  computed_.clear();
+  for (Stage &st : stages_) {
+    if (st.exe) {
+      Bindings<float> in;
+      for (const Node &n : st.cut.graph.nodes())
+        if (n.kind == OpKind::Input)
+          if (auto it = inputs_.find(n.name); it != inputs_.end())
+            in[n.name] = it->second;
+      for (size_t i = 0; i < st.cut.reads.size(); ++i)
+        in[st.cut.read_names[i]] = value_of(st.cut.reads[i]).value;
+      st.exe->set_inputs(in);
+      st.exe->execute();
+      std::vector<Tensor<float>> out = st.exe->outputs();
+      for (size_t i = 0; i < out.size(); ++i)
+        computed_[st.cut.computes[i]] = {std::move(out[i]), 1};
+    }
+    for (int32_t id : st.cut.then_opaque) {
+      const Node &n = m_.graph.node(id);
+      std::vector<HeldValue> operands;
+      for (ValueRef v : n.inputs)
+        operands.push_back(value_of(v));
+      std::vector<HeldValue> out =
+          kept_.run_node(n.attrs.i(ops::Opaque::kId), operands);
+      for (size_t o = 0; o < out.size(); ++o)
+        computed_[{id, static_cast<int32_t>(o)}] = std::move(out[o]);
+    }
+  }
+  HeldValues known;
+  for (size_t i = 0; i < output_names_.size(); ++i)
+    known[output_names_[i]] = value_of(m_.graph.outputs()[i]);
+  run_tail(known);
+  results_.clear();
+  for (const std::string &name : kept_.model_output_names()) {
+    auto it = known.find(name);
+    if (it == known.end())
+      throw Error(file_ + ": output '" + name + "' is not computed");
+    results_[name] = it->second;
+  }
+}
+
+void StagedExecutable::run_tail(HeldValues &known) {
+  for (int first = 0; first < kept_.tail_size();) {
+    const std::string key = tail_key(first, known);
+    auto found = tails_.find(key);
+    if (found == tails_.end()) {
+      if (tails_.size() >= kMaxImportedTails)
+        tails_.clear();
+      ImportedTail t;
+      if (std::optional<Model> rest = kept_.import_tail(first, known)) {
+        t.model = std::make_unique<Model>(std::move(*rest));
+        t.exe = std::make_unique<StagedExecutable>(*t.model, t.model->weights,
+                                                   backend_, file_);
+      }
+      found = tails_.emplace(key, std::move(t)).first;
+    }
+    if (!found->second.exe) {
+      // Its outputs' shapes depend on its operands' values: it runs alone.
+      kept_.run_tail_node(first, known);
+      ++first;
+      continue;
+    }
+    StagedExecutable &rest = *found->second.exe;
+    Bindings<float> in;
+    for (const auto &[variable, name] : rest.kept_.graph_input_names())
+      in[variable] = known.at(name).value;
+    rest.set_inputs(in);
+    rest.execute();
+    for (const auto &[name, v] : rest.results())
+      known[name] = v;
+    return;
+  }
+}
+
+std::vector<Tensor<float>> StagedExecutable::outputs() {
+  std::vector<Tensor<float>> out;
+  for (const std::string &name : kept_.model_output_names())
+    out.push_back(results_.at(name).value);
+  return out;
+}
+
+std::vector<runtime::StepInfo> StagedExecutable::steps() const {
+  std::vector<runtime::StepInfo> out;
+  for (const Stage &st : stages_) {
+    if (st.exe)
+      for (runtime::StepInfo s : st.exe->steps())
+        out.push_back(std::move(s));
+    for (int32_t id : st.cut.then_opaque) {
+      runtime::StepInfo s;
+      s.label = "kept node '" + m_.graph.node(id).name + "'";
+      s.impl = "kept ONNX node";
+      out.push_back(std::move(s));
+    }
+  }
+  if (kept_.tail_size() > 0) {
+    runtime::StepInfo s;
+    s.label = "untyped tail of " + std::to_string(kept_.tail_size()) + " nodes";
+    s.impl = "staged";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+} // namespace quarry::staged

@@ -1,0 +1,158 @@
+//===- staged_executable_test.cc - Running models that keep ONNX nodes ----===//
+//
+// Models ending as detection models do (NonZero, TopK, NonMaxSuppression
+// and what reads them), run whole: the static stages on a backend, the
+// kept nodes between them, the untyped tail imported again once its
+// shapes are known. Each is checked against the values worked out here.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_builder.h"
+
+#include "quarry/models/onnx.h"
+#include "quarry/runtime/backends.h"
+#include "quarry/staged/staged_executable.h"
+#include "quarry/testing/error_of.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace quarry::staged {
+namespace {
+
+using namespace quarry::testing;
+
+/// Runs `m` on `backend` with `inputs` (by quarry's variable names): its
+/// outputs by ONNX name.
+HeldValues run(const Model &m, const std::string &backend,
+               const Bindings<float> &inputs) {
+  auto b = runtime::make_backend(backend);
+  StagedExecutable exe(m, m.weights, *b, "test.onnx");
+  exe.set_inputs(inputs);
+  exe.execute();
+  return exe.results();
+}
+
+class Staged : public ::testing::TestWithParam<std::string> {};
+
+INSTANTIATE_TEST_SUITE_P(Backends, Staged,
+                         ::testing::Values("reference", "cpu"));
+
+// x -> relu -> mask > 0.5 -> NonZero -> the columns picked -> times 2: the
+// output's length is the count of values over 0.5, known only at run time.
+// The picked values come from a 32-long tensor, an input of the tail's
+// static stage (not a constant), so that stage runs on the backend.
+TEST_P(Staged, NonZeroAndWhatReadsItRunOnceTheCountIsKnown) {
+  OnnxModel b;
+  b.input("x", {1, 32});
+  b.floats("half", {}, {0.5f});
+  b.floats("two", {}, {2.0f});
+  b.ints("one", {}, {1});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Greater", {"r", "half"}, {"mask"});
+  b.node("NonZero", {"mask"}, {"where"});
+  set_int(b.node("Gather", {"where", "one"}, {"cols"}), "axis", 0);
+  set_int(b.node("Gather", {"r", "cols"}, {"picked"}), "axis", 1);
+  b.node("Mul", {"picked", "two"}, {"out"});
+  b.output("out");
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  ASSERT_TRUE(needs_stages(m));
+
+  for (int trial = 0; trial < 2; ++trial) {
+    Tensor<float> x(Shape{1, 32}, 0.0f);
+    std::vector<float> want;
+    for (int i = 0; i < 32; ++i) {
+      x[i] = std::sin(static_cast<float>(i * (trial + 3)));
+      if (x[i] > 0.5f)
+        want.push_back(2 * x[i]);
+    }
+    const HeldValues out = run(m, GetParam(), {{"x", x}});
+    const HeldValue &got = out.at("out");
+    EXPECT_EQ(got.value.shape, (Shape{1, static_cast<int64_t>(want.size())}));
+    EXPECT_EQ(got.value.data, want);
+  }
+}
+
+// TopK with a constant K is typed by ONNX: an opaque operator inside the
+// graph, whose values the next stage doubles.
+TEST_P(Staged, AnOpaqueOperatorRunsBetweenTwoStages) {
+  OnnxModel b;
+  b.input("x", {1, 6});
+  b.ints("k", {1}, {3});
+  b.floats("two", {}, {2.0f});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("TopK", {"r", "k"}, {"values", "indices"});
+  b.node("Mul", {"values", "two"}, {"out"});
+  b.output("out");
+  b.output("indices");
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  ASSERT_TRUE(needs_stages(m));
+  EXPECT_EQ(split_at_opaque(m.graph).size(), 2u);
+  Tensor<float> x(Shape{1, 6}, {0.5f, -1.0f, 3.0f, 0.25f, 2.0f, 1.0f});
+  const HeldValues out = run(m, GetParam(), {{"x", x}});
+  EXPECT_EQ(out.at("out").value.data, (std::vector<float>{6, 4, 2}));
+  EXPECT_EQ(out.at("indices").value.data, (std::vector<float>{2, 4, 5}));
+  EXPECT_EQ(out.at("indices").elem, onnx::TensorProto::INT64);
+}
+
+// Boxes and scores as a single-stage detector ends: scores through a
+// sigmoid, NonMaxSuppression, then the kept boxes gathered and shifted.
+TEST_P(Staged, NonMaxSuppressionSelectsBoxesTheTailThenGathers) {
+  OnnxModel b;
+  b.input("boxes", {1, 5, 4});
+  b.input("logits", {1, 1, 5});
+  b.ints("max_out", {1}, {10});
+  b.floats("iou", {1}, {0.5f});
+  b.floats("threshold", {1}, {0.2f});
+  b.ints("two", {}, {2});
+  b.ints("flat", {2}, {5, 4});
+  b.floats("one", {}, {1.0f});
+  b.node("Sigmoid", {"logits"}, {"scores"});
+  b.node("NonMaxSuppression",
+         {"boxes", "scores", "max_out", "iou", "threshold"}, {"selected"});
+  set_int(b.node("Gather", {"selected", "two"}, {"which"}), "axis", 1);
+  b.node("Reshape", {"boxes", "flat"}, {"all"});
+  set_int(b.node("Gather", {"all", "which"}, {"kept"}), "axis", 0);
+  b.node("Add", {"kept", "one"}, {"out"});
+  b.output("out");
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  ASSERT_TRUE(needs_stages(m));
+  // Boxes 0 and 1 overlap (IoU 0.9): the lower score's goes. Box 3's
+  // score is under the threshold. Boxes 2 and 4 stand alone.
+  Tensor<float> boxes(Shape{1, 5, 4}, {0,  0,  10, 10, //
+                                       0,  1,  10, 10, //
+                                       20, 20, 30, 30, //
+                                       40, 40, 50, 50, //
+                                       60, 60, 61, 61});
+  Tensor<float> logits(Shape{1, 1, 5}, {1.0f, 2.0f, 0.5f, -3.0f, 3.0f});
+  const HeldValues out =
+      run(m, GetParam(), {{"boxes", boxes}, {"logits", logits}});
+  // By score: box 4, box 1, box 2 (box 0 suppressed by box 1).
+  EXPECT_EQ(out.at("out").value.shape, (Shape{3, 4}));
+  EXPECT_EQ(out.at("out").value.data,
+            (std::vector<float>{61, 61, 62, 62, 1, 2, 11, 11, 21, 21, 31, 31}));
+}
+
+TEST(StagedErrors, AKeptNodeQuarryCannotRunIsNamed) {
+  OnnxModel b;
+  b.input("x", {2, 3});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Celsius", {"r"}, {"y"}).set_domain("example.custom");
+  b.output("y");
+  auto *op = b.proto().add_opset_import();
+  op->set_domain("example.custom");
+  op->set_version(1);
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  ASSERT_TRUE(needs_stages(m));
+  auto backend = runtime::make_backend("reference");
+  EXPECT_EQ(error_of([&] {
+              StagedExecutable exe(m, m.weights, *backend, "test.onnx");
+              exe.set_inputs({{"x", Tensor<float>(Shape{2, 3}, 1.0f)}});
+              exe.execute();
+            }),
+            "test.onnx: node 'Celsius_y' (Celsius) is kept from the imported "
+            "model as it is, and quarry has no kernel for it");
+}
+
+} // namespace
+} // namespace quarry::staged
