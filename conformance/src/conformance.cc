@@ -4,8 +4,10 @@
 #include "quarry/core/error.h"
 #include "quarry/core/file_io.h"
 #include "quarry/models/onnx.h"
+#include "quarry/models/onnx_stages.h"
 #include "quarry/models/tensor_file.h"
 #include "quarry/runtime/backends.h"
+#include "quarry/staged/staged_executable.h"
 
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
@@ -203,34 +205,34 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
   std::sort(sets.begin(), sets.end());
   if (sets.empty())
     return finish(Outcome::Fail, "no test_data_set_N directory");
-  // A node kept as it is imports but cannot run: quarry lacks it. Where
-  // the values of small inputs decide shapes (Resize's scales), the case
-  // runs as a user runs it: those parameters (inputs after the first, of
-  // at most 8 values) fixed from its one data set, as --input-value fixes
-  // them, the data still fed at run time.
+  // A node kept as it is runs on quarry's kernel for it, between the
+  // graph's stages (staged/). Where the values of small inputs decide
+  // shapes (Resize's scales), the case runs as a user runs it first: those
+  // parameters (inputs after the first, of at most 8 values) fixed from
+  // its one data set, as --input-value fixes them, the data still fed at
+  // run time, so that the whole graph is static.
   std::set<size_t> fixed;
-  if (std::string why = unrunnable_reason(m); !why.empty()) {
+  if (staged::needs_stages(m) && sets.size() == 1) {
     OnnxImportOptions io;
-    const auto inputs = sets.size() == 1 ? files_named(sets[0], "input_")
-                                         : std::vector<std::string>{};
+    const auto inputs = files_named(sets[0], "input_");
+    std::set<size_t> fixing;
     try {
       for (size_t k = 1; k < inputs.size() && k < fed_names.size(); ++k) {
         TensorFile f = read_as_declared(inputs[k], input_elems, k);
         if (f.value.numel() <= 8) {
           io.input_values.emplace(fed_names[k], std::move(f));
-          fixed.insert(k);
+          fixing.insert(k);
         }
       }
-      if (fixed.empty() || inputs.size() != fed_names.size())
-        throw Error(why);
-      m = import_onnx_bytes(bytes, model_path, io);
-      // With its parameters fixed, what the case still lacks.
-      if (std::string still = unrunnable_reason(m); !still.empty()) {
-        why = still;
-        throw Error(why);
+      if (!fixing.empty() && inputs.size() == fed_names.size()) {
+        Model again = import_onnx_bytes(bytes, model_path, io);
+        if (!staged::needs_stages(again)) {
+          m = std::move(again);
+          fixed = std::move(fixing);
+        }
       }
     } catch (const Error &) {
-      return finish(Outcome::Unsupported, "import: " + why);
+      // Not a static graph with them fixed: the case runs in stages.
     }
   }
   std::vector<std::string> input_names;
@@ -238,22 +240,47 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
     if (n.kind == OpKind::Input)
       input_names.push_back(n.name);
 
+  // The executable reads the backend and the weights while it lives.
+  std::unique_ptr<runtime::Backend> backend;
+  Bindings<float> weights = m.weights;
   std::unique_ptr<runtime::Executable> exe;
   try {
     runtime::BackendOptions bo;
     bo.threads = opts.threads;
     bo.streams = opts.streams;
-    auto backend = runtime::make_backend(opts.backend, bo);
-    Bindings<float> values = m.weights;
-    for (const Node &n : m.graph.nodes())
-      if (n.kind == OpKind::Input)
-        values.emplace(n.name, Tensor<float>(n.types.at(0).shape, 0.0f));
-    exe = backend->prepare(m.graph, values);
+    backend = runtime::make_backend(opts.backend, bo);
+    if (staged::needs_stages(m))
+      exe = std::make_unique<staged::StagedExecutable>(m, weights, *backend,
+                                                       model_path);
+    else
+      exe = backend->prepare(m.graph, weights);
   } catch (const Error &e) {
     return finish(Outcome::Unsupported,
                   opts.backend + ": " + without_file(e.what(), model_path));
   }
 
+  // A case run in stages may read what quarry does not hold: values that
+  // are not tensors (sequences, optionals: more input files than the graph
+  // has tensor inputs), or tensors of other element types (strings, 32-
+  // and 64-bit unsigned integers).
+  if (staged::needs_stages(m)) {
+    const auto inputs = files_named(sets[0], "input_");
+    if (inputs.size() != input_names.size() + fixed.size())
+      return finish(Outcome::Unsupported,
+                    "run: the case feeds " + std::to_string(inputs.size()) +
+                        " values, of which quarry's graph takes " +
+                        std::to_string(input_names.size() + fixed.size()) +
+                        " (the others are not tensors)");
+    try {
+      for (size_t k = 0; k < inputs.size(); ++k)
+        read_as_declared(inputs[k], input_elems, k);
+      const auto outputs = files_named(sets[0], "output_");
+      for (size_t k = 0; k < outputs.size(); ++k)
+        read_as_declared(outputs[k], output_elems, k);
+    } catch (const Error &e) {
+      return finish(Outcome::Unsupported, "run: " + std::string(e.what()));
+    }
+  }
   for (const fs::path &set : sets) {
     const std::string where = set.filename().string() + ": ";
     try {
@@ -302,6 +329,11 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
                        std::to_string(want[at]);
         }
       }
+    } catch (const Unrunnable &e) {
+      // A kept node quarry has no kernel for: the case asks for more than
+      // quarry runs.
+      return finish(Outcome::Unsupported,
+                    "run: " + without_file(e.what(), model_path));
     } catch (const Error &e) {
       return finish(Outcome::Fail, where + without_file(e.what(), model_path));
     }

@@ -259,7 +259,8 @@ Bindings<float> read_input_files(const Graph &g,
 }
 
 std::vector<std::string>
-save_output_files(const Graph &g, const std::vector<Tensor<float>> &outputs,
+save_output_files(const std::vector<std::string> &names,
+                  const std::vector<Tensor<float>> &outputs,
                   const std::string &dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -268,7 +269,7 @@ save_output_files(const Graph &g, const std::vector<Tensor<float>> &outputs,
   std::vector<std::string> files;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string path = dir + "/output_" + std::to_string(k) + ".pb";
-    write_tensor_file(path, outputs[k], g.node(g.outputs().at(k).node).name);
+    write_tensor_file(path, outputs[k], k < names.size() ? names[k] : "");
     files.push_back(path);
   }
   return files;

@@ -3,11 +3,13 @@
 #include "run_flags.h"
 
 #include "quarry/models/onnx.h"
+#include "quarry/models/onnx_stages.h"
 #include "quarry/models/tensor_file.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 #include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
+#include "quarry/staged/staged_executable.h"
 
 #include <cstdio>
 #include <memory>
@@ -33,6 +35,30 @@ template <class F> auto about_file(const std::string &file, F &&f) {
   }
 }
 
+/// `m` prepared on `backend`: whole, or in stages around the nodes it
+/// keeps as ONNX (staged/), which then run on quarry's kernels for them.
+std::unique_ptr<runtime::Executable>
+prepare_model(const Model &m, const Bindings<float> &values,
+              runtime::Backend &backend, const std::string &file) {
+  return about_file(file, [&]() -> std::unique_ptr<runtime::Executable> {
+    if (staged::needs_stages(m))
+      return std::make_unique<staged::StagedExecutable>(m, values, backend,
+                                                        file);
+    return backend.prepare(m.graph, values);
+  });
+}
+
+/// The names `save_output_files` gives the outputs: the model's own where
+/// it runs in stages (an untyped tail computes some), else the graph's.
+std::vector<std::string> output_names(const Model &m) {
+  if (staged::needs_stages(m))
+    return KeptOnnx(m, "").model_output_names();
+  std::vector<std::string> names;
+  for (ValueRef v : m.graph.outputs())
+    names.push_back(m.graph.node(v.node).name);
+  return names;
+}
+
 void run(const RunOptions &o) {
   const Model m = read_run_model(o);
   const Graph &g = m.graph;
@@ -40,13 +66,7 @@ void run(const RunOptions &o) {
   for (auto &[name, value] : read_input_files(g, o.inputs))
     values[name] = std::move(value);
   auto backend = make_run_backend(o);
-  auto exe = about_file(run_subject(o), [&] {
-    // A kept node, or an untyped tail after the graph, is named with
-    // its ONNX operator and why quarry keeps it.
-    if (const std::string why = unrunnable_reason(m); !why.empty())
-      throw Error(why);
-    return backend->prepare(g, values);
-  });
+  auto exe = prepare_model(m, values, *backend, run_subject(o));
   exe->set_inputs(values);
   if (o.profile)
     print_steps(exe->profile(o.measure.warmup, o.measure.runs));
@@ -55,13 +75,14 @@ void run(const RunOptions &o) {
               o.backend.c_str(), backend->device_name().c_str(), ms,
               o.measure.runs, o.measure.warmup);
   if (!o.save_outputs.empty())
-    for (const std::string &f :
-         save_output_files(g, runtime::run_once(*exe, values), o.save_outputs))
+    for (const std::string &f : save_output_files(
+             output_names(m), runtime::run_once(*exe, values), o.save_outputs))
       std::printf("wrote %s\n", f.c_str());
   if (!o.check)
     return;
   auto reference = runtime::make_backend("reference");
-  const auto want = runtime::run_once(*reference->prepare(g, values), values);
+  const auto want = runtime::run_once(
+      *prepare_model(m, values, *reference, run_subject(o)), values);
   const double err = runtime::max_relative_error(exe->outputs(), want);
   std::printf("max relative error vs reference: %.3g\n", err);
   const double tolerance = o.tolerance >= 0

@@ -43,11 +43,12 @@ void write_tensor_file(const std::string &path, const Tensor<float> &t,
 Bindings<float> read_input_files(const Graph &g,
                                  const std::vector<std::string> &specs);
 
-/// Writes `outputs` (one per graph output of `g`, in order) as
-/// DIR/output_K.pb, each a TensorProto named after its output, as ONNX's
-/// test data sets hold them; creates DIR. Returns the files written.
+/// Writes `outputs` as DIR/output_K.pb, each a TensorProto named as
+/// `names` names it, as ONNX's test data sets hold them; creates DIR.
+/// Returns the files written.
 std::vector<std::string>
-save_output_files(const Graph &g, const std::vector<Tensor<float>> &outputs,
+save_output_files(const std::vector<std::string> &names,
+                  const std::vector<Tensor<float>> &outputs,
                   const std::string &dir);
 
 } // namespace quarry
