@@ -3,7 +3,9 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/ops/opaque.h"
+#include "quarry/runtime/run_inputs.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -55,7 +57,7 @@ StagedExecutable::StagedExecutable(const Model &m,
                 " values its graph computes, but the graph has " +
                 std::to_string(m.graph.outputs().size()) + " outputs");
   for (GraphStage &cut : split_at_opaque(m.graph)) {
-    Stage st{std::move(cut), nullptr};
+    Stage st{std::move(cut), nullptr, nullptr};
     if (!st.cut.graph.outputs().empty())
       st.exe = backend.prepare(st.cut.graph, weights);
     stages_.push_back(std::move(st));
@@ -92,8 +94,16 @@ HeldValue StagedExecutable::value_of(ValueRef v) const {
   return {it->second, kept_.variable_elem(n.name)};
 }
 
+void StagedExecutable::check_against(runtime::Backend *reference) {
+  reference_ = reference;
+  for (auto &[key, tail] : tails_)
+    if (tail.exe)
+      tail.exe->check_against(reference);
+}
+
 void StagedExecutable::execute() {
   computed_.clear();
+  checked_error_ = 0;
   for (Stage &st : stages_) {
     if (st.exe) {
       Bindings<float> in;
@@ -106,6 +116,13 @@ void StagedExecutable::execute() {
       st.exe->set_inputs(in);
       st.exe->execute();
       std::vector<Tensor<float>> out = st.exe->outputs();
+      if (reference_) {
+        if (!st.reference)
+          st.reference = reference_->prepare(st.cut.graph, weights_);
+        checked_error_ = std::max(
+            checked_error_, runtime::max_relative_error(
+                                out, runtime::run_once(*st.reference, in)));
+      }
       for (size_t i = 0; i < out.size(); ++i)
         computed_[st.cut.computes[i]] = {std::move(out[i]), 1};
     }
@@ -145,6 +162,7 @@ void StagedExecutable::run_tail(HeldValues &known) {
         t.model = std::make_unique<Model>(std::move(*rest));
         t.exe = std::make_unique<StagedExecutable>(*t.model, t.model->weights,
                                                    backend_, file_);
+        t.exe->check_against(reference_);
       }
       found = tails_.emplace(key, std::move(t)).first;
     }
@@ -160,6 +178,7 @@ void StagedExecutable::run_tail(HeldValues &known) {
       in[variable] = known.at(name).value;
     rest.set_inputs(in);
     rest.execute();
+    checked_error_ = std::max(checked_error_, rest.checked_error());
     for (const auto &[name, v] : rest.results())
       known[name] = v;
     return;

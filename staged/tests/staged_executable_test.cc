@@ -23,13 +23,17 @@ namespace {
 using namespace quarry::testing;
 
 /// Runs `m` on `backend` with `inputs` (by quarry's variable names): its
-/// outputs by ONNX name.
+/// outputs by ONNX name. Each stage is checked against the reference on
+/// the inputs it had.
 HeldValues run(const Model &m, const std::string &backend,
                const Bindings<float> &inputs) {
   auto b = runtime::make_backend(backend);
+  auto reference = runtime::make_backend("reference");
   StagedExecutable exe(m, m.weights, *b, "test.onnx");
+  exe.check_against(reference.get());
   exe.set_inputs(inputs);
   exe.execute();
+  EXPECT_LE(exe.checked_error(), 1e-6);
   return exe.results();
 }
 

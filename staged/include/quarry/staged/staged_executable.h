@@ -47,10 +47,24 @@ public:
   /// kept node and for the tail.
   std::vector<runtime::StepInfo> steps() const override;
 
+  /// From the next execute() on (until called with nullptr), also runs
+  /// each stage on `reference` with the inputs it had, and records how far
+  /// the backend's outputs are from the reference's (checked_error). A
+  /// whole-model comparison is no check of a backend where a kept node
+  /// decides (a TopK or NonMaxSuppression between scores a rounding apart
+  /// orders boxes otherwise); stage by stage, every decision is taken on
+  /// the same values.
+  void check_against(runtime::Backend *reference);
+  /// The largest max_relative_error of a stage's outputs against the
+  /// reference in the last execute() (0 when none was checked).
+  double checked_error() const { return checked_error_; }
+
 private:
   struct Stage {
     GraphStage cut;
     std::unique_ptr<runtime::Executable> exe;
+    /// The stage on the reference backend, made on the first checked run.
+    std::unique_ptr<runtime::Executable> reference;
   };
   /// A tail imported for the shapes and integers it read: the model and
   /// its own staged run, or none when its first node runs alone.
@@ -73,6 +87,8 @@ private:
   std::map<ValueRef, HeldValue> computed_;
   HeldValues results_;
   std::map<std::string, ImportedTail> tails_;
+  runtime::Backend *reference_ = nullptr;
+  double checked_error_ = 0;
 };
 
 } // namespace quarry::staged
