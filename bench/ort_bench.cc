@@ -44,10 +44,16 @@
 // them), each bound to the input of its own name in either file, else to
 // input K; outputs of every numeric type are compared, pairing by position.
 //
+// --save-case DIR runs one file once (on seeded or --inputs values) and
+// writes it as one of ONNX's test cases: DIR/model.onnx, and the inputs and
+// ONNX Runtime's outputs as DIR/test_data_set_0/input_K.pb and output_K.pb,
+// for `quarry conformance` to hold quarry's outputs against.
+//
 //   build/bin/ort_bench FILE.onnx... [--pairs] [--runs N] [--warmup N]
 //       [--threads N] [--min-seconds S] [--sessions N] [--profile PREFIX]
 //   build/bin/ort_bench --compare A.onnx B.onnx [--input-shape NAME=DxD]...
 //       [--input-value NAME=NUMBER]... [--inputs DIR] [--tolerance T]
+//   build/bin/ort_bench --save-case DIR FILE.onnx [--inputs DIR]...
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
@@ -67,6 +73,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -88,6 +95,7 @@ struct Args {
   std::map<std::string, std::vector<int64_t>> shapes; ///< --input-shape
   std::map<std::string, double> values;               ///< --input-value
   std::string inputs_dir;                             ///< --inputs
+  std::string save_case;                              ///< --save-case
   std::string profile; ///< --profile: ONNX Runtime's trace, this prefix
 };
 
@@ -250,6 +258,9 @@ Args parse(int argc, char **argv) {
   app.add_option("--input-value", values,
                  "Fix an input to a scalar, NAME=NUMBER (repeatable)")
       ->allow_extra_args(false);
+  app.add_option("--save-case", a.save_case,
+                 "Run one file once and write it, its inputs and ONNX "
+                 "Runtime's outputs as an ONNX test case in DIR");
   app.add_option("--inputs", a.inputs_dir,
                  "Read the inputs from DIR/input_K.pb (TensorProtos)");
   app.add_option("--tolerance", a.tolerance,
@@ -554,12 +565,77 @@ double max_relative_difference(Ort::Env &env, const std::string &file_a,
   return worst;
 }
 
+/// `v` as a TensorProto named `name`, of its own element type (float32,
+/// int64, int32 or bool).
+onnx::TensorProto tensor_proto(const Ort::Value &v, const std::string &name) {
+  const auto info = v.GetTensorTypeAndShapeInfo();
+  onnx::TensorProto t;
+  t.set_name(name);
+  for (int64_t d : info.GetShape())
+    t.add_dims(d);
+  const size_t n = info.GetElementCount();
+  switch (info.GetElementType()) {
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.set_raw_data(v.GetTensorData<float>(), n * sizeof(float));
+    break;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+    t.set_data_type(onnx::TensorProto::INT64);
+    t.set_raw_data(v.GetTensorData<int64_t>(), n * sizeof(int64_t));
+    break;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+    t.set_data_type(onnx::TensorProto::INT32);
+    t.set_raw_data(v.GetTensorData<int32_t>(), n * sizeof(int32_t));
+    break;
+  case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
+    t.set_data_type(onnx::TensorProto::BOOL);
+    t.set_raw_data(v.GetTensorData<bool>(), n * sizeof(bool));
+    break;
+  default:
+    throw std::runtime_error("'" + name +
+                             "' is of an element type --save-case does not "
+                             "write");
+  }
+  return t;
+}
+
+/// --save-case: `file`, its inputs and ONNX Runtime's outputs as an ONNX
+/// test case in `dir`.
+void save_case(Ort::Env &env, const std::string &file, const std::string &dir,
+               Args a) {
+  a.compare = true; // the file's own arithmetic, not ORT's fusions
+  Bound bound(env, file, a);
+  auto outputs = bound.run();
+  const std::string data = dir + "/test_data_set_0";
+  std::filesystem::create_directories(data);
+  std::filesystem::copy_file(file, dir + "/model.onnx",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto write = [&](const std::string &path, const onnx::TensorProto &t) {
+    std::ofstream f(path, std::ios::binary);
+    if (!t.SerializeToOstream(&f))
+      throw std::runtime_error("cannot write " + path);
+  };
+  for (size_t k = 0; k < bound.inputs.size(); ++k)
+    write(data + "/input_" + std::to_string(k) + ".pb",
+          tensor_proto(bound.inputs[k], bound.in_names[k]));
+  for (size_t k = 0; k < outputs.size(); ++k)
+    write(data + "/output_" + std::to_string(k) + ".pb",
+          tensor_proto(outputs[k], bound.out_names[k]));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   try {
     const Args a = parse(argc, argv);
     Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "ort_bench");
+    if (!a.save_case.empty()) {
+      if (a.files.size() != 1)
+        throw std::runtime_error("--save-case takes one ONNX file");
+      save_case(env, a.files[0], a.save_case, a);
+      std::printf("%s\n", a.save_case.c_str());
+      return 0;
+    }
     if (a.compare) {
       if (a.files.size() != 2)
         throw std::runtime_error("--compare takes two ONNX files");
