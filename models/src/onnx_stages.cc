@@ -107,20 +107,23 @@ struct KeptOnnx::Parts {
                              const HeldValues &known) const;
 
   /// `n` imported alone, every operand a constant, and evaluated by the
-  /// reference semantics; nullopt when quarry cannot express it even so.
+  /// reference semantics; nullopt when quarry cannot express it even so,
+  /// with why in `because` where the import says.
   std::optional<std::vector<HeldValue>>
-  evaluate_alone(const onnx::NodeProto &n, const HeldValues &known) const;
+  evaluate_alone(const onnx::NodeProto &n, const HeldValues &known,
+                 std::string &because) const;
 };
 
 std::vector<HeldValue> KeptOnnx::Parts::run(const onnx::NodeProto &kept_node,
                                             const HeldValues &known) const {
   const onnx::NodeProto n = as_written(kept_node);
   if (!default_domain(n.domain()) || !has_kernel(n.op_type())) {
-    if (auto out = evaluate_alone(n, known))
-      return std::move(*out);
+    // Why it is kept with its operands known, else why it was at import.
     std::string because;
+    if (auto out = evaluate_alone(n, known, because))
+      return std::move(*out);
     for (const auto &a : kept_node.attribute())
-      if (a.name() == kKeptBecauseAttr)
+      if (a.name() == kKeptBecauseAttr && because.empty())
         because = a.s();
     throw Unrunnable(file + ": " + node_label(n) +
                      " is kept from the imported model as it is" +
@@ -154,7 +157,8 @@ std::vector<HeldValue> KeptOnnx::Parts::run(const onnx::NodeProto &kept_node,
 
 std::optional<std::vector<HeldValue>>
 KeptOnnx::Parts::evaluate_alone(const onnx::NodeProto &n,
-                                const HeldValues &known) const {
+                                const HeldValues &known,
+                                std::string &because) const {
   onnx::ModelProto one;
   one.set_ir_version(std::max<int64_t>(kept.ir_version(), 4));
   *one.mutable_opset_import() = kept.opset_import();
@@ -189,8 +193,14 @@ KeptOnnx::Parts::evaluate_alone(const onnx::NodeProto &n,
   } catch (const Error &) {
     return std::nullopt;
   }
-  if (!unrunnable_reason(alone).empty())
+  if (!unrunnable_reason(alone).empty()) {
+    const onnx::ModelProto again = parse_kept(alone.kept_onnx, file);
+    for (const auto &kept_node : again.graph().node())
+      for (const auto &a : kept_node.attribute())
+        if (a.name() == kKeptBecauseAttr && because.empty())
+          because = a.s();
     return std::nullopt;
+  }
   std::vector<Tensor<float>> values;
   try {
     values = evaluate(FloatDomain{}, alone.graph, alone.weights);

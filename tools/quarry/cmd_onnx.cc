@@ -56,8 +56,8 @@ void run_import(const ImportOptions &o) {
           (counts[i].second > 1 ? " x" + std::to_string(counts[i].second) : "");
     if (counts.size() > 6)
       types += " and " + std::to_string(counts.size() - 6) + " more operators";
-    std::printf("kept as they are (optimized around, exported unchanged, not "
-                "runnable in quarry): %zu nodes (%s) in %s\n",
+    std::printf("kept as they are (optimized around, exported unchanged, run "
+                "between quarry's stages): %zu nodes (%s) in %s\n",
                 kept.size(), types.c_str(), kept_path(o.out).c_str());
   }
 }

@@ -49,13 +49,14 @@ Model import_onnx(const std::string &path, const OnnxImportOptions &opts = {});
 
 /// The ONNX operator type of each node `m` keeps as it is (its live
 /// opaque operators in graph order, then its untyped tail's nodes): what
-/// quarry cannot run.
+/// no backend runs, which runs between the graph's stages (staged/).
 std::vector<std::string> kept_operator_types(const Model &m);
 
-/// Why quarry cannot compute all of `m`'s outputs: a node kept as ONNX has
-/// it (named with its operator and why it is kept), or the model ends in an
-/// untyped tail (nodes after a value whose shape is not fixed, kept as
-/// ONNX: onnx_kept.h), named by its first node; "" when it can.
+/// Why no backend computes all of `m`'s outputs from its graph alone: a
+/// node kept as ONNX has it (named with its operator and why it is kept),
+/// or the model ends in an untyped tail (nodes after a value whose shape is
+/// not fixed, kept as ONNX: onnx_kept.h), named by its first node; "" when
+/// one can. Such a model runs in stages (staged/).
 std::string unrunnable_reason(const Model &m);
 
 /// How the interface of the serialized ONNX model `b` differs from `a`'s,
