@@ -182,7 +182,7 @@ optimize(const Model &m,
   Model *owned = completed ? &*completed : nullptr;
   OptimizeResult r;
   SelectOptions select = select_in;
-  if (select.candidates > 0) {
+  if (select.candidates > 0 && !select.timer_runs_kept_nodes) {
     r.not_timed = runtime::why_unrunnable(full.graph);
     if (!r.not_timed.empty())
       select.candidates = 0;

@@ -11,6 +11,7 @@
 #include "quarry/models/onnx.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/staged/staged_executable.h"
+#include "quarry/staged/staged_timer.h"
 #include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
@@ -135,6 +136,25 @@ TEST_P(Staged, NonMaxSuppressionSelectsBoxesTheTailThenGathers) {
   EXPECT_EQ(out.at("out").value.shape, (Shape{3, 4}));
   EXPECT_EQ(out.at("out").value.data,
             (std::vector<float>{61, 61, 62, 62, 1, 2, 11, 11, 21, 21, 31, 31}));
+}
+
+// The optimizer times candidates of such a model: each graph, the model's
+// kept nodes beside it, runs in stages; a graph without an opaque
+// operator (the launch probe) as the backend prepares it.
+TEST(StagedTimer, TimesAGraphThatKeepsNodesInStages) {
+  OnnxModel b;
+  b.input("x", {1, 6});
+  b.ints("k", {1}, {3});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("TopK", {"r", "k"}, {"values", "indices"});
+  b.output("values");
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  auto cpu = runtime::make_backend("cpu");
+  const GraphTimer timer = staged_timer(m.kept_onnx, *cpu, 1, 7, "test.onnx");
+  EXPECT_GE(timer(m.graph, m.weights)(), 0.0);
+  Graph plain;
+  plain.mark_output(plain.add1(OpKind::Relu, {plain.input("x", Shape{4})}));
+  EXPECT_GE(timer(plain, {})(), 0.0);
 }
 
 TEST(StagedErrors, AKeptNodeQuarryCannotRunIsNamed) {

@@ -15,6 +15,8 @@
 #include "quarry/rules/rule_pack_io.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
+#include "quarry/staged/staged_executable.h"
+#include "quarry/staged/staged_timer.h"
 
 #include <cstdio>
 #include <map>
@@ -78,8 +80,16 @@ void optimize(OptimizeOptions &o) {
     throw Error(o.out + ": ONNX cannot carry the implementations "
                         "--implementations all chooses; write a .qg, or "
                         "leave --implementations to its default");
+  // A winner's choices are checked against the reference on the whole
+  // graph, which no backend runs where the model keeps nodes.
+  const bool keeps_nodes = staged::needs_stages(original);
+  if (o.implementations == "all" && keeps_nodes)
+    throw Error(run_subject(o) +
+                ": --implementations all needs a model whose graph runs "
+                "whole; this one keeps nodes quarry runs between its stages");
   rewrite::ImplementationsFn offers;
-  if (o.implementations == "all" || (o.implementations == "auto" && !onnx_out))
+  if (o.implementations == "all" ||
+      (o.implementations == "auto" && !onnx_out && !keeps_nodes))
     offers = [&b = *backend](const Graph &g, int32_t id) {
       return b.implementations(g, id);
     };
@@ -104,7 +114,13 @@ void optimize(OptimizeOptions &o) {
   select.attribute = !o.no_attribution;
   select.calibrate = !table;
   select.streams = o.streams;
-  if (!table) {
+  if (!table && staged::needs_stages(original)) {
+    // Kept nodes run between the graph's stages, each candidate beside them.
+    select.timer =
+        staged::staged_timer(original.kept_onnx, *backend, o.measure.warmup,
+                             o.measure.seed, run_subject(o));
+    select.timer_runs_kept_nodes = true;
+  } else if (!table) {
     select.timer =
         opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
     select.choices_on = backend.get();

@@ -43,6 +43,10 @@ struct SelectOptions {
   int rounds = 15;
   /// Required when candidates > 0.
   PrepareTimer timer;
+  /// Whether `timer` runs graphs that hold opaque operators (in stages:
+  /// staged/staged_timer.h); without it such a graph is chosen by the cost
+  /// model alone (OptimizeResult::not_timed).
+  bool timer_runs_kept_nodes = false;
   /// When a candidate wins: prepare it and the original afresh and time
   /// them again in turn, the candidate first, `rounds` rounds; it is kept
   /// only if it wins again. A win by a placement of memory that happened
