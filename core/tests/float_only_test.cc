@@ -1,5 +1,6 @@
 //===- float_only_test.cc - Float-only operators against hand computation -===//
 #include "float_eval_helpers.h"
+#include "quarry/core/ops/broadcast.h"
 
 #include <gtest/gtest.h>
 
@@ -36,6 +37,11 @@ TEST(FloatOnly, BroadcastRepeatsUnitAxes) {
   EXPECT_THROW(parse_graph("input x: [2,3]\ninput y: [2]\n"
                            "z = broadcast(x, y)\noutput z"),
                Error);
+  // An empty axis stays empty against a unit one (folded constants have
+  // them: an empty Range).
+  EXPECT_EQ(ops::broadcast_shape("add", Shape{0}, Shape{}), Shape{0});
+  EXPECT_EQ(ops::broadcast_shape("add", Shape{1, 3}, Shape{0, 1}),
+            (Shape{0, 3}));
 }
 
 TEST(FloatOnly, ComparisonsGiveOneWhereTheyHold) {

@@ -14,7 +14,9 @@ Shape broadcast_shape(std::string_view op, const Shape &a, const Shape &b) {
     const int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
     if (da != db && da != 1 && db != 1)
       fail(op, "shapes ", a.str(), " and ", b.str(), " do not broadcast");
-    out[i] = std::max(da, db);
+    // The extent that is not 1 (numpy's rule, which keeps an empty axis
+    // empty: 0 against 1 is 0).
+    out[i] = da == 1 ? db : da;
   }
   return out;
 }
