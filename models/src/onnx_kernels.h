@@ -2,11 +2,13 @@
 //-*-===//
 //
 // The operators quarry's algebra has no form for, because their outputs'
-// shapes or values depend on comparing their operands' values: NonZero,
-// TopK, NonMaxSuppression and RoiAlign (what detection models end in).
-// They run on concrete values between a model's static stages
-// (quarry/models/onnx_stages.h), with ONNX's semantics of each operator
-// at the model's opset.
+// shapes or values depend on comparing their operands' values or on their
+// positions: NonZero and TopK; NonMaxSuppression and RoiAlign (what
+// detection models end in); ArgMax, ArgMin, GatherND, Compress, OneHot and
+// Unique (selecting by index or value); CumSum, Trilu, EyeLike, IsInf and
+// IsNaN (masks and running sums). They run on concrete values between a
+// model's static stages (quarry/models/onnx_stages.h), with ONNX's
+// semantics of each operator at the model's opset.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
