@@ -178,5 +178,32 @@ TEST(StagedErrors, AKeptNodeQuarryCannotRunIsNamed) {
             "model as it is, and quarry has no kernel for it");
 }
 
+// A shape that grows with the values without bound: the count of values
+// over 0 times 10^9 elements. Refused in one line naming the node, before
+// anything that size is allocated.
+TEST(StagedErrors, AShapeThatGrowsWithTheValuesIsRefused) {
+  OnnxModel b;
+  b.input("x", {1, 8});
+  b.floats("zero", {}, {0.0f});
+  b.ints("one", {}, {1});
+  b.ints("huge", {1}, {1000000000});
+  b.node("Greater", {"x", "zero"}, {"mask"});
+  b.node("NonZero", {"mask"}, {"where"});
+  b.node("Shape", {"where"}, {"shape"});
+  set_int(b.node("Gather", {"shape", "one"}, {"count"}), "axis", 0);
+  b.node("Unsqueeze", {"count", "zero_axis"}, {"count1"});
+  b.ints("zero_axis", {1}, {0});
+  b.node("Mul", {"count1", "huge"}, {"extent"});
+  b.node("ConstantOfShape", {"extent"}, {"out"});
+  b.output("out");
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  auto backend = runtime::make_backend("reference");
+  StagedExecutable exe(m, m.weights, *backend, "test.onnx");
+  exe.set_inputs({{"x", Tensor<float>(Shape{1, 8}, 1.0f)}});
+  EXPECT_EQ(error_of([&] { exe.execute(); }),
+            "test.onnx: node 'ConstantOfShape_out' (ConstantOfShape): a "
+            "constant of [8000000000] is too large to fold");
+}
+
 } // namespace
 } // namespace quarry::staged
