@@ -3,7 +3,8 @@
 # alternately, at 1 and 2 threads: the six benchmark networks as `quarry
 # export` writes them, and today's architectures as PyTorch's exporter
 # writes them (bench/today_nets: convnext_t, vit_b16, densenet121,
-# efficientnet_b0, shufflenet_v2).
+# efficientnet_b0, shufflenet_v2, and the detectors retinanet_s and
+# faster_rcnn_s, which run in stages around their kept nodes).
 #
 #   bench/cpu_vs_ort.sh OUTDIR [RUNS] [network...]
 #

@@ -36,6 +36,7 @@
 #include "quarry/models/model_file.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/run_inputs.h"
+#include "quarry/staged/staged_executable.h"
 
 #include <onnxruntime_cxx_api.h>
 
@@ -189,7 +190,12 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
   runtime::BackendOptions opts;
   opts.threads = threads;
   auto backend = runtime::make_backend("cpu", opts);
-  auto exe = backend->prepare(m.graph, values);
+  // A model that keeps nodes (a detector's NonMaxSuppression) runs in
+  // stages around them, as `quarry run` runs it.
+  std::unique_ptr<runtime::Executable> exe =
+      staged::needs_stages(m) ? std::make_unique<staged::StagedExecutable>(
+                                    m, values, *backend, quarry_file)
+                              : backend->prepare(m.graph, values);
   exe->set_inputs(values);
   std::vector<std::string> inputs;
   for (const Node &n : m.graph.nodes())
