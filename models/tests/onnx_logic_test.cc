@@ -69,7 +69,8 @@ TEST(OnnxLogic, AnOutputOfATypeNoCastMakesGoesOutAsItIsHeld) {
 }
 
 TEST(OnnxLogic, AKeptNodeReadsABoolAsABool) {
-  // Compress (which quarry has not) takes its condition as a bool.
+  // Compress (which quarry's algebra has not: it is kept) takes its
+  // condition as a bool.
   OnnxModel m;
   m.input("x", {4});
   m.floats("zero", {}, {0});

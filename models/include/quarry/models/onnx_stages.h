@@ -7,8 +7,9 @@
 // NonMaxSuppression, what reads them). These run them once the values
 // they read are known:
 //   - a kept node runs on quarry's own kernel for its operator (NonZero,
-//     TopK, NonMaxSuppression, RoiAlign), or else is imported alone with
-//     its operands as constants and evaluated by the reference semantics;
+//     TopK, NonMaxSuppression, RoiAlign, ArgMax, GatherND, Unique, ...:
+//     models/src/onnx_kernels.h), or else is imported alone with its
+//     operands as constants and evaluated by the reference semantics;
 //   - the tail is imported again from the node it has reached, its
 //     operands now of fixed shapes and its integers constants, so that
 //     what follows a value-dependent node becomes a static graph of its
