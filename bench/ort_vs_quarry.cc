@@ -146,9 +146,23 @@ public:
     for (Ort::Value &v : run()) {
       const auto info = v.GetTensorTypeAndShapeInfo();
       const auto shape = info.GetShape();
-      const float *p = v.GetTensorData<float>();
+      // quarry holds integers and bools as float32: so are they compared.
+      std::vector<float> values(info.GetElementCount());
+      switch (info.GetElementType()) {
+      case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+        std::copy_n(v.GetTensorData<int64_t>(), values.size(), values.begin());
+        break;
+      case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+        std::copy_n(v.GetTensorData<int32_t>(), values.size(), values.begin());
+        break;
+      case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
+        std::copy_n(v.GetTensorData<bool>(), values.size(), values.begin());
+        break;
+      default:
+        std::copy_n(v.GetTensorData<float>(), values.size(), values.begin());
+      }
       out.emplace_back(Shape(std::vector<int64_t>(shape.begin(), shape.end())),
-                       std::vector<float>(p, p + info.GetElementCount()));
+                       std::move(values));
     }
     return out;
   }
