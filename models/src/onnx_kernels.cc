@@ -295,9 +295,14 @@ std::vector<HeldValue> top_k(const onnx::NodeProto &n, const Inputs &in) {
 
 bool has_kernel(const std::string &op_type) {
   static const char *const kOperators[] = {
-      "NonZero", "TopK",     "NonMaxSuppression", "RoiAlign", "ArgMax",
-      "ArgMin",  "GatherND", "Compress",          "OneHot",   "Unique",
-      "CumSum",  "Trilu",    "EyeLike",           "IsInf",    "IsNaN"};
+      "NonZero",  "TopK",     "NonMaxSuppression",
+      "RoiAlign", "ArgMax",   "ArgMin",
+      "GatherND", "Compress", "OneHot",
+      "Unique",   "CumSum",   "Trilu",
+      "EyeLike",  "IsInf",    "IsNaN",
+      "Cast",     "CastLike", "Gather",
+      "Add",      "Sub",      "Mul",
+      "Div",      "Mod"};
   return std::find(std::begin(kOperators), std::end(kOperators), op_type) !=
          std::end(kOperators);
 }
@@ -333,6 +338,12 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return is_inf(n, in);
   if (op == "IsNaN")
     return is_nan(in);
+  if (op == "Cast" || op == "CastLike")
+    return cast(n, in, op == "CastLike");
+  if (op == "Gather")
+    return gather(n, in);
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod")
+    return binary(n, in);
   throw Error("quarry has no kernel for operator " + op);
 }
 

@@ -3,7 +3,8 @@
 // The kernels of onnx_kernels.h live in one file per family: NonZero and
 // TopK with the dispatch (onnx_kernels.cc), the detection operators
 // (onnx_kernels_detection.cc), and the index and mask operators
-// (onnx_kernels_index.cc, onnx_kernels_masks.cc). This declares the
+// (onnx_kernels_index.cc, onnx_kernels_masks.cc), Cast, Gather and
+// integer arithmetic (onnx_kernels_arith.cc). This declares the
 // helpers they share for reading attributes and operands, and each
 // family's entry points for the dispatch.
 //
@@ -78,7 +79,7 @@ HeldValue make_value(Shape shape, std::vector<float> data, int32_t elem);
 
 //===----------------------------------------------------------------------===//
 // Families (onnx_kernels_detection.cc, onnx_kernels_index.cc,
-// onnx_kernels_masks.cc)
+// onnx_kernels_masks.cc, onnx_kernels_arith.cc)
 //===----------------------------------------------------------------------===//
 
 std::vector<HeldValue> non_max_suppression(const onnx::NodeProto &n,
@@ -101,5 +102,12 @@ std::vector<HeldValue> trilu(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> eye_like(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_inf(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_nan(const Inputs &in);
+
+/// Cast, or CastLike (`like`: the type of input 1).
+std::vector<HeldValue> cast(const onnx::NodeProto &n, const Inputs &in,
+                            bool like);
+std::vector<HeldValue> gather(const onnx::NodeProto &n, const Inputs &in);
+/// Add, Sub, Mul, Div and Mod, broadcasting.
+std::vector<HeldValue> binary(const onnx::NodeProto &n, const Inputs &in);
 
 } // namespace quarry::onnx_io::kernels

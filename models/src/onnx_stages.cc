@@ -73,11 +73,17 @@ struct KeptOnnx::Parts {
   /// The model's ONNX opset.
   int64_t opset = 0;
 
+  /// The constants kept nodes read, decoded on first use: a kept node
+  /// runs on every run of the model.
+  mutable HeldValues decoded;
+
   /// The value named `name`: in `known`, else a constant kept nodes read.
-  const HeldValue *find(const std::string &name, const HeldValues &known,
-                        HeldValues &decoded) const {
+  const HeldValue *find(const std::string &name,
+                        const HeldValues &known) const {
     if (auto k = known.find(name); k != known.end())
       return &k->second;
+    if (auto d = decoded.find(name); d != decoded.end())
+      return &d->second;
     auto init = initializers.find(name);
     if (init == initializers.end())
       return nullptr;
@@ -130,14 +136,13 @@ std::vector<HeldValue> KeptOnnx::Parts::run(const onnx::NodeProto &kept_node,
                      (because.empty() ? "" : " (" + because + ")") +
                      ", and quarry has no kernel for it");
   }
-  HeldValues decoded;
   std::vector<const HeldValue *> in;
   for (const auto &name : n.input()) {
     if (name.empty()) {
       in.push_back(nullptr);
       continue;
     }
-    const HeldValue *v = find(name, known, decoded);
+    const HeldValue *v = find(name, known);
     if (!v)
       missing(n, name);
     in.push_back(v);
@@ -164,9 +169,8 @@ KeptOnnx::Parts::evaluate_alone(const onnx::NodeProto &n,
   *one.mutable_opset_import() = kept.opset_import();
   onnx::GraphProto *g = one.mutable_graph();
   g->set_name("node");
-  HeldValues decoded;
   for (const auto &name : names_read(n)) {
-    const HeldValue *v = find(name, known, decoded);
+    const HeldValue *v = find(name, known);
     if (!v)
       missing(n, name);
     *g->add_initializer() = encode_held(name, *v);
@@ -289,6 +293,10 @@ std::map<std::string, std::string> KeptOnnx::graph_input_names() const {
 
 int KeptOnnx::tail_size() const {
   return parts_->tail ? parts_->tail->node_size() : 0;
+}
+
+std::string KeptOnnx::tail_node_label(int k) const {
+  return node_label(parts_->tail->node(k));
 }
 
 void KeptOnnx::run_tail_node(int k, HeldValues &known) const {

@@ -48,7 +48,8 @@ public:
   using Error::Error;
 };
 
-/// What an imported model keeps as ONNX, parsed once, for running it.
+/// What an imported model keeps as ONNX, parsed once, for running it (from
+/// one thread at a time: it keeps the constants it decodes).
 class KeptOnnx {
 public:
   /// `file` names the model in errors.
@@ -79,6 +80,8 @@ public:
 
   /// How many nodes the untyped tail holds (0: none).
   int tail_size() const;
+  /// "node 'NAME' (Op)" for node `k` of the untyped tail.
+  std::string tail_node_label(int k) const;
   /// Runs node `k` of the untyped tail on `known` (which holds what it
   /// reads), adding its outputs; as run_node does.
   void run_tail_node(int k, HeldValues &known) const;
