@@ -6,6 +6,7 @@
 #include "quarry/runtime/run_inputs.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 
@@ -16,6 +17,23 @@ namespace {
 /// Imported tails kept at most; past it the oldest go (a model whose tail
 /// reads new integers every run imports it every run).
 constexpr size_t kMaxImportedTails = 16;
+
+/// How steps() names the steps that run outside the backend.
+constexpr const char *kKeptImpl = "kept ONNX node";
+constexpr const char *kTailImpl = "staged";
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
 
 /// What an imported tail depends on in `known`: every value's name, type
 /// and shape, and the values of those it takes as constants.
@@ -113,9 +131,15 @@ void StagedExecutable::execute() {
             in[n.name] = it->second;
       for (size_t i = 0; i < st.cut.reads.size(); ++i)
         in[st.cut.read_names[i]] = value_of(st.cut.reads[i]).value;
+      const auto t0 = std::chrono::steady_clock::now();
       st.exe->set_inputs(in);
       st.exe->execute();
       std::vector<Tensor<float>> out = st.exe->outputs();
+      if (timings_)
+        timings_->add("stage of " +
+                          std::to_string(st.cut.graph.num_operators()) +
+                          " operators" + (is_tail_ ? " in the tail" : ""),
+                      elapsed_ms(t0));
       if (reference_) {
         if (!st.reference)
           st.reference = reference_->prepare(st.cut.graph, weights_);
@@ -128,11 +152,14 @@ void StagedExecutable::execute() {
     }
     for (int32_t id : st.cut.then_opaque) {
       const Node &n = m_.graph.node(id);
+      const auto t0 = std::chrono::steady_clock::now();
       std::vector<HeldValue> operands;
       for (ValueRef v : n.inputs)
         operands.push_back(value_of(v));
       std::vector<HeldValue> out =
           kept_.run_node(n.attrs.i(ops::Opaque::kId), operands);
+      if (timings_)
+        timings_->add("kept node '" + n.name + "'", elapsed_ms(t0));
       for (size_t o = 0; o < out.size(); ++o)
         computed_[{id, static_cast<int32_t>(o)}] = std::move(out[o]);
     }
@@ -162,13 +189,17 @@ void StagedExecutable::run_tail(HeldValues &known) {
         t.model = std::make_unique<Model>(std::move(*rest));
         t.exe = std::make_unique<StagedExecutable>(*t.model, t.model->weights,
                                                    backend_, file_);
+        t.exe->is_tail_ = true;
         t.exe->check_against(reference_);
       }
       found = tails_.emplace(key, std::move(t)).first;
     }
     if (!found->second.exe) {
       // Its outputs' shapes depend on its operands' values: it runs alone.
+      const auto t0 = std::chrono::steady_clock::now();
       kept_.run_tail_node(first, known);
+      if (timings_)
+        timings_->add("tail " + kept_.tail_node_label(first), elapsed_ms(t0));
       ++first;
       continue;
     }
@@ -177,7 +208,9 @@ void StagedExecutable::run_tail(HeldValues &known) {
     for (const auto &[variable, name] : rest.kept_.graph_input_names())
       in[variable] = known.at(name).value;
     rest.set_inputs(in);
+    rest.timings_ = timings_;
     rest.execute();
+    rest.timings_ = nullptr;
     checked_error_ = std::max(checked_error_, rest.checked_error());
     for (const auto &[name, v] : rest.results())
       known[name] = v;
@@ -192,6 +225,40 @@ std::vector<Tensor<float>> StagedExecutable::outputs() {
   return out;
 }
 
+void StagedExecutable::Timings::add(const std::string &label, double t) {
+  auto [it, fresh] = ms.try_emplace(label);
+  if (fresh)
+    order.push_back(label);
+  it->second.push_back(t);
+}
+
+std::vector<runtime::StepInfo> StagedExecutable::profile(int warmup, int runs) {
+  for (int i = 0; i < std::max(warmup, 1); ++i)
+    execute();
+  Timings timings;
+  timings_ = &timings;
+  for (int i = 0; i < std::max(runs, 1); ++i)
+    execute();
+  timings_ = nullptr;
+  // The first stages' steps as their backend times them; what runs outside
+  // it, and the tail's stages, whole.
+  std::vector<runtime::StepInfo> out;
+  for (Stage &st : stages_)
+    if (st.exe)
+      for (runtime::StepInfo s : st.exe->profile(warmup, runs))
+        out.push_back(std::move(s));
+  for (const std::string &label : timings.order) {
+    if (label.starts_with("stage of ") && !label.ends_with(" in the tail"))
+      continue; // timed step by step above
+    runtime::StepInfo s;
+    s.label = label;
+    s.impl = label.starts_with("stage of ") ? kTailImpl : kKeptImpl;
+    s.ms = median(timings.ms.at(label));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 std::vector<runtime::StepInfo> StagedExecutable::steps() const {
   std::vector<runtime::StepInfo> out;
   for (const Stage &st : stages_) {
@@ -201,14 +268,15 @@ std::vector<runtime::StepInfo> StagedExecutable::steps() const {
     for (int32_t id : st.cut.then_opaque) {
       runtime::StepInfo s;
       s.label = "kept node '" + m_.graph.node(id).name + "'";
-      s.impl = "kept ONNX node";
+      s.impl = kKeptImpl;
+      s.nodes = {id};
       out.push_back(std::move(s));
     }
   }
   if (kept_.tail_size() > 0) {
     runtime::StepInfo s;
     s.label = "untyped tail of " + std::to_string(kept_.tail_size()) + " nodes";
-    s.impl = "staged";
+    s.impl = kTailImpl;
     out.push_back(std::move(s));
   }
   return out;

@@ -46,6 +46,11 @@ public:
   /// The backend's steps of each stage, in order, and one step for each
   /// kept node and for the tail.
   std::vector<runtime::StepInfo> steps() const override;
+  /// Each stage's steps as its backend times them, then what runs outside
+  /// the backend (each kept node; each of the tail's nodes run alone; each
+  /// stage of a tail imported again, whole), as medians over `runs` runs
+  /// of the whole after `warmup`.
+  std::vector<runtime::StepInfo> profile(int warmup, int runs) override;
 
   /// From the next execute() on (until called with nullptr), also runs
   /// each stage on `reference` with the inputs it had, and records how far
@@ -89,6 +94,17 @@ private:
   std::map<std::string, ImportedTail> tails_;
   runtime::Backend *reference_ = nullptr;
   double checked_error_ = 0;
+  /// While profile() runs: the milliseconds of what runs outside the
+  /// backend, by label, one entry per run, labels in the order first run;
+  /// shared with the tails' executables.
+  struct Timings {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<double>> ms;
+    void add(const std::string &label, double ms);
+  };
+  Timings *timings_ = nullptr;
+  /// Whether this runs part of another model's untyped tail.
+  bool is_tail_ = false;
 };
 
 } // namespace quarry::staged
