@@ -7,14 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <functional>
 
 namespace quarry::staged {
 
 namespace {
 
-/// Imported tails kept at most; past it the oldest go (a model whose tail
+/// Imported tails kept at most; past it all are let go (a model whose tail
 /// reads new integers every run imports it every run).
 constexpr size_t kMaxImportedTails = 16;
 
