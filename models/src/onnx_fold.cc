@@ -158,10 +158,22 @@ Folder elementwise(Elementwise e) {
   };
 }
 
+/// `f` over the operands left to right: binary operators, and the
+/// variadic Max and Min (one operand or many).
 template <class F> Folder binary(F f) {
   Elementwise e;
-  e.real = [f](const std::vector<double> &v) { return f(v[0], v[1]); };
-  e.integer = [f](const Ints &v) { return f(v[0], v[1]); };
+  e.real = [f](const std::vector<double> &v) {
+    double r = v.at(0);
+    for (size_t i = 1; i < v.size(); ++i)
+      r = f(r, v[i]);
+    return r;
+  };
+  e.integer = [f](const Ints &v) {
+    int64_t r = v.at(0);
+    for (size_t i = 1; i < v.size(); ++i)
+      r = f(r, v[i]);
+    return r;
+  };
   return elementwise(e);
 }
 

@@ -390,8 +390,12 @@ void unsqueeze(I &m) {
   const Ints axes = axes_of(m);
   const int r = sx.rank() + static_cast<int>(axes.size());
   std::vector<bool> added(r, false);
-  for (int64_t a : axes)
-    added[axis_of(m, a, r)] = true;
+  for (int64_t a : axes) {
+    const int at = axis_of(m, a, r);
+    if (added[at]) // each axis adds one dimension
+      m.fail("axis " + std::to_string(a) + " is given twice");
+    added[at] = true;
+  }
   Ints dims;
   for (int i = 0, k = 0; i < r; ++i)
     dims.push_back(added[i] ? 1 : sx[k++]);
