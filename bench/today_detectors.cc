@@ -70,28 +70,27 @@ std::string decode(Net &n, const std::string &deltas,
   const std::string dwh =
       n.op("Min", {slice(n, deltas, 2, 4, 1),
                    n.scalar(static_cast<float>(std::log(1000.0 / 16)))});
-  const std::string half = n.op(
-      "Mul", {n.op("Mul", {n.op("Exp", {dwh}), wh}), n.scalar(0.5f)});
+  const std::string half =
+      n.op("Mul", {n.op("Mul", {n.op("Exp", {dwh}), wh}), n.scalar(0.5f)});
   const std::string box =
       n.concat({n.op("Sub", {c, half}), n.op("Add", {c, half})}, 1);
-  return n.op("Clip", {box, n.scalar(0.0f),
-                       n.scalar(static_cast<float>(kImage))});
+  return n.op("Clip",
+              {box, n.scalar(0.0f), n.scalar(static_cast<float>(kImage))});
 }
 
 /// The scores over `threshold` (torch.where(scores > t)[0]), and of them
 /// the `limit` best (det_utils._topk_min: TopK of min(limit, count), the
 /// count read from the shape): (their scores, their indices in `scores`).
-std::pair<std::string, std::string>
-best_over(Net &n, const std::string &scores, float threshold, int64_t limit) {
+std::pair<std::string, std::string> best_over(Net &n, const std::string &scores,
+                                              float threshold, int64_t limit) {
   const std::string keep =
       n.op("Squeeze",
            {n.op("NonZero", {n.op("Greater", {scores, n.scalar(threshold)})}),
             n.ints({0})});
   const std::string kept = gather(n, scores, keep, 0);
   const std::string k = n.fresh("k");
-  auto &min = n.node("ReduceMin",
-                     {n.concat({n.op("Shape", {kept}), n.ints({limit})}, 0)},
-                     k);
+  auto &min = n.node(
+      "ReduceMin", {n.concat({n.op("Shape", {kept}), n.ints({limit})}, 0)}, k);
   set_int(min, "keepdims", 1);
   const std::string top = n.fresh("top"), at = n.fresh("at");
   n.node("TopK", {kept, k}, top).add_output(at);
@@ -113,11 +112,10 @@ std::string batched_nms(Net &n, const std::string &boxes,
       n.op("Mul", {as_float, n.op("Add", {largest, n.scalar(1.0f)})});
   const std::string moved =
       n.op("Add", {boxes, n.op("Unsqueeze", {offset, n.ints({1})})});
-  const std::string selected = n.op(
-      "NonMaxSuppression",
-      {n.op("Unsqueeze", {moved, n.ints({0})}),
-       n.op("Unsqueeze", {scores, n.ints({0, 1})}), n.ints({1000}),
-       n.constant({1}, {0.5f})});
+  const std::string selected =
+      n.op("NonMaxSuppression", {n.op("Unsqueeze", {moved, n.ints({0})}),
+                                 n.op("Unsqueeze", {scores, n.ints({0, 1})}),
+                                 n.ints({1000}), n.constant({1}, {0.5f})});
   return slice(n, gather(n, selected, n.index(2), 1), 0, limit, 0);
 }
 
@@ -127,9 +125,8 @@ void retinanet_s(const std::string &path) {
   Net n({1, 3, kImage, kImage});
   const int64_t a = 3, classes = 4;
   const std::string f = backbone(n);
-  const std::string cls =
-      n.conv(n.op("Relu", {n.conv(f, 64, 64, 3, 1, 1)}), 64, a * classes, 3,
-             1, 1);
+  const std::string cls = n.conv(n.op("Relu", {n.conv(f, 64, 64, 3, 1, 1)}), 64,
+                                 a * classes, 3, 1, 1);
   const std::string reg =
       n.conv(n.op("Relu", {n.conv(f, 64, 64, 3, 1, 1)}), 64, a * 4, 3, 1, 1);
   const std::string scores =
@@ -140,8 +137,8 @@ void retinanet_s(const std::string &path) {
   const std::string labels = n.op("Mod", {at, n.index(classes)});
   const std::string anchors =
       n.constant({kSide * kSide * a, 4}, grid_anchors({16, 24, 32}));
-  const std::string boxes = decode(n, gather(n, deltas, anchor, 0),
-                                   gather(n, anchors, anchor, 0));
+  const std::string boxes =
+      decode(n, gather(n, deltas, anchor, 0), gather(n, anchors, anchor, 0));
   const std::string keep = batched_nms(n, boxes, top, labels, 300);
   n.write({{gather(n, boxes, keep, 0), "boxes", onnx::TensorProto::FLOAT},
            {gather(n, top, keep, 0), "scores", onnx::TensorProto::FLOAT},
@@ -164,15 +161,14 @@ void faster_rcnn_s(const std::string &path) {
       n.constant({kSide * kSide * a, 4}, grid_anchors({16, 32, 64}));
   const std::string proposals =
       decode(n, gather(n, deltas, at, 0), gather(n, anchors, at, 0));
-  const std::string one_class = n.op(
-      "ConstantOfShape", {slice(n, n.op("Shape", {top}), 0, 1, 0)});
-  const std::string rois = gather(
-      n, proposals, batched_nms(n, proposals, top, one_class, 100), 0);
+  const std::string one_class =
+      n.op("ConstantOfShape", {slice(n, n.op("Shape", {top}), 0, 1, 0)});
+  const std::string rois =
+      gather(n, proposals, batched_nms(n, proposals, top, one_class, 100), 0);
   // Every roi is of image 0 (int64 zeros, one per roi).
   const std::string batch = n.fresh("batch");
-  auto &zeros =
-      n.node("ConstantOfShape", {slice(n, n.op("Shape", {rois}), 0, 1, 0)},
-             batch);
+  auto &zeros = n.node("ConstantOfShape",
+                       {slice(n, n.op("Shape", {rois}), 0, 1, 0)}, batch);
   auto *value = zeros.add_attribute();
   value->set_name("value");
   value->set_type(onnx::AttributeProto::TENSOR);

@@ -20,8 +20,6 @@
 
 namespace quarry::bench {
 
-
-
 using quarry::testing::Ints;
 using quarry::testing::OnnxModel;
 using quarry::testing::set_float;

@@ -193,12 +193,9 @@ void shufflenet_v2(const std::string &path) {
 
 int main(int argc, char **argv) {
   const std::map<std::string, std::function<void(const std::string &)>> nets = {
-      {"convnext_t", convnext_t},
-      {"vit_b16", vit_b16},
-      {"densenet121", densenet121},
-      {"efficientnet_b0", efficientnet_b0},
-      {"shufflenet_v2", shufflenet_v2},
-      {"retinanet_s", retinanet_s},
+      {"convnext_t", convnext_t},       {"vit_b16", vit_b16},
+      {"densenet121", densenet121},     {"efficientnet_b0", efficientnet_b0},
+      {"shufflenet_v2", shufflenet_v2}, {"retinanet_s", retinanet_s},
       {"faster_rcnn_s", faster_rcnn_s}};
   std::string outdir;
   std::vector<std::string> names;
