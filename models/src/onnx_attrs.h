@@ -3,7 +3,7 @@
 //
 // Import writes nodes too (opset-17 forms, kept nodes' records, nodes a
 // handler runs as) and export writes every node: one way to make their
-// attributes.
+// attributes, and to find one a node has.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -11,9 +11,19 @@
 #include <onnx/onnx_pb.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace quarry::onnx_io {
+
+/// Attribute `name` of `n`, or nullptr when it has none.
+inline const onnx::AttributeProto *find_attr(const onnx::NodeProto &n,
+                                             std::string_view name) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
 
 inline onnx::AttributeProto make_attr(const char *name, int64_t v) {
   onnx::AttributeProto a;

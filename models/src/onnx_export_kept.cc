@@ -203,14 +203,6 @@ void Exporter::emit_converted(const onnx::GraphProto &converted,
   }
 }
 
-void Exporter::drop_quarry_attrs(onnx::NodeProto &k) {
-  auto *attrs = k.mutable_attribute();
-  for (int i = attrs->size() - 1; i >= 0; --i)
-    if (attrs->Get(i).name() == onnx_io::kReadsAttr ||
-        attrs->Get(i).name() == onnx_io::kKeptBecauseAttr)
-      attrs->DeleteSubrange(i, 1);
-}
-
 void Exporter::emit_kept(int32_t id) {
   const Node &n = g_.node(id);
   onnx::NodeProto k = kept_node(n);

@@ -145,9 +145,6 @@ private:
                       std::map<std::string, std::string> rename,
                       const std::string &tag);
 
-  /// Drops the attributes quarry adds to a kept node (onnx_kept.h).
-  static void drop_quarry_attrs(onnx::NodeProto &k);
-
   /// The kept node of opaque operator `id`, reading the exported names of
   /// its operands; what its subgraphs read from here is given its original
   /// name by an Identity first.

@@ -32,11 +32,6 @@ constexpr int64_t kExactInFloat = int64_t{1} << 24;
 /// reads fewer.
 constexpr int64_t kLargestFold = int64_t{1} << 20;
 
-bool integral(int32_t elem) {
-  return elem != TP::FLOAT && elem != TP::DOUBLE && elem != TP::FLOAT16 &&
-         elem != TP::BFLOAT16;
-}
-
 /// A constant of type `elem` from values given as doubles (rounded to
 /// float32, float16 or bfloat16 for those, truncated for integer types).
 Constant from_reals(int32_t elem, Shape shape, const std::vector<double> &v) {

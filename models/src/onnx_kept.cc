@@ -265,6 +265,21 @@ const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {
   return nullptr;
 }
 
+void drop_quarry_attrs(onnx::NodeProto &n) {
+  auto *attrs = n.mutable_attribute();
+  for (int i = attrs->size() - 1; i >= 0; --i)
+    if (attrs->Get(i).name() == kReadsAttr ||
+        attrs->Get(i).name() == kKeptBecauseAttr)
+      attrs->DeleteSubrange(i, 1);
+}
+
+std::string kept_because(const onnx::NodeProto &n) {
+  for (const auto &a : n.attribute())
+    if (a.name() == kKeptBecauseAttr)
+      return a.s();
+  return "";
+}
+
 } // namespace quarry::onnx_io
 
 namespace quarry {
@@ -320,10 +335,7 @@ std::string unrunnable_reason(const Model &m) {
     if (!kept_node)
       continue;
     const onnx::NodeProto &node = *kept_node;
-    std::string because;
-    for (const auto &a : node.attribute())
-      if (a.name() == onnx_io::kKeptBecauseAttr)
-        because = a.s();
+    const std::string because = onnx_io::kept_because(node);
     return "node '" + (node.name().empty() ? node.output(0) : node.name()) +
            "' (" + node.op_type() +
            ") is kept from the imported model as it is" +

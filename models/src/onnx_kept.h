@@ -63,6 +63,14 @@ inline constexpr const char *kReadsAttr = "quarry_reads";
 /// lacks), for messages. Export drops it.
 inline constexpr const char *kKeptBecauseAttr = "quarry_kept_because";
 
+/// Removes the attributes quarry adds to a node it keeps (kReadsAttr,
+/// kKeptBecauseAttr): the node as the model wrote it.
+void drop_quarry_attrs(onnx::NodeProto &n);
+
+/// Why quarry keeps node `n` (its kKeptBecauseAttr), "" when it does not
+/// say.
+std::string kept_because(const onnx::NodeProto &n);
+
 /// The name of the function in Model::kept_onnx that holds the untyped
 /// tail.
 inline constexpr const char *kTailFunction = "quarry_untyped_tail";

@@ -29,14 +29,6 @@ namespace kernels {
 // Attributes and operands
 //===----------------------------------------------------------------------===//
 
-const onnx::AttributeProto *find_attr(const onnx::NodeProto &n,
-                                      std::string_view name) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
 namespace {
 
 /// Whether `a` holds a value of type `t`; models written before attribute

@@ -21,22 +21,6 @@ namespace quarry::onnx_io::kernels {
 
 namespace {
 
-bool is_integer(int32_t elem) {
-  switch (elem) {
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT8:
-  case onnx::TensorProto::UINT16:
-  case onnx::TensorProto::UINT32:
-  case onnx::TensorProto::UINT64:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// `v` wrapped to the width of integer type `elem`, as its arithmetic
 /// wraps in ONNX (two's complement).
 int64_t wrapped(int32_t elem, int64_t v) {
@@ -79,7 +63,7 @@ std::vector<HeldValue> cast(const onnx::NodeProto &n, const Inputs &in,
     const float v = x.value.data[i];
     if (to == onnx::TensorProto::BOOL)
       out[i] = v != 0 ? 1.0f : 0.0f;
-    else if (is_integer(to))
+    else if (integral(to))
       out[i] = static_cast<float>(as_integer(to, v));
     else if (to == onnx::TensorProto::FLOAT ||
              to == onnx::TensorProto::DOUBLE ||
@@ -136,7 +120,7 @@ std::vector<HeldValue> binary(const onnx::NodeProto &n, const Inputs &in) {
   const auto sa = ops::broadcast_strides(a.value.shape, s),
              sb = ops::broadcast_strides(b.value.shape, s);
   std::vector<float> out(static_cast<size_t>(output_elements(s.dims)));
-  const bool ints = is_integer(a.elem);
+  const bool ints = integral(a.elem);
   const bool fmod = int_attr(n, "fmod", 0) != 0;
   if (op == "Mod" && !ints && !fmod)
     throw Error("Mod of floats needs fmod=1");

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "onnx_attrs.h"
 #include "quarry/models/onnx_stages.h"
 
 #include <onnx/onnx_pb.h>
@@ -34,8 +35,6 @@ constexpr int64_t kMostOutputElements = int64_t{1} << 31;
 // Attributes
 //===----------------------------------------------------------------------===//
 
-const onnx::AttributeProto *find_attr(const onnx::NodeProto &n,
-                                      std::string_view name);
 int64_t int_attr(const onnx::NodeProto &n, std::string_view name,
                  int64_t fallback);
 float float_attr(const onnx::NodeProto &n, std::string_view name,

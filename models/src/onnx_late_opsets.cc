@@ -24,14 +24,6 @@ bool axes_became_input(const std::string &op) {
   return kReductions.count(op) > 0;
 }
 
-const onnx::AttributeProto *find_attr(const onnx::NodeProto &n,
-                                      const char *name) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
 void drop_attr(onnx::NodeProto &n, const char *name) {
   auto *attrs = n.mutable_attribute();
   attrs->erase(std::remove_if(attrs->begin(), attrs->end(),

@@ -25,13 +25,7 @@ namespace {
 /// `n` without the attributes quarry adds to the nodes it keeps.
 onnx::NodeProto as_written(const onnx::NodeProto &n) {
   onnx::NodeProto out = n;
-  auto *attrs = out.mutable_attribute();
-  attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
-                              [](const onnx::AttributeProto &a) {
-                                return a.name() == kReadsAttr ||
-                                       a.name() == kKeptBecauseAttr;
-                              }),
-               attrs->end());
+  drop_quarry_attrs(out);
   return out;
 }
 
@@ -128,9 +122,8 @@ std::vector<HeldValue> KeptOnnx::Parts::run(const onnx::NodeProto &kept_node,
     std::string because;
     if (auto out = evaluate_alone(n, known, because))
       return std::move(*out);
-    for (const auto &a : kept_node.attribute())
-      if (a.name() == kKeptBecauseAttr && because.empty())
-        because = a.s();
+    if (because.empty())
+      because = kept_because(kept_node);
     throw Unrunnable(file + ": " + node_label(n) +
                      " is kept from the imported model as it is" +
                      (because.empty() ? "" : " (" + because + ")") +
@@ -200,9 +193,8 @@ KeptOnnx::Parts::evaluate_alone(const onnx::NodeProto &n,
   if (!unrunnable_reason(alone).empty()) {
     const onnx::ModelProto again = parse_kept(alone.kept_onnx, file);
     for (const auto &kept_node : again.graph().node())
-      for (const auto &a : kept_node.attribute())
-        if (a.name() == kKeptBecauseAttr && because.empty())
-          because = a.s();
+      if (because.empty())
+        because = kept_because(kept_node);
     return std::nullopt;
   }
   std::vector<Tensor<float>> values;

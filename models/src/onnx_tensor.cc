@@ -214,6 +214,13 @@ bool decodable(int32_t elem) {
   }
 }
 
+bool integral(int32_t elem) {
+  return elem != onnx::TensorProto::FLOAT &&
+         elem != onnx::TensorProto::DOUBLE &&
+         elem != onnx::TensorProto::FLOAT16 &&
+         elem != onnx::TensorProto::BFLOAT16;
+}
+
 bool held_as_float(int32_t elem) {
   return elem == onnx::TensorProto::FLOAT ||
          elem == onnx::TensorProto::FLOAT16 ||

@@ -41,6 +41,10 @@ bool decodable(int32_t elem);
 /// which quarry computes in float32.
 bool held_as_float(int32_t elem);
 
+/// Whether ONNX element type `elem` holds whole numbers: not a float type
+/// (bools and the integers).
+bool integral(int32_t elem);
+
 /// Whether quarry holds a graph input of ONNX element type `elem` as
 /// float32 values that are exactly its own: bools as 0 and 1, and the 8-
 /// and 16-bit integers of quantized models.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "../src/onnx_attrs.h"
 #include "../src/onnx_kernels.h"
+#include "kernel_operands.h"
 
 #include "quarry/testing/error_of.h"
 
@@ -31,16 +32,6 @@ constexpr int32_t kBool = onnx::TensorProto::BOOL;
 constexpr int64_t kOpset = 22;
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
-
-HeldValue value(Shape shape, std::vector<float> data, int32_t elem = kFloat) {
-  return HeldValue{Tensor<float>(std::move(shape), std::move(data)), elem};
-}
-
-onnx::NodeProto node(const std::string &op) {
-  onnx::NodeProto n;
-  n.set_op_type(op);
-  return n;
-}
 
 /// Data compared with NaN equal to NaN.
 void expect_data(const HeldValue &got, const std::vector<float> &want) {

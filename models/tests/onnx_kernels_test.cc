@@ -11,6 +11,7 @@
 #include "../src/onnx_attrs.h"
 #include "../src/onnx_kernels.h"
 #include "../src/onnx_tensor.h"
+#include "kernel_operands.h"
 
 #include "quarry/testing/error_of.h"
 
@@ -245,16 +246,6 @@ INSTANTIATE_TEST_SUITE_P(
 //===----------------------------------------------------------------------===//
 // Cases the test data leaves out
 //===----------------------------------------------------------------------===//
-
-HeldValue value(Shape shape, std::vector<float> data, int32_t elem = kFloat) {
-  return HeldValue{Tensor<float>(std::move(shape), std::move(data)), elem};
-}
-
-onnx::NodeProto node(const std::string &op) {
-  onnx::NodeProto n;
-  n.set_op_type(op);
-  return n;
-}
 
 TEST(OnnxKernels, HasKernelForExactlyItsOperators) {
   for (const char *op : {"NonZero",  "TopK",     "NonMaxSuppression",
