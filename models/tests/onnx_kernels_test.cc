@@ -30,7 +30,6 @@ using namespace quarry::testing;
 using onnx_io::add_attr;
 using onnx_io::run_kernel;
 
-constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 
 /// Where Debian's libonnx-testdata installs ONNX's node tests.
