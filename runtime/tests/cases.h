@@ -107,6 +107,14 @@ inline std::vector<Case> operator_cases() {
                            : "softmax_axis" + std::to_string(axis),
                   "input x: [2,5,3]\ny = softmax[axis=" + std::to_string(axis) +
                       "](x)\noutput y\n"});
+  // A last axis long enough for oneDNN's softmax; a short one, and a
+  // middle one, over enough lines that they are split among threads.
+  cs.push_back({"softmax_long_last_axis",
+                "input x: [3,20]\ny = softmax[axis=-1](x)\noutput y\n"});
+  cs.push_back({"softmax_short_axis_many_rows",
+                "input x: [4,8192,2]\ny = softmax[axis=2](x)\noutput y\n"});
+  cs.push_back({"softmax_middle_axis_many_columns",
+                "input x: [2,16,4096]\ny = softmax[axis=1](x)\noutput y\n"});
   cs.push_back({"split_sizes", "input x: [2,7,3]\n"
                                "a, b, c = split[axis=1 sizes=2,4,1](x)\n"
                                "output a, b, c\n"});

@@ -80,6 +80,20 @@ TEST(CpuBackend, Bf16ConvolutionsAndProductsRunOnBfloat16Kernels) {
   EXPECT_EQ(bf16_kernels, 2);
 }
 
+TEST(CpuBackend, ASoftmaxRunsAsLinesWhereOneDnnIsSlow) {
+  // Two scores per anchor, or an axis that is not innermost, take the
+  // lines kernel; a long innermost axis stays with oneDNN's softmax.
+  const Graph g = parse_graph("input a: [1,300,2]\ninput b: [1,300,64]\n"
+                              "input c: [1,2,300]\n"
+                              "x = softmax[axis=2](a)\ny = softmax[axis=2](b)\n"
+                              "z = softmax[axis=1](c)\noutput x, y, z\n");
+  auto e = make_cpu_backend()->prepare(g, random_run_bindings(g, 1));
+  std::vector<std::string> impls;
+  for (const StepInfo &s : e->steps())
+    impls.push_back(s.impl.substr(0, 6));
+  EXPECT_EQ(impls, (std::vector<std::string>{"loops+", "jit:av", "loops+"}));
+}
+
 TEST(CpuBackend, RefusesAPrecisionItCannotHonour) {
   BackendOptions o;
   o.precision = "tf32";

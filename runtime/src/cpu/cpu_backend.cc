@@ -83,8 +83,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// since pointwise functions oneDNN lacks run as loops (pointwise_loops.h),
 /// 4 since transposes into nhwc are views and pointwise functions post-ops,
 /// 5 since concat, pad and resize copy in their operand's layout and
-/// convolutions over their whole input are gemvs.
-constexpr int kKernelRevision = 5;
+/// convolutions over their whole input are gemvs, 6 since softmax runs
+/// line by line where oneDNN's is slow (softmax_lines.h).
+constexpr int kKernelRevision = 6;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

@@ -9,6 +9,7 @@
 #include "gemv.h"
 #include "kernels.h"
 #include "primitive_step.h"
+#include "softmax_lines.h"
 
 #include <optional>
 
@@ -560,6 +561,8 @@ Lowered CpuKernel<ops::Softmax>::make(Context &c, const Node &n, CpuOperands in,
   const Shape &x = in[0].shape();
   const int axis = ops::normalize_axis(
       ops::Softmax::name, n.attrs.i(ops::Softmax::kAxis), x.rank());
+  if (axis != x.rank() - 1 || x.dims.back() <= kShortSoftmaxAxis)
+    return softmax_lines(c, x, axis);
   const auto md = plain_md(x);
   const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md,
                                       axis);
