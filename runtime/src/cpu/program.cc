@@ -1,6 +1,7 @@
 //===- program.cc - Fusion, layouts, reorders and buffers for the cpu -----===//
 #include "program.h"
 
+#include "../branches.h"
 #include "../buffer_pool.h"
 #include "epilogue.h"
 
@@ -88,6 +89,7 @@ Program::Program(const Graph &g, Plan &p, Context &c,
     slots_[s].keep = true;
     output_slot_[v] = s;
   }
+  guard_branches();
   assign_buffers();
   bind();
   // What no step reads: weights of static operators, folded already.
@@ -252,6 +254,44 @@ Program::copy_then(std::function<Step(const Bound &)> bind, int operand,
   };
 }
 
+void Program::guard_branches() {
+  const auto guards = branch_guards(g_, p_);
+  if (guards.empty())
+    return;
+  const auto guards_of = [&](int32_t node) {
+    const auto it = guards.find(node);
+    return it == guards.end() ? std::vector<BranchGuard>() : it->second;
+  };
+  for (size_t i = 0; i < instrs_.size(); ++i) {
+    Instruction &ins = instrs_[i];
+    if (ins.impl == "view" || (ins.nodes.empty() && ins.in.empty()))
+      continue;
+    // A kernel serves a branch when all its nodes do; a reorder, when the
+    // value it lays out does.
+    std::vector<BranchGuard> common = guards_of(
+        ins.reorder ? slots_[ins.in[0]].value.node : ins.nodes.front());
+    for (int32_t node : ins.nodes) {
+      const std::vector<BranchGuard> own = guards_of(node);
+      std::erase_if(common, [&](const BranchGuard &g) {
+        return std::find(own.begin(), own.end(), g) == own.end();
+      });
+    }
+    const int at = static_cast<int>(i);
+    for (const BranchGuard &guard : common)
+      // The condition must be known when the kernel would start.
+      for (int s : slots_of_.at(guard.cond))
+        if (slots_[s].first < at && slots_[root(s)].first < at) {
+          ins.only_if.push_back({s, guard.when});
+          read(s, at);
+          break;
+        }
+    if (!ins.only_if.empty()) {
+      for (const auto &[s, when] : ins.only_if)
+        ins.label += (when ? " if " : " unless ") + value_name(slots_[s].value);
+    }
+  }
+}
+
 int Program::add_slot(ValueRef v, const dnnl::memory::desc &md, int first) {
   Slot s;
   s.value = v;
@@ -367,12 +407,14 @@ void Program::bind() {
     for (int s : ins.out)
       b.out.push_back(buffers_[slots_[s].buffer]);
     ins.step = ins.bind(b);
+    for (const auto &[s, when] : ins.only_if)
+      ins.only_if_at.push_back({buffers_[slots_[s].buffer], when});
   }
 }
 
 void Program::run() {
   for (const Instruction &ins : instrs_)
-    if (ins.step)
+    if (ins.step && ins.taken())
       ins.step();
   c_.stream.wait();
 }
@@ -381,7 +423,7 @@ std::vector<double> Program::time_instructions(int warmup, int runs) {
   std::vector<std::vector<double>> ms(instrs_.size());
   for (int r = 0; r < warmup + runs; ++r)
     for (size_t i = 0; i < instrs_.size(); ++i) {
-      if (!instrs_[i].step)
+      if (!instrs_[i].step || !instrs_[i].taken())
         continue;
       const auto t0 = std::chrono::steady_clock::now();
       instrs_[i].step();

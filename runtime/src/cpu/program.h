@@ -8,6 +8,8 @@
 //     is kept in the layout its producer wrote, and a reorder is inserted
 //     only where a consumer needs another one (graph inputs and outputs
 //     are plain). A value reordered once is shared by all such consumers;
+//   - branches: a kernel that only one side of a `where` on a computed
+//     scalar needs runs only when that side is chosen (branches.h);
 //   - memory: every slot (a value in one layout) gets a buffer in one arena
 //     (page-aligned, in huge pages where the kernel gives them), reused
 //     once its last reader has run (buffer_pool.h); views
@@ -54,6 +56,17 @@ struct Instruction {
   std::vector<int> out;                 ///< slot per result
   std::function<Step(const Bound &)> bind;
   Step step; ///< empty for views
+  /// Runs only while each slot's one value is non-zero (true) or zero
+  /// (false): it computes only for one branch of a choice (branches.h).
+  std::vector<std::pair<int, bool>> only_if;
+  std::vector<std::pair<const float *, bool>> only_if_at; ///< bound
+  /// Whether the branch it serves is taken on this run.
+  bool taken() const {
+    for (const auto &[at, when] : only_if_at)
+      if ((*at != 0.0f) != when)
+        return false;
+    return true;
+  }
 };
 
 class Program {
@@ -89,6 +102,8 @@ private:
   bool can_overwrite(int slot) const;
   static std::function<Step(const Bound &)>
   copy_then(std::function<Step(const Bound &)> bind, int operand, size_t bytes);
+  /// Sets only_if on kernels and reorders that serve one branch.
+  void guard_branches();
   int slot_in(ValueRef v, const dnnl::memory::desc &md);
   int add_slot(ValueRef v, const dnnl::memory::desc &md, int first);
   int root(int slot) const;
