@@ -100,7 +100,7 @@ TEST(CpuCopies, LargeConcatsAndResizesOnTwoThreadsEqualTheReference) {
 TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {
   // A blocked convolution result read by a plain-only softmax, by another
   // convolution and by the graph's output: reorders in and out.
-  const Graph g = parse_graph("input x: [1,8,6,6]\nweight w: [16,8,3,3]\n"
+  const Graph g = parse_graph("input x: [1,16,6,6]\nweight w: [16,16,3,3]\n"
                               "weight v: [16,16,1,1]\n"
                               "c = conv2d[act=relu](x, w)\n"
                               "s = softmax[axis=1](c)\nd = conv2d(c, v)\n"
@@ -114,7 +114,7 @@ TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {
 }
 
 TEST(CpuReorders, OneReorderServesEveryReaderOfALayout) {
-  const Graph g = parse_graph("input x: [1,8,6,6]\nweight w: [16,8,3,3]\n"
+  const Graph g = parse_graph("input x: [1,16,6,6]\nweight w: [16,16,3,3]\n"
                               "c = conv2d(x, w)\n"
                               "output c, c\n");
   const Bindings<float> values = random_run_bindings(g, 3);
@@ -133,6 +133,23 @@ TEST(CpuReorders, ANetworkInOneLayoutReordersOnlyAtItsBorders) {
   for (const char *layout : {"", "nhwc", "nChw16c"}) {
     auto e = cpu(layout, true)->prepare(g, values);
     EXPECT_EQ(count_steps(e->steps()).reorders, 2) << layout;
+  }
+}
+
+TEST(CpuLayouts, AForcedLayoutLeavesAThreeChannelInputPlain) {
+  // No blocked kernel reads an image's 3 channels blocked: the first
+  // convolution reads them plain and writes the forced layout, rather than
+  // running oneDNN's reference code.
+  const Graph g =
+      parse_graph("input x: [1,3,32,32]\nweight w: [16,3,3,3]\n"
+                  "y = conv2d[s=2,2 pad=same act=relu](x, w)\noutput y\n");
+  for (const char *layout : {"nChw8c", "nChw16c", "nhwc"}) {
+    auto e = cpu(layout, true)->prepare(g, random_run_bindings(g, 1));
+    for (const StepInfo &s : e->steps())
+      if (!s.reorder) {
+        EXPECT_EQ(s.impl.find("ref"), std::string::npos) << layout;
+        EXPECT_EQ(s.layout, layout);
+      }
   }
 }
 
