@@ -5,7 +5,7 @@
 // the export keeps the later opset, in its forms, and evaluates equal too.
 //
 //===----------------------------------------------------------------------===//
-#include "onnx_builder.h"
+#include "onnx_import_test_util.h"
 
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
@@ -26,17 +26,6 @@ using namespace quarry::testing;
 std::vector<Tensor<float>> evaluated(const Model &m) {
   return evaluate(FloatDomain{}, m.graph,
                   bind_variables(m.graph, m.weights, 3));
-}
-
-void expect_close(const std::vector<Tensor<float>> &a,
-                  const std::vector<Tensor<float>> &b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].shape, b[i].shape) << "output " << i;
-    for (int64_t k = 0; k < a[i].numel(); ++k)
-      ASSERT_NEAR(a[i][k], b[i][k], 1e-5 * (1 + std::fabs(b[i][k])))
-          << "output " << i << " element " << k;
-  }
 }
 
 int64_t onnx_opset(const onnx::ModelProto &m) {
@@ -249,7 +238,7 @@ TEST_P(LateOpset, MeansWhatItsOpset17FormMeans) {
   const Model late = import_onnx_bytes(late_bytes, c.name + ".onnx");
   const Model early = import_onnx_bytes(c.opset17().bytes(), c.name + "17");
   const auto got = evaluated(late);
-  expect_close(got, evaluated(early));
+  expect_close(got, evaluated(early), 1e-5);
   // Written back at its own opset, in that opset's forms.
   const std::string out = export_onnx_bytes(late);
   onnx::ModelProto in_proto, out_proto;
@@ -265,7 +254,7 @@ TEST_P(LateOpset, MeansWhatItsOpset17FormMeans) {
     }
   }
   EXPECT_EQ(interface_differences(late_bytes, out), std::vector<std::string>{});
-  expect_close(evaluated(import_onnx_bytes(out, "back.onnx")), got);
+  expect_close(evaluated(import_onnx_bytes(out, "back.onnx")), got, 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, LateOpset, ::testing::ValuesIn(cases()),
