@@ -296,59 +296,121 @@ int64_t batch_index(const Tensor<float> &indices, int64_t r, int64_t batches) {
   return static_cast<int64_t>(b);
 }
 
-/// Pools roi `r` into out[r] (channels x out_h x out_w), each bin from a
-/// grid of bilinear samples (their mean, or the largest weighted corner as
-/// ONNX Runtime's "max" takes it).
-void pool_roi(const RoiAlignArgs &a, const Tensor<float> &x, const float *roi,
-              int64_t batch, float *out) {
-  const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3];
+/// Where roi `r` samples: its bins' origin and size, and the samples per
+/// bin along each axis. Checked before any pooling runs, so that pooling
+/// (on several threads) throws nothing.
+struct RoiGrid {
+  int64_t batch = 0;
+  float start_h = 0, start_w = 0, bin_h = 0, bin_w = 0;
+  int64_t grid_h = 0, grid_w = 0;
+};
+
+RoiGrid roi_grid(const RoiAlignArgs &a, const float *roi, int64_t batch) {
+  RoiGrid g;
+  g.batch = batch;
   const float offset = a.half_pixel ? 0.5f : 0.0f;
-  float start_w = roi[0] * a.spatial_scale - offset;
-  float start_h = roi[1] * a.spatial_scale - offset;
-  float end_w = roi[2] * a.spatial_scale - offset;
-  float end_h = roi[3] * a.spatial_scale - offset;
-  if (!std::isfinite(start_w) || !std::isfinite(start_h) ||
+  g.start_w = roi[0] * a.spatial_scale - offset;
+  g.start_h = roi[1] * a.spatial_scale - offset;
+  const float end_w = roi[2] * a.spatial_scale - offset;
+  const float end_h = roi[3] * a.spatial_scale - offset;
+  if (!std::isfinite(g.start_w) || !std::isfinite(g.start_h) ||
       !std::isfinite(end_w) || !std::isfinite(end_h))
     throw Error("a roi has a coordinate that is not finite");
-  float roi_w = end_w - start_w, roi_h = end_h - start_h;
+  float roi_w = end_w - g.start_w, roi_h = end_h - g.start_h;
   if (!a.half_pixel) {
     // Malformed rois become 1x1.
     roi_w = std::max(roi_w, 1.0f);
     roi_h = std::max(roi_h, 1.0f);
   }
-  const float bin_h = roi_h / static_cast<float>(a.out_h);
-  const float bin_w = roi_w / static_cast<float>(a.out_w);
-  const int64_t grid_h = grid_size(a, roi_h, a.out_h);
-  const int64_t grid_w = grid_size(a, roi_w, a.out_w);
-  const auto count = static_cast<float>(std::max<int64_t>(grid_h * grid_w, 1));
+  g.bin_h = roi_h / static_cast<float>(a.out_h);
+  g.bin_w = roi_w / static_cast<float>(a.out_w);
+  g.grid_h = grid_size(a, roi_h, a.out_h);
+  g.grid_w = grid_size(a, roi_w, a.out_w);
+  return g;
+}
+
+/// A roi's samples, bin after bin (row-major), each bin's grid row-major:
+/// one plane is then read bin after bin, channel after channel, as ONNX
+/// Runtime reads it, rather than every channel's plane for each sample.
+/// Rois of more samples than this are sampled channel by channel per
+/// sample, without the list.
+constexpr int64_t kListedSamples = int64_t{1} << 16;
+
+void list_samples(const RoiAlignArgs &a, const RoiGrid &g, int64_t height,
+                  int64_t width, std::vector<Sample> &samples) {
+  samples.clear();
+  for (int64_t ph = 0; ph < a.out_h; ++ph)
+    for (int64_t pw = 0; pw < a.out_w; ++pw)
+      for (int64_t iy = 0; iy < g.grid_h; ++iy) {
+        const float y = g.start_h + static_cast<float>(ph) * g.bin_h +
+                        (static_cast<float>(iy) + 0.5f) * g.bin_h /
+                            static_cast<float>(g.grid_h);
+        for (int64_t ix = 0; ix < g.grid_w; ++ix) {
+          const float x = g.start_w + static_cast<float>(pw) * g.bin_w +
+                          (static_cast<float>(ix) + 0.5f) * g.bin_w /
+                              static_cast<float>(g.grid_w);
+          samples.push_back(sample_at(y, x, height, width));
+        }
+      }
+}
+
+/// One bin's value in one channel's plane `p` from its samples (their
+/// mean, or the largest weighted corner as ONNX Runtime's "max" takes it).
+float pool_bin(bool max_mode, const Sample *s, int64_t n, const float *p,
+               float count) {
+  float acc = 0.0f;
+  for (int64_t k = 0; k < n; ++k) {
+    const float t0 = s[k].w[0] * p[s[k].pos[0]],
+                t1 = s[k].w[1] * p[s[k].pos[1]],
+                t2 = s[k].w[2] * p[s[k].pos[2]],
+                t3 = s[k].w[3] * p[s[k].pos[3]];
+    if (!max_mode)
+      acc += t0 + t1 + t2 + t3;
+    else {
+      const float v = std::max(std::max(std::max(t0, t1), t2), t3);
+      acc = k == 0 ? v : std::max(acc, v);
+    }
+  }
+  return max_mode ? acc : acc / count;
+}
+
+/// Pools one roi into `out` (channels x out_h x out_w), each bin from its
+/// grid of bilinear samples.
+void pool_roi(const RoiAlignArgs &a, const RoiGrid &g, const Tensor<float> &x,
+              float *out, std::vector<Sample> &samples) {
+  const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3];
+  const int64_t per_bin = g.grid_h * g.grid_w, bins = a.out_h * a.out_w;
+  const auto count = static_cast<float>(std::max<int64_t>(per_bin, 1));
   const int64_t plane = height * width;
-  const float *data = x.data.data() + batch * channels * plane;
+  const float *data = x.data.data() + g.batch * channels * plane;
+  if (per_bin <= kListedSamples / bins) {
+    list_samples(a, g, height, width, samples);
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t b = 0; b < bins; ++b)
+        out[c * bins + b] = pool_bin(a.max_mode, samples.data() + b * per_bin,
+                                     per_bin, data + c * plane, count);
+    return;
+  }
+  // Too many samples to list: each bin's, one at a time, over all channels.
   std::vector<float> acc(static_cast<size_t>(channels));
   for (int64_t ph = 0; ph < a.out_h; ++ph)
     for (int64_t pw = 0; pw < a.out_w; ++pw) {
       std::fill(acc.begin(), acc.end(), 0.0f);
-      bool first = true;
-      for (int64_t iy = 0; iy < grid_h; ++iy) {
-        float y = start_h + static_cast<float>(ph) * bin_h +
-                  (static_cast<float>(iy) + 0.5f) * bin_h /
-                      static_cast<float>(grid_h);
-        for (int64_t ix = 0; ix < grid_w; ++ix) {
-          float xx = start_w + static_cast<float>(pw) * bin_w +
-                     (static_cast<float>(ix) + 0.5f) * bin_w /
-                         static_cast<float>(grid_w);
-          Sample s = sample_at(y, xx, height, width);
+      for (int64_t iy = 0; iy < g.grid_h; ++iy) {
+        const float y = g.start_h + static_cast<float>(ph) * g.bin_h +
+                        (static_cast<float>(iy) + 0.5f) * g.bin_h /
+                            static_cast<float>(g.grid_h);
+        for (int64_t ix = 0; ix < g.grid_w; ++ix) {
+          const float xx = g.start_w + static_cast<float>(pw) * g.bin_w +
+                           (static_cast<float>(ix) + 0.5f) * g.bin_w /
+                               static_cast<float>(g.grid_w);
+          const Sample s = sample_at(y, xx, height, width);
+          const bool first = iy == 0 && ix == 0;
           for (int64_t c = 0; c < channels; ++c) {
-            const float *p = data + c * plane;
-            float t0 = s.w[0] * p[s.pos[0]], t1 = s.w[1] * p[s.pos[1]],
-                  t2 = s.w[2] * p[s.pos[2]], t3 = s.w[3] * p[s.pos[3]];
-            if (!a.max_mode)
-              acc[c] += t0 + t1 + t2 + t3;
-            else {
-              float v = std::max(std::max(std::max(t0, t1), t2), t3);
-              acc[c] = first ? v : std::max(acc[c], v);
-            }
+            const float v = pool_bin(a.max_mode, &s, 1, data + c * plane, 1.0f);
+            acc[c] =
+                a.max_mode ? (first ? v : std::max(acc[c], v)) : acc[c] + v;
           }
-          first = false;
         }
       }
       for (int64_t c = 0; c < channels; ++c)
@@ -383,10 +445,17 @@ std::vector<HeldValue> roi_align(const onnx::NodeProto &n, int64_t opset,
   std::vector<float> out(static_cast<size_t>(
       output_elements({num_rois, channels, a.out_h, a.out_w})));
   const int64_t per_roi = channels * a.out_h * a.out_w;
-  for (int64_t r = 0; r < num_rois; ++r) {
-    int64_t batch = batch_index(indices, r, xs[0]);
-    pool_roi(a, xv.value, rois.data.data() + r * 4, batch,
-             out.data() + r * per_roi);
+  std::vector<RoiGrid> grids;
+  for (int64_t r = 0; r < num_rois; ++r)
+    grids.push_back(
+        roi_grid(a, rois.data.data() + r * 4, batch_index(indices, r, xs[0])));
+    // Rois apart on the threads the backend runs on (OpenMP's).
+#pragma omp parallel if (num_rois * per_roi >= (int64_t{1} << 15))
+  {
+    std::vector<Sample> samples;
+#pragma omp for schedule(dynamic)
+    for (int64_t r = 0; r < num_rois; ++r)
+      pool_roi(a, grids[r], xv.value, out.data() + r * per_roi, samples);
   }
   return {make_value(std::move(out_shape), std::move(out), xv.elem)};
 }

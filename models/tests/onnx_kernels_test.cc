@@ -376,6 +376,49 @@ TEST(OnnxKernels, RoiAlignMaxTakesTheLargestWeightedCorner) {
   EXPECT_EQ(max[0].value.data, (std::vector<float>{1.0f}));
 }
 
+/// RoiAlign's [num_rois, channels, 2, 2] from channels that each hold
+/// x[h][w] = w (16 x 16), rois 5.5 wide from x1 = 1 + r % 7.
+void expect_ramp_pooled_to_bin_centres(int64_t num_rois, int64_t channels,
+                                       int64_t sampling_ratio) {
+  const int64_t side = 16;
+  std::vector<float> ramp;
+  for (int64_t i = 0; i < channels * side * side; ++i)
+    ramp.push_back(static_cast<float>(i % side));
+  HeldValue x = value({1, channels, side, side}, ramp);
+  std::vector<float> boxes;
+  for (int64_t r = 0; r < num_rois; ++r) {
+    const float x1 = 1.0f + static_cast<float>(r % 7);
+    boxes.insert(boxes.end(), {x1, 2.0f, x1 + 5.5f, 9.0f});
+  }
+  HeldValue rois = value({num_rois, 4}, boxes);
+  HeldValue batch =
+      value({num_rois}, std::vector<float>(num_rois, 0.0f), kInt64);
+  onnx::NodeProto n = node("RoiAlign");
+  add_attr(n, "output_height", int64_t{2});
+  add_attr(n, "output_width", int64_t{2});
+  add_attr(n, "sampling_ratio", sampling_ratio);
+  const auto out = run_kernel(n, kOpset, {&x, &rois, &batch});
+  ASSERT_EQ(out[0].value.shape, (Shape{num_rois, channels, 2, 2}));
+  for (int64_t r = 0; r < num_rois; ++r)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t pw = 0; pw < 2; ++pw) {
+        // half_pixel: the roi starts half a pixel before x1.
+        const float centre =
+            boxes[r * 4] - 0.5f + (static_cast<float>(pw) + 0.5f) * 2.75f;
+        EXPECT_NEAR(out[0].value.data[((r * channels + c) * 2 + 1) * 2 + pw],
+                    centre, 1e-3)
+            << "roi " << r << " channel " << c;
+      }
+}
+
+TEST(OnnxKernels, RoiAlignAveragesARampToEachBinsCentre) {
+  // Bilinear sampling reproduces a ramp exactly, so a bin's mean is its
+  // centre's w: over enough rois and channels to pool on several threads,
+  // and at 90,000 samples a bin, too many to list, so sampled one by one.
+  expect_ramp_pooled_to_bin_centres(64, 128, 2);
+  expect_ramp_pooled_to_bin_centres(2, 3, 300);
+}
+
 TEST(OnnxKernels, RoiAlignBeforeOpset16SamplesAsOutputHalfPixel) {
   // Opset 16 added coordinate_transformation_mode, "half_pixel" by
   // default; before it RoiAlign sampled as "output_half_pixel" does.
