@@ -336,22 +336,26 @@ RoiGrid roi_grid(const RoiAlignArgs &a, const float *roi, int64_t batch) {
 /// sample, without the list.
 constexpr int64_t kListedSamples = int64_t{1} << 16;
 
+/// Sample (iy, ix) of bin (ph, pw) of a height x width plane.
+Sample bin_sample(const RoiGrid &g, int64_t ph, int64_t pw, int64_t iy,
+                  int64_t ix, int64_t height, int64_t width) {
+  const float y =
+      g.start_h + static_cast<float>(ph) * g.bin_h +
+      (static_cast<float>(iy) + 0.5f) * g.bin_h / static_cast<float>(g.grid_h);
+  const float x =
+      g.start_w + static_cast<float>(pw) * g.bin_w +
+      (static_cast<float>(ix) + 0.5f) * g.bin_w / static_cast<float>(g.grid_w);
+  return sample_at(y, x, height, width);
+}
+
 void list_samples(const RoiAlignArgs &a, const RoiGrid &g, int64_t height,
                   int64_t width, std::vector<Sample> &samples) {
   samples.clear();
   for (int64_t ph = 0; ph < a.out_h; ++ph)
     for (int64_t pw = 0; pw < a.out_w; ++pw)
-      for (int64_t iy = 0; iy < g.grid_h; ++iy) {
-        const float y = g.start_h + static_cast<float>(ph) * g.bin_h +
-                        (static_cast<float>(iy) + 0.5f) * g.bin_h /
-                            static_cast<float>(g.grid_h);
-        for (int64_t ix = 0; ix < g.grid_w; ++ix) {
-          const float x = g.start_w + static_cast<float>(pw) * g.bin_w +
-                          (static_cast<float>(ix) + 0.5f) * g.bin_w /
-                              static_cast<float>(g.grid_w);
-          samples.push_back(sample_at(y, x, height, width));
-        }
-      }
+      for (int64_t iy = 0; iy < g.grid_h; ++iy)
+        for (int64_t ix = 0; ix < g.grid_w; ++ix)
+          samples.push_back(bin_sample(g, ph, pw, iy, ix, height, width));
 }
 
 /// One bin's value in one channel's plane `p` from its samples (their
@@ -397,14 +401,8 @@ void pool_roi(const RoiAlignArgs &a, const RoiGrid &g, const Tensor<float> &x,
     for (int64_t pw = 0; pw < a.out_w; ++pw) {
       std::fill(acc.begin(), acc.end(), 0.0f);
       for (int64_t iy = 0; iy < g.grid_h; ++iy) {
-        const float y = g.start_h + static_cast<float>(ph) * g.bin_h +
-                        (static_cast<float>(iy) + 0.5f) * g.bin_h /
-                            static_cast<float>(g.grid_h);
         for (int64_t ix = 0; ix < g.grid_w; ++ix) {
-          const float xx = g.start_w + static_cast<float>(pw) * g.bin_w +
-                           (static_cast<float>(ix) + 0.5f) * g.bin_w /
-                               static_cast<float>(g.grid_w);
-          const Sample s = sample_at(y, xx, height, width);
+          const Sample s = bin_sample(g, ph, pw, iy, ix, height, width);
           const bool first = iy == 0 && ix == 0;
           for (int64_t c = 0; c < channels; ++c) {
             const float v = pool_bin(a.max_mode, &s, 1, data + c * plane, 1.0f);
