@@ -1,6 +1,8 @@
 //===- onnx_kept.cc - ONNX nodes quarry keeps without interpreting --------===//
 #include "onnx_kept.h"
 
+#include <cmath>
+
 #include "quarry/core/error.h"
 #include "quarry/models/onnx.h"
 
@@ -129,6 +131,20 @@ onnx::TensorProto encode_constant(const std::string &name, const Constant &c) {
                 ", which quarry cannot write");
   }
   return p;
+}
+
+onnx::TensorProto encode_as(const std::string &name, const Tensor<float> &t,
+                            int32_t elem) {
+  if (elem == onnx::TensorProto::FLOAT || held_as_float(elem))
+    return encode_tensor(name, t, elem);
+  Constant c;
+  c.elem = elem;
+  c.shape = t.shape;
+  for (float x : t.data) {
+    c.reals.push_back(x);
+    c.ints.push_back(static_cast<int64_t>(std::llround(x)));
+  }
+  return encode_constant(name, c);
 }
 
 std::set<std::string> names_held(const onnx::GraphProto &g) {

@@ -140,6 +140,12 @@ std::string changed_operator(const onnx::NodeProto &op, int64_t from,
 /// `c` as a TensorProto of its own element type, named `name`.
 onnx::TensorProto encode_constant(const std::string &name, const Constant &c);
 
+/// `t` (quarry's floats) as a TensorProto of ONNX element type `elem`,
+/// named `name`: integers and bools rounded to the nearest, float16 and
+/// bfloat16 rounded as encode_tensor rounds them.
+onnx::TensorProto encode_as(const std::string &name, const Tensor<float> &t,
+                            int32_t elem);
+
 /// The element type and static shape of a value's type; false when it is
 /// not a tensor or a dimension is unknown.
 bool static_tensor_type(const onnx::TypeProto &t, int32_t &elem, Shape &shape);

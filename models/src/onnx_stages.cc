@@ -42,14 +42,8 @@ bool is_float_type(int32_t elem) {
 /// `v` as an initializer named `name`: float16 and bfloat16 are float32 to
 /// quarry, as everywhere else.
 onnx::TensorProto encode_held(const std::string &name, const HeldValue &v) {
-  Constant c;
-  c.elem = held_as_float(v.elem) ? onnx::TensorProto::FLOAT : v.elem;
-  c.shape = v.value.shape;
-  for (float x : v.value.data) {
-    c.reals.push_back(x);
-    c.ints.push_back(static_cast<int64_t>(std::llround(x)));
-  }
-  return encode_constant(name, c);
+  return encode_as(name, v.value,
+                   held_as_float(v.elem) ? onnx::TensorProto::FLOAT : v.elem);
 }
 
 HeldValue held_of(const onnx::TensorProto &t) {
@@ -250,6 +244,15 @@ std::vector<std::string> KeptOnnx::model_output_names() const {
   std::vector<std::string> out;
   for (const auto &o : parts_->kept.graph().output())
     out.push_back(o.name());
+  return out;
+}
+
+std::vector<int32_t> KeptOnnx::model_output_elems() const {
+  std::vector<int32_t> out;
+  for (const auto &o : parts_->kept.graph().output())
+    out.push_back(o.type().has_tensor_type()
+                      ? o.type().tensor_type().elem_type()
+                      : int32_t{onnx::TensorProto::FLOAT});
   return out;
 }
 

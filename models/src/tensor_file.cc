@@ -1,6 +1,7 @@
 //===- tensor_file.cc - One tensor per file: ONNX .pb or NumPy .npy -------===//
 #include "quarry/models/tensor_file.h"
 
+#include "onnx_kept.h"
 #include "onnx_tensor.h"
 
 #include "quarry/core/error.h"
@@ -195,10 +196,15 @@ TensorFile read_tensor_file(const std::string &path) {
 }
 
 void write_tensor_file(const std::string &path, const Tensor<float> &t,
-                       const std::string &name) {
-  if (is_npy(path))
+                       const std::string &name, int32_t elem) {
+  if (is_npy(path)) {
+    if (elem != onnx::TensorProto::FLOAT)
+      throw Error(SourcePos{path, 0, 0},
+                  ".npy files are written as float32 only");
     return write_file_atomic(path, npy_bytes(t));
-  write_file_atomic(path, onnx_io::encode_tensor(name, t).SerializeAsString());
+  }
+  write_file_atomic(path,
+                    onnx_io::encode_as(name, t, elem).SerializeAsString());
 }
 
 namespace {
@@ -261,7 +267,7 @@ Bindings<float> read_input_files(const Graph &g,
 std::vector<std::string>
 save_output_files(const std::vector<std::string> &names,
                   const std::vector<Tensor<float>> &outputs,
-                  const std::string &dir) {
+                  const std::string &dir, const std::vector<int32_t> &elems) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
@@ -269,7 +275,8 @@ save_output_files(const std::vector<std::string> &names,
   std::vector<std::string> files;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string path = dir + "/output_" + std::to_string(k) + ".pb";
-    write_tensor_file(path, outputs[k], k < names.size() ? names[k] : "");
+    write_tensor_file(path, outputs[k], k < names.size() ? names[k] : "",
+                      k < elems.size() ? elems[k] : onnx::TensorProto::FLOAT);
     files.push_back(path);
   }
   return files;

@@ -13,6 +13,7 @@
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
 #include "quarry/models/model_file.h"
+#include "quarry/models/onnx_stages.h"
 #include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
@@ -238,6 +239,17 @@ TEST(OnnxKept, WhatFollowsAValueOfNoFixedShapeIsKeptAsOnnx) {
   const Model loaded = load_graph_any(qg);
   EXPECT_EQ(export_onnx_bytes(loaded), export_onnx_bytes(m));
   std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxKept, TheModelsOutputsAreNamedAndTypedAsItDeclaredThem) {
+  const Model m = import_onnx_bytes(nonzero_model().bytes(), "nz.onnx");
+  const KeptOnnx kept(m, "nz.onnx");
+  EXPECT_EQ(kept.model_output_names(),
+            (std::vector<std::string>{"y", "z", "q"}));
+  EXPECT_EQ(
+      kept.model_output_elems(),
+      (std::vector<int32_t>{onnx::TensorProto::INT64, onnx::TensorProto::FLOAT,
+                            onnx::TensorProto::FLOAT}));
 }
 
 TEST(OnnxKept, AGraphInputThatIsNoTensorIsReadByTheTail) {

@@ -120,5 +120,29 @@ TEST(TensorFile, OutputsSavedAsOnnxTestDataSets) {
   EXPECT_EQ(read_tensor_file(files[0]).name, "y");
 }
 
+TEST(TensorFile, OutputsAreSavedInTheElementTypesGiven) {
+  // An index and a mask as a model declares them; what elems leaves out
+  // is float32.
+  const Tensor<float> index(Shape{3}, {0, 2, 7}), mask(Shape{2}, {1, 0});
+  const auto files =
+      save_output_files({"i", "m", "f"}, {index, mask, index}, temp("typed"),
+                        {onnx::TensorProto::INT64, onnx::TensorProto::BOOL});
+  ASSERT_EQ(files.size(), 3u);
+  const TensorFile i = read_tensor_file(files[0]),
+                   m = read_tensor_file(files[1]),
+                   f = read_tensor_file(files[2]);
+  EXPECT_EQ(i.elem_type, "int64");
+  EXPECT_EQ(i.value, index);
+  EXPECT_EQ(m.elem_type, "bool");
+  EXPECT_EQ(m.value, mask);
+  EXPECT_EQ(f.elem_type, "float");
+  // NumPy files are float32 only.
+  EXPECT_EQ(error_of([&] {
+              write_tensor_file(temp("i.npy"), index, "",
+                                onnx::TensorProto::INT64);
+            }),
+            temp("i.npy") + ": .npy files are written as float32 only");
+}
+
 } // namespace
 } // namespace quarry

@@ -59,6 +59,17 @@ std::vector<std::string> output_names(const Model &m) {
   return names;
 }
 
+/// The element types the outputs are saved in: those an imported model
+/// declares (an index, a mask), float32 for any other graph.
+std::vector<int32_t> output_elems(const Model &m) {
+  if (m.kept_onnx.empty())
+    return {};
+  std::vector<int32_t> elems = KeptOnnx(m, "").model_output_elems();
+  if (!staged::needs_stages(m) && elems.size() != m.graph.outputs().size())
+    return {}; // outputs a rewrite or a builder changed
+  return elems;
+}
+
 void run(const RunOptions &o) {
   const Model m = read_run_model(o);
   const Graph &g = m.graph;
@@ -75,8 +86,9 @@ void run(const RunOptions &o) {
               o.backend.c_str(), backend->device_name().c_str(), ms,
               o.measure.runs, o.measure.warmup);
   if (!o.save_outputs.empty())
-    for (const std::string &f : save_output_files(
-             output_names(m), runtime::run_once(*exe, values), o.save_outputs))
+    for (const std::string &f :
+         save_output_files(output_names(m), runtime::run_once(*exe, values),
+                           o.save_outputs, output_elems(m)))
       std::printf("wrote %s\n", f.c_str());
   if (!o.check)
     return;
@@ -119,7 +131,8 @@ void register_run_command(CLI::App &app) {
                   "TensorProto (.pb) or a NumPy array (.npy); inputs not "
                   "given get seeded random values");
   cmd->add_option("--save-outputs", o->save_outputs,
-                  "Write the outputs to DIR/output_K.pb (ONNX TensorProto)");
+                  "Write the outputs to DIR/output_K.pb (ONNX TensorProto, "
+                  "of the element type the model declares)");
   cmd->add_flag("--check", o->check,
                 "Also run the reference backend and report the largest "
                 "relative error");

@@ -74,6 +74,9 @@ public:
   std::map<std::string, std::string> graph_input_names() const;
   /// The model's outputs by their ONNX names, in the declared order.
   std::vector<std::string> model_output_names() const;
+  /// The ONNX element type the model declares for each of its outputs,
+  /// in order (FLOAT where it declares none).
+  std::vector<int32_t> model_output_elems() const;
   /// The ONNX element type of quarry's graph input or weight `variable`
   /// (an integer input, float16 weights), float32 where none is recorded.
   int32_t variable_elem(const std::string &variable) const;

@@ -29,10 +29,12 @@ struct TensorFile {
 /// TensorProto); errors name the file and say what is wrong.
 TensorFile read_tensor_file(const std::string &path);
 
-/// Writes `t` as float32 to `path` (".npy", else a TensorProto named
-/// `name`), atomically.
+/// Writes `t` to `path` (".npy", float32 only, else a TensorProto named
+/// `name` of ONNX element type `elem`, float32 by default: ints and bools
+/// rounded to the nearest), atomically.
 void write_tensor_file(const std::string &path, const Tensor<float> &t,
-                       const std::string &name = "");
+                       const std::string &name = "",
+                       int32_t elem = 1 /* ONNX FLOAT */);
 
 /// Values for `g`'s inputs from "NAME=FILE" specifications (`--input`):
 /// NAME is the input's name in `g` or in the ONNX model it came from
@@ -44,11 +46,13 @@ Bindings<float> read_input_files(const Graph &g,
                                  const std::vector<std::string> &specs);
 
 /// Writes `outputs` as DIR/output_K.pb, each a TensorProto named as
-/// `names` names it, as ONNX's test data sets hold them; creates DIR.
+/// `names` names it and of the ONNX element type `elems` gives it (float32
+/// past its end), as ONNX's test data sets hold them; creates DIR.
 /// Returns the files written.
 std::vector<std::string>
 save_output_files(const std::vector<std::string> &names,
                   const std::vector<Tensor<float>> &outputs,
-                  const std::string &dir);
+                  const std::string &dir,
+                  const std::vector<int32_t> &elems = {});
 
 } // namespace quarry
