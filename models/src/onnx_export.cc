@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_exporter.h"
 
+#include "onnx_export_branches.h"
+
 namespace quarry::onnx_io {
 
 Exporter::Exporter(const Model &m, uint64_t seed)
@@ -76,6 +78,9 @@ onnx::ModelProto Exporter::run() {
   // After the checker, which knows opset 17's forms: a later opset's
   // nodes in their own forms (onnx_late_opsets.h).
   onnx_io::raise_from_opset17(*model.mutable_graph(), opset);
+  // An If import wrote as both branches and Wheres is an If again, so that
+  // an engine computes only the branch taken.
+  onnx_io::wheres_as_ifs(model);
   return model;
 }
 

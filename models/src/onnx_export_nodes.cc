@@ -241,9 +241,13 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
     return;
   }
   case OpKind::Where: {
-    attr(node("Cast", {in(n, 0)}, {out + "_cond"}), "to",
-         int64_t{onnx::TensorProto::BOOL});
-    node("Where", {out + "_cond", in(n, 1), in(n, 2)}, {out});
+    // One bool per condition, so that the Wheres of one If read one value
+    // (wheres_as_ifs writes them back as that If).
+    const std::string cond = in(n, 0) + "_condition";
+    if (bool_conditions_.insert(cond).second)
+      attr(node("Cast", {in(n, 0)}, {cond}), "to",
+           int64_t{onnx::TensorProto::BOOL});
+    node("Where", {cond, in(n, 1), in(n, 2)}, {out});
     return;
   }
   case OpKind::Softmax:

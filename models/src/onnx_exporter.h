@@ -179,6 +179,8 @@ private:
   std::map<int32_t, onnx::GraphProto> converted_;
   Bindings<float> values_;
   onnx::GraphProto *graph_ = nullptr;
+  /// The bool Casts of `where` conditions written so far, by name.
+  std::set<std::string> bool_conditions_;
   onnx::ModelProto kept_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;

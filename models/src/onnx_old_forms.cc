@@ -23,11 +23,11 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-/// `model` with each initializer of more than kSmall values made a graph
-/// input of its type and shape: what inference and the checker need of
-/// it, without copying a model's weights. The small ones (shapes, pads,
-/// axes) stay, since inference reads their values.
+/// Initializers of more than this many values become graph inputs in a
+/// skeleton.
 constexpr uint64_t kSmall = 64;
+
+} // namespace
 
 onnx::ModelProto skeleton(const onnx::ModelProto &m) {
   onnx::ModelProto s;
@@ -56,6 +56,8 @@ onnx::ModelProto skeleton(const onnx::ModelProto &m) {
   }
   return s;
 }
+
+namespace {
 
 /// Every value's fixed shape that ONNX's inference finds in `skel`.
 std::map<std::string, Dims> shapes_of(onnx::ModelProto skel) {

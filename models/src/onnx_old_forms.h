@@ -21,6 +21,12 @@
 
 namespace quarry::onnx_io {
 
+/// `m` with each initializer of more than 64 values made a graph input of
+/// its type and shape: what inference and the checker need of it, without
+/// copying a model's weights. The small ones (shapes, pads, axes) stay,
+/// since inference reads their values.
+onnx::ModelProto skeleton(const onnx::ModelProto &m);
+
 /// Declares `model` at the earlier `opset`, its nodes in that opset's
 /// forms, where every node can be said there with the same meaning and
 /// the checker and strict type inference accept the result; returns false,

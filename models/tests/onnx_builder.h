@@ -93,11 +93,14 @@ private:
 };
 
 /// Gives If node `n` its branch `attr` (then_branch or else_branch): one
-/// `op` node reading `input` from the enclosing graph, its output declared
-/// of `shape`.
+/// `op` node reading `input` from the enclosing graph, its output named
+/// `out` (`attr`_out by default: names an If's branches compute must
+/// differ across the model) and declared of `shape`.
 inline void add_branch(onnx::NodeProto &n, const std::string &attr,
                        const std::string &op, const std::string &input,
-                       const Ints &shape) {
+                       const Ints &shape, std::string out = "") {
+  if (out.empty())
+    out = attr + "_out";
   auto *a = n.add_attribute();
   a->set_name(attr);
   a->set_type(onnx::AttributeProto::GRAPH);
@@ -106,8 +109,8 @@ inline void add_branch(onnx::NodeProto &n, const std::string &attr,
   auto *inner = g->add_node();
   inner->set_op_type(op);
   inner->add_input(input);
-  inner->add_output(attr + "_out");
-  OnnxModel::value(g->add_output(), attr + "_out", shape);
+  inner->add_output(out);
+  OnnxModel::value(g->add_output(), out, shape);
 }
 
 inline void set_int(onnx::NodeProto &n, const char *name, int64_t v) {

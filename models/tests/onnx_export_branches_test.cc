@@ -1,0 +1,110 @@
+//===- onnx_export_branches_test.cc - Ifs import wrote as Wheres, back ----===//
+#include "onnx_builder.h"
+
+#include "quarry/core/evaluate.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/models/onnx.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+/// x: [3]; cond = sum(x) > 0; If k of `ifs` (then op, else op, what they
+/// read) computes output yk. `between` (an operator, or none) reads y0
+/// into z0 right after it.
+OnnxModel choices(const std::vector<std::array<std::string, 3>> &ifs,
+                  const std::string &between = "") {
+  OnnxModel m;
+  m.input("x", {3});
+  set_int(m.node("ReduceSum", {"x"}, {"s"}), "keepdims", 0);
+  m.floats("zero", {}, {0});
+  m.node("Greater", {"s", "zero"}, {"cond"});
+  for (size_t k = 0; k < ifs.size(); ++k) {
+    const std::string y = "y" + std::to_string(k);
+    auto &n = m.node("If", {"cond"}, {y});
+    add_branch(n, "then_branch", ifs[k][0], ifs[k][2], {3}, y + "_then");
+    add_branch(n, "else_branch", ifs[k][1], ifs[k][2], {3}, y + "_else");
+    m.output(y);
+    if (k == 0 && !between.empty())
+      m.node(between, {"y0"}, {"z0"});
+  }
+  return m;
+}
+
+struct Written {
+  int ifs = 0, wheres = 0;
+  std::vector<std::string> then_ops;
+};
+
+Written written(const onnx::ModelProto &m) {
+  Written w;
+  for (const auto &n : m.graph().node()) {
+    w.wheres += n.op_type() == "Where";
+    if (n.op_type() != "If")
+      continue;
+    ++w.ifs;
+    for (const auto &a : n.attribute())
+      if (a.name() == "then_branch")
+        for (const auto &inner : a.g().node())
+          w.then_ops.push_back(inner.op_type());
+  }
+  return w;
+}
+
+/// The outputs of `m` on x, and those of its export imported again.
+void expect_same_after_export(const Model &m, const onnx::ModelProto &out) {
+  const Model back = import_onnx_bytes(out.SerializeAsString(), "back.onnx");
+  for (const std::vector<float> &x :
+       {std::vector<float>{1, -2, 3}, std::vector<float>{-1, -2, 1}}) {
+    Bindings<float> a{{"x", Tensor<float>(Shape{3}, x)}},
+        b{{"x", Tensor<float>(Shape{3}, x)}};
+    for (const auto &[name, t] : m.weights)
+      a.emplace(name, t);
+    for (const auto &[name, t] : back.weights)
+      b.emplace(name, t);
+    EXPECT_EQ(evaluate(FloatDomain{}, back.graph, b),
+              evaluate(FloatDomain{}, m.graph, a));
+  }
+}
+
+/// `onnx` imported and exported: what the export holds, once checked to
+/// compute what the import does.
+Written exported(const OnnxModel &onnx) {
+  const Model m = import_onnx_bytes(onnx.bytes(), "ifs.onnx");
+  onnx::ModelProto out;
+  EXPECT_TRUE(out.ParseFromString(export_onnx_bytes(m)));
+  expect_same_after_export(m, out);
+  return written(out);
+}
+
+TEST(OnnxExportBranches, AnIfImportWroteAsAWhereGoesOutAsAnIf) {
+  const Written w = exported(choices({{{"Relu", "Neg", "x"}}}));
+  EXPECT_EQ(w.ifs, 1);
+  EXPECT_EQ(w.wheres, 0);
+  EXPECT_EQ(w.then_ops, std::vector<std::string>{"Relu"});
+}
+
+TEST(OnnxExportBranches, ChoicesOnOneConditionAreOneIf) {
+  const Written w =
+      exported(choices({{{"Relu", "Neg", "x"}}, {{"Sigmoid", "Tanh", "x"}}}));
+  EXPECT_EQ(w.ifs, 1);
+  EXPECT_EQ(w.wheres, 0);
+  EXPECT_EQ(w.then_ops, (std::vector<std::string>{"Relu", "Sigmoid"}));
+}
+
+TEST(OnnxExportBranches, ChoicesANodeBetweenReadsStayWheres) {
+  // z0 = Abs(y0) stands between the two choices and reads the first, and
+  // the second's branches read z0: one If could stand at neither place.
+  const Written w = exported(
+      choices({{{"Relu", "Neg", "x"}}, {{"Sigmoid", "Tanh", "z0"}}}, "Abs"));
+  EXPECT_EQ(w.ifs, 0);
+  EXPECT_EQ(w.wheres, 2);
+}
+
+} // namespace
+} // namespace quarry
