@@ -36,7 +36,7 @@ std::map<int32_t, std::vector<BranchGuard>> branch_guards(const Graph &g,
       // Users come after what they read: walking the steps backwards, a
       // node is decided after every node that reads it.
       const size_t arm = when ? 1 : 2;
-      std::set<int32_t> needed_only_then;
+      std::set<int32_t> needed_only_there;
       for (auto it = p.steps.rbegin(); it != p.steps.rend(); ++it) {
         const int32_t id = *it;
         const auto u = uses.find(id);
@@ -45,12 +45,12 @@ std::map<int32_t, std::vector<BranchGuard>> branch_guards(const Graph &g,
         const bool only = std::all_of(
             u->second.begin(), u->second.end(), [&](const Use &use) {
               const Node &m = g.node(use.node);
-              return needed_only_then.count(use.node) ||
+              return needed_only_there.count(use.node) ||
                      (m.kind == OpKind::Where && m.inputs[0] == c &&
                       use.operand == arm);
             });
         if (only) {
-          needed_only_then.insert(id);
+          needed_only_there.insert(id);
           guards[id].push_back({c, when});
         }
       }
