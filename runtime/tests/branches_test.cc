@@ -88,7 +88,7 @@ TEST(CpuBranches, OnlyTheTakenSideRunsAndTheResultIsTheReferences) {
   EXPECT_EQ(guarded, 2); // the product with its relu; the tanh
   // The mean of a sigmoid lies in (0, 1): t = -1 takes `a`, t = 2 `b`.
   for (const float t : {-1.0f, 2.0f}) {
-    values.insert_or_assign("t", Tensor<float>(Shape({}), {t}));
+    values.insert_or_assign("t", Tensor<float>(Shape{}, std::vector<float>{t}));
     auto cpu_e = cpu->prepare(g, values);
     const auto want = run_once(*ref->prepare(g, values), values);
     EXPECT_LE(max_relative_error(run_once(*cpu_e, values), want), kTolerance)

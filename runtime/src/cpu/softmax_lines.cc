@@ -16,6 +16,8 @@ constexpr int64_t kParallelElements = 1 << 16;
 /// The [n, inner] block at `in`: `out` = in - each column's maximum.
 void subtract_max(const float *in, float *out, int64_t n, int64_t inner,
                   std::vector<float> &m) {
+  if (n == 0)
+    return;
   if (inner == 1) {
     const float top = *std::max_element(in, in + n);
     for (int64_t k = 0; k < n; ++k)
