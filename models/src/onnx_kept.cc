@@ -125,6 +125,11 @@ onnx::TensorProto encode_constant(const std::string &name, const Constant &c) {
     for (int64_t v : c.ints)
       p.add_int32_data(static_cast<int32_t>(v));
     break;
+  case TP::UINT32:
+  case TP::UINT64:
+    for (int64_t v : c.ints)
+      p.add_uint64_data(static_cast<uint64_t>(v));
+    break;
   default:
     throw Error("constant '" + name + "' has element type " +
                 TP::DataType_Name(static_cast<TP::DataType>(c.elem)) +

@@ -121,13 +121,20 @@ TEST(TensorFile, OutputsSavedAsOnnxTestDataSets) {
 }
 
 TEST(TensorFile, OutputsAreSavedInTheElementTypesGiven) {
-  // An index and a mask as a model declares them; what elems leaves out
-  // is float32.
+  // An index and a mask as a model declares them, float32, and an
+  // unsigned index (which quarry writes but cannot read back).
   const Tensor<float> index(Shape{3}, {0, 2, 7}), mask(Shape{2}, {1, 0});
-  const auto files =
-      save_output_files({"i", "m", "f"}, {index, mask, index}, temp("typed"),
-                        {onnx::TensorProto::INT64, onnx::TensorProto::BOOL});
-  ASSERT_EQ(files.size(), 3u);
+  const auto files = save_output_files(
+      {"i", "m", "f", "u"}, {index, mask, index, index}, temp("typed"),
+      {onnx::TensorProto::INT64, onnx::TensorProto::BOOL,
+       onnx::TensorProto::FLOAT, onnx::TensorProto::UINT64});
+  ASSERT_EQ(files.size(), 4u);
+  onnx::TensorProto u;
+  ASSERT_TRUE(u.ParseFromString(read_file_bytes(files[3])));
+  EXPECT_EQ(u.data_type(), onnx::TensorProto::UINT64);
+  EXPECT_EQ(
+      std::vector<uint64_t>(u.uint64_data().begin(), u.uint64_data().end()),
+      (std::vector<uint64_t>{0, 2, 7}));
   const TensorFile i = read_tensor_file(files[0]),
                    m = read_tensor_file(files[1]),
                    f = read_tensor_file(files[2]);
