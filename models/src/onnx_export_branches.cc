@@ -7,6 +7,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -256,6 +257,11 @@ int64_t onnx_opset_of(const onnx::ModelProto &m) {
 } // namespace
 
 int wheres_as_ifs(onnx::ModelProto &model) {
+  const auto &nodes_in = model.graph().node();
+  if (std::none_of(
+          nodes_in.begin(), nodes_in.end(),
+          [](const onnx::NodeProto &n) { return n.op_type() == "Where"; }))
+    return 0; // nothing to infer types for
   std::map<std::string, onnx::TypeProto> types;
   try {
     types = inferred_types(model);
