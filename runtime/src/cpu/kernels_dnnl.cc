@@ -287,8 +287,8 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   if (!chosen && c.conv_layout) {
     chosen = direct(memory::desc(xdims, src_type, *c.conv_layout),
                     memory::desc(ydims, kF32, *c.conv_layout));
-    // A network's first convolution (3 channels) has no blocked kernel
-    // that reads a blocked input: oneDNN's reads it plain and writes the
+    // Input channels that fill no block (an image's 3) have no kernel
+    // that reads them blocked: oneDNN's reads them plain and writes the
     // forced layout, where forcing both ran its reference code.
     if (is_reference_impl(impl_name(*chosen)))
       chosen = direct(memory::desc(xdims, src_type, tag::any),
