@@ -285,10 +285,8 @@ void Program::guard_branches() {
           read(s, at);
           break;
         }
-    if (!ins.only_if.empty()) {
-      for (const auto &[s, when] : ins.only_if)
-        ins.label += (when ? " if " : " unless ") + value_name(slots_[s].value);
-    }
+    for (const auto &[s, when] : ins.only_if)
+      ins.label += (when ? " if " : " unless ") + value_name(slots_[s].value);
   }
 }
 
