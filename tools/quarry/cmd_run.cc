@@ -48,26 +48,30 @@ prepare_model(const Model &m, const Bindings<float> &values,
   });
 }
 
-/// The names `save_output_files` gives the outputs: the model's own where
-/// it runs in stages (an untyped tail computes some), else the graph's.
-std::vector<std::string> output_names(const Model &m) {
-  if (staged::needs_stages(m))
-    return KeptOnnx(m, "").model_output_names();
+/// Writes `outputs` to `dir` (save_output_files) named and typed as the
+/// model declares them: under the model's own names where it runs in
+/// stages (an untyped tail computes some), else the graph's; in the
+/// element types an imported model declares (an index, a mask) unless a
+/// rewrite or a builder changed its outputs, else float32.
+std::vector<std::string> save_outputs(const Model &m,
+                                      const std::vector<Tensor<float>> &outputs,
+                                      const std::string &dir) {
+  const bool in_stages = staged::needs_stages(m);
   std::vector<std::string> names;
-  for (ValueRef v : m.graph.outputs())
-    names.push_back(m.graph.node(v.node).name);
-  return names;
-}
-
-/// The element types the outputs are saved in: those an imported model
-/// declares (an index, a mask), float32 for any other graph.
-std::vector<int32_t> output_elems(const Model &m) {
-  if (m.kept_onnx.empty())
-    return {};
-  std::vector<int32_t> elems = KeptOnnx(m, "").model_output_elems();
-  if (!staged::needs_stages(m) && elems.size() != m.graph.outputs().size())
-    return {}; // outputs a rewrite or a builder changed
-  return elems;
+  std::vector<int32_t> elems;
+  if (!m.kept_onnx.empty()) {
+    const KeptOnnx kept(m, "");
+    if (in_stages)
+      names = kept.model_output_names();
+    elems = kept.model_output_elems();
+  }
+  if (!in_stages) {
+    for (ValueRef v : m.graph.outputs())
+      names.push_back(m.graph.node(v.node).name);
+    if (elems.size() != m.graph.outputs().size())
+      elems.clear();
+  }
+  return save_output_files(names, outputs, dir, elems);
 }
 
 void run(const RunOptions &o) {
@@ -87,8 +91,7 @@ void run(const RunOptions &o) {
               o.measure.runs, o.measure.warmup);
   if (!o.save_outputs.empty())
     for (const std::string &f :
-         save_output_files(output_names(m), runtime::run_once(*exe, values),
-                           o.save_outputs, output_elems(m)))
+         save_outputs(m, runtime::run_once(*exe, values), o.save_outputs))
       std::printf("wrote %s\n", f.c_str());
   if (!o.check)
     return;
