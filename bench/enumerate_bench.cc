@@ -12,14 +12,15 @@
 #include "bench_cli.h"
 #include "provenance.h"
 
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/enumerate/enumerator.h"
 
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -38,23 +39,24 @@ int main(int argc, char **argv) {
   quarry::bench::parse_or_exit(app, argc, argv);
   try {
     const quarry::GenConfig cfg = quarry::read_gen_config(config);
-    std::vector<double> seconds;
     quarry::EnumStats stats;
-    for (int r = 0; r < repeats; ++r) {
-      quarry::Enumerator e(cfg, max_ops, seed);
-      uint64_t sink = 0;
-      const auto t0 = std::chrono::steady_clock::now();
-      e.run([](uint64_t) { return true; },
-            [&](const quarry::GraphRecord &g) { sink ^= g.fp; });
-      seconds.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-              .count());
-      stats = e.stats();
-      if (sink == 42)
-        std::puts(""); // keeps the records observable
-    }
-    std::sort(seconds.begin(), seconds.end());
-    const double median = seconds[seconds.size() / 2];
+    quarry::TurnPolicy policy;
+    policy.rounds = repeats;
+    const auto ms = quarry::time_in_turn(
+        std::vector<std::function<double()>>{[&] {
+          quarry::Enumerator e(cfg, max_ops, seed);
+          uint64_t sink = 0;
+          const double t = quarry::time_ms([&] {
+            e.run([](uint64_t) { return true; },
+                  [&](const quarry::GraphRecord &g) { sink ^= g.fp; });
+          });
+          stats = e.stats();
+          if (sink == 42)
+            std::puts(""); // keeps the records observable
+          return t;
+        }},
+        policy);
+    const double median = quarry::median(ms[0]) / 1e3;
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
     nlohmann::ordered_json j = quarry::bench::provenance(argc, argv);

@@ -13,13 +13,14 @@
 
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/fingerprint/random_field.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,18 +45,15 @@ const Case kCases[] = {
                  "y = pool2d_avg[k=3,3](x)\noutput y"},
 };
 
-template <class F> double median_ns(F &&run, int iters, int repeats) {
-  std::vector<double> per_eval;
-  for (int r = 0; r < repeats; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i)
-      run();
-    auto t1 = std::chrono::steady_clock::now();
-    per_eval.push_back(
-        std::chrono::duration<double, std::nano>(t1 - t0).count() / iters);
-  }
-  std::sort(per_eval.begin(), per_eval.end());
-  return per_eval[per_eval.size() / 2];
+/// A timer of `iters` calls of `run`, in nanoseconds per call.
+template <class F> std::function<double()> per_call_ns(F run, int iters) {
+  return [run, iters] {
+    return quarry::time_ms([&] {
+             for (int i = 0; i < iters; ++i)
+               run();
+           }) *
+           1e6 / iters;
+  };
 }
 
 } // namespace
@@ -81,10 +79,17 @@ int main(int argc, char **argv) {
     const quarry::FloatDomain fd;
     const quarry::PrimeField pf(1);
     size_t sink = 0;
-    const double float_ns = median_ns(
-        [&] { sink += quarry::evaluate(fd, g, fin).size(); }, iters, repeats);
-    const double field_ns = median_ns(
-        [&] { sink += quarry::evaluate(pf, g, pin).size(); }, iters, repeats);
+    // Both domains in turn, round after round (timed_in_turn.h).
+    quarry::TurnPolicy policy;
+    policy.rounds = repeats;
+    const auto ns = quarry::time_in_turn(
+        {per_call_ns([&] { sink += quarry::evaluate(fd, g, fin).size(); },
+                     iters),
+         per_call_ns([&] { sink += quarry::evaluate(pf, g, pin).size(); },
+                     iters)},
+        policy);
+    const double float_ns = quarry::median(ns[0]),
+                 field_ns = quarry::median(ns[1]);
     out["graphs"].push_back({{"name", c.name},
                              {"operators", g.num_operators()},
                              {"float_ns_per_eval", float_ns},

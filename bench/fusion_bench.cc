@@ -21,6 +21,7 @@
 #include "bench_networks.h"
 #include "provenance.h"
 
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/models/zoo.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -79,28 +81,28 @@ Prepared prepare(runtime::Backend &b, Graph g, uint64_t seed) {
   return p;
 }
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-/// Times every graph once per round, round after round, so that a machine
-/// busy for a while slows them all alike. `kernels_only`: the sum of the
-/// kernel steps (what runtime::measure keeps), else the whole run.
+/// Times every graph in turn, round after round (timed_in_turn.h), so that
+/// a machine busy for a while slows them all alike. `kernels_only`: the
+/// sum of the kernel steps (what runtime::measure keeps), else the whole
+/// run.
 void time_round_robin(std::vector<Prepared *> graphs, bool kernels_only,
                       const runtime::MeasureOptions &m) {
-  for (int r = 0; r < m.warmup + m.runs; ++r)
-    for (Prepared *p : graphs) {
+  std::vector<std::function<double()>> timers;
+  for (Prepared *p : graphs)
+    timers.push_back([p, kernels_only] {
+      if (!kernels_only)
+        return time_ms([&] { p->exe->execute(); });
       double ms = 0;
-      if (kernels_only) {
-        for (const auto &s : p->exe->profile(0, 1))
-          ms += s.reorder ? 0 : s.ms;
-      } else {
-        ms = runtime::median_ms(*p->exe, {0, 1, 1});
-      }
-      if (r >= m.warmup)
-        p->ms.push_back(ms);
-    }
+      for (const auto &s : p->exe->profile(0, 1))
+        ms += s.reorder ? 0 : s.ms;
+      return ms;
+    });
+  TurnPolicy policy;
+  policy.rounds = m.runs;
+  policy.warmup_rounds = m.warmup;
+  const auto ms = time_in_turn(timers, policy);
+  for (size_t i = 0; i < graphs.size(); ++i)
+    graphs[i]->ms = ms[i];
 }
 
 nlohmann::json compare(const runtime::OpConfig &conv, const Args &a,

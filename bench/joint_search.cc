@@ -29,9 +29,9 @@
 #include "bench_cli.h"
 #include "provenance.h"
 
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/models/model_file.h"
 #include "quarry/models/zoo.h"
-#include "quarry/optimizer/paired_timing.h"
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
 #include "quarry/rules/rule_pack_io.h"
@@ -111,16 +111,15 @@ public:
       for (const Outcome &o : outcomes)
         timers.push_back(
             opt::backend_timer(backend_, 3, 1)(o.model.graph, o.model.weights));
-      if (placement % 2) // each graph first as often as last
-        std::reverse(timers.begin(), timers.end());
-      std::vector<std::vector<double>> runs =
-          opt::time_in_turn(timers, a_.rounds);
-      if (placement % 2)
-        std::reverse(runs.begin(), runs.end());
+      TurnPolicy policy;
+      policy.rounds = a_.rounds;
+      policy.alternate = true; // each graph first as often as last
+      const std::vector<std::vector<double>> runs =
+          time_in_turn(timers, policy);
       for (size_t i = 0; i < runs.size(); ++i)
         ms[i].insert(ms[i].end(), runs[i].begin(), runs[i].end());
     }
-    const double original_ms = opt::quantile(ms[0], 0.5);
+    const double original_ms = quantile(ms[0], 0.5);
 
     nlohmann::json j;
     j["model"] = bench::portable_paths(name);
@@ -128,7 +127,7 @@ public:
     j["original_ms"] = original_ms;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       const Outcome &o = outcomes[i];
-      const double median = opt::quantile(ms[i + 1], 0.5);
+      const double median = quantile(ms[i + 1], 0.5);
       nlohmann::json w;
       w["ms"] = median;
       w["speedup"] = original_ms / median;

@@ -1,5 +1,4 @@
-//===- ort_bench.cc - ONNX models timed in ONNX Runtime
-//--------------------===//
+//===- ort_bench.cc - ONNX models timed in ONNX Runtime -----------------===//
 //
 // Prints JSON with, per ONNX file given, the median milliseconds of one
 // session run on ONNX Runtime's CPU provider (its own graph optimizations
@@ -10,16 +9,17 @@
 // --pairs takes the files two at a time (an original and its optimized
 // version, say) and times each pair in alternating rounds, A then B, so a
 // busy spell of the machine falls on both alike; it adds each pair's
-// speed-up (A's median / B's) and their geometric mean (a file that runs in
-// under 20 ms runs once untimed before each timed run, so that its caches
-// are as warm as run after run; a pair runs more rounds than --runs where
-// that is needed for --min-seconds, 2 by default, of timed runs per file), and
-// each pair's outputs compared as --compare does (all_equal: every pair within
+// speed-up (A's median / B's) and their geometric mean (timed as every speed
+// claim of quarry's is, core/timed_in_turn.h: a file that runs in under
+// 20 ms runs once untimed before each timed run, so that its caches are as
+// warm as run after run; a pair runs more rounds than --runs where that is
+// needed for --min-seconds, 2 by default, of timed runs per file), and each
+// pair's outputs compared as --compare does (all_equal: every pair within
 // --tolerance). Each file of a pair is loaded into --sessions sessions, 4 by
 // default, and the rounds take them in turn, the pair's order swapped every
-// other round: where a session's weights land in memory changes its time
-// (one session per file timed byte-identical files 0.99-1.06 apart), and
-// the later of the two in a round finds the caches as the other left them.
+// other round: where a session's weights land in memory changes its time,
+// and the later of the two in a round finds the caches as the other left
+// them.
 // A pair of byte-identical files (an optimization that kept the original)
 // says so (identical): its speed-up is the spread of timing equal work.
 //
@@ -64,17 +64,18 @@
 #include <onnx/onnx_pb.h>
 
 #include "quarry/core/file_io.h"
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/models/onnx.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -426,24 +427,11 @@ struct Bound {
   }
 };
 
-double elapsed_ms(Bound &b) {
-  const auto t0 = std::chrono::steady_clock::now();
-  b.run();
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - t0)
-      .count();
-}
-
 /// Whether two files hold the same bytes: a pair whose optimized file is
 /// the original (nothing won) times the same model twice, and its
 /// speed-up shows only how far apart this machine times equal work.
 bool same_bytes(const std::string &x, const std::string &y) {
   return quarry::read_file_bytes(x) == quarry::read_file_bytes(y);
-}
-
-double median(std::vector<double> ms) {
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
 }
 
 struct PairTimes {
@@ -463,55 +451,40 @@ PairTimes alternating_medians(Ort::Env &env, const std::string &x,
     xs.push_back(std::make_unique<Bound>(env, x, a));
     ys.push_back(std::make_unique<Bound>(env, y, a));
   }
-  for (int s = 0; s < a.sessions; ++s)
-    for (int i = 0; i < a.warmup; ++i) {
-      xs[s]->run();
-      ys[s]->run();
-    }
-  // A file that runs in under 20 ms runs once untimed before each timed
-  // run: run after run, what it reads stays in the caches, and timed right
-  // after the other file it would pay for refilling them (NasRNN: 4.4 ms
-  // so, 3.8 ms alone).
-  const auto timed = [](Bound &b, std::vector<double> &ms) {
-    if (ms.empty() || ms.back() < 20)
-      b.run();
-    ms.push_back(elapsed_ms(b));
+  // Each round takes the next sessions, the pair's order swapped every
+  // other round (timed_in_turn.h). A file that runs in under
+  // kWarmBelowMs runs once untimed before each timed run: run after run,
+  // what it reads stays in the caches, and timed right after the other
+  // file it would pay for refilling them. At least --runs rounds, and
+  // enough for --min-seconds of runs per file: a few milliseconds of a
+  // small network are one busy spell of the machine.
+  quarry::TurnPolicy policy;
+  policy.warmup_rounds = a.warmup * a.sessions;
+  policy.rounds = a.runs;
+  policy.alternate = true;
+  policy.min_seconds = a.min_seconds;
+  policy.round_multiple = 2 * a.sessions; // every session in either order
+  const auto timer = [&](std::vector<std::unique_ptr<Bound>> &sessions) {
+    return [&a, s = &sessions](int r) {
+      return quarry::time_ms([&] { (*s)[r % a.sessions]->run(); });
+    };
   };
-  std::vector<double> ms_x, ms_y;
-  // At least --runs rounds, and enough for --min-seconds of runs per file:
-  // a few milliseconds of a small network are one busy spell of the
-  // machine (NasRNN's pair of one file twice came out 0.93 to 1.15 at 30
-  // runs).
-  int rounds = a.runs;
-  for (int i = 0; i < rounds; ++i) {
-    Bound &bx = *xs[i % a.sessions], &by = *ys[i % a.sessions];
-    if (i % 2 == 0) {
-      timed(bx, ms_x);
-      timed(by, ms_y);
-    } else {
-      timed(by, ms_y);
-      timed(bx, ms_x);
-    }
-    if (i == 0) {
-      const double shorter = std::max(std::min(ms_x[0], ms_y[0]), 1e-3);
-      rounds = std::max(a.runs, static_cast<int>(std::min(
-                                    1e6, a.min_seconds * 1e3 / shorter)));
-      // Every session in either order alike often.
-      const int cycle = 2 * a.sessions;
-      rounds = (rounds + cycle - 1) / cycle * cycle;
-    }
-  }
-  return {median(ms_x), median(ms_y), rounds};
+  const auto ms = quarry::time_in_turn(
+      std::vector<quarry::RoundTimer>{timer(xs), timer(ys)}, policy);
+  return {quarry::median(ms[0]), quarry::median(ms[1]),
+          static_cast<int>(ms[0].size())};
 }
 
 double median_ms(Ort::Env &env, const std::string &file, const Args &a) {
   Bound b(env, file, a);
-  for (int i = 0; i < a.warmup; ++i)
-    b.run();
-  std::vector<double> ms;
-  for (int i = 0; i < a.runs; ++i)
-    ms.push_back(elapsed_ms(b));
-  return median(ms);
+  quarry::TurnPolicy policy;
+  policy.rounds = a.runs;
+  policy.warmup_rounds = a.warmup;
+  return quarry::median(
+      quarry::time_in_turn(std::vector<std::function<double()>>{[&] {
+                             return quarry::time_ms([&] { b.run(); });
+                           }},
+                           policy)[0]);
 }
 
 /// Per output: max |a - b| / max |a|; the largest over outputs.

@@ -33,6 +33,7 @@
 #include "roofline.h"
 
 #include "quarry/core/split_list.h"
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/models/model_file.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/run_inputs.h"
@@ -43,16 +44,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
 
 using namespace quarry;
-using Clock = std::chrono::steady_clock;
 
 struct Args {
   std::vector<std::string> files;
@@ -75,7 +74,8 @@ Args parse(int argc, char **argv) {
                  "Thread counts, comma-separated: each file runs at each")
       ->delimiter(',')
       ->allow_extra_args(false);
-  app.add_option("--runs", a.runs, "Timed runs per engine")
+  app.add_option("--runs", a.runs,
+                 "Timed runs per engine (rounded up to whole blocks)")
       ->check(bench::at_least(1));
   app.add_option("--warmup", a.warmup, "Untimed runs of each engine first");
   app.add_option("--block", a.block,
@@ -90,14 +90,10 @@ Args parse(int argc, char **argv) {
   if (a.files.empty())
     bench::usage_error(app, "FILE is required");
   a.block = std::max(1, a.block);
+  a.runs = (a.runs + a.block - 1) / a.block * a.block; // whole blocks
   for (const std::string &s : shapes)
     a.import.input_shapes.insert(parse_input_shape(s));
   return a;
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 /// One ONNX Runtime session over fixed input tensors.
@@ -181,12 +177,6 @@ private:
   std::vector<Ort::Value> inputs_;
 };
 
-template <class F> double time_ms(F &&f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 nlohmann::json compare(Ort::Env &env, const std::string &file,
                        const bench::Machine &machine, const Args &a) {
   const int threads = machine.threads;
@@ -217,28 +207,21 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
       inputs.push_back(n.name);
   OrtRunner ort(env, ort_file, threads, values, inputs);
 
-  // Rounds: a pause, one untimed run, then `block` timed runs of one
-  // engine, the same for the other. Each engine's idle worker threads spin
-  // for a while after a run; the pause and the untimed run keep that out of
-  // the other engine's timings.
-  const auto gap = std::chrono::milliseconds(a.gap_ms);
-  for (int r = 0; r < a.warmup; ++r) {
-    ort.run();
-    exe->execute();
-  }
-  std::vector<double> ort_ms, quarry_ms;
-  while (static_cast<int>(quarry_ms.size()) < a.runs) {
-    const int block =
-        std::min(a.block, a.runs - static_cast<int>(quarry_ms.size()));
-    std::this_thread::sleep_for(gap);
-    ort.run();
-    for (int i = 0; i < block; ++i)
-      ort_ms.push_back(time_ms([&] { ort.run(); }));
-    std::this_thread::sleep_for(gap);
-    exe->execute();
-    for (int i = 0; i < block; ++i)
-      quarry_ms.push_back(time_ms([&] { exe->execute(); }));
-  }
+  // Rounds (timed_in_turn.h): a pause, one untimed run, then `block` timed
+  // runs of one engine, the same for the other. Each engine's idle worker
+  // threads spin for a while after a run; the pause and the untimed run
+  // keep that out of the other engine's timings.
+  TurnPolicy policy;
+  policy.block = a.block;
+  policy.rounds = a.runs / a.block;
+  policy.warmup_rounds = a.warmup;
+  policy.gap_ms = a.gap_ms;
+  const auto ms =
+      time_in_turn(std::vector<std::function<double()>>{
+                       [&] { return time_ms([&] { ort.run(); }); },
+                       [&] { return time_ms([&] { exe->execute(); }); }},
+                   policy);
+  const std::vector<double> &ort_ms = ms[0], &quarry_ms = ms[1];
   const double err = runtime::max_relative_error(exe->outputs(), ort.outputs());
   const auto counts = runtime::count_steps(exe->steps());
   const double om = median(ort_ms), qm = median(quarry_ms);

@@ -25,6 +25,7 @@
 
 #include "quarry/core/random.h"
 #include "quarry/core/text.h"
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 #include "quarry/runtime/run_inputs.h"
@@ -33,8 +34,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -110,20 +111,15 @@ const Layer kGraphs[] = {
      "y = ewadd(matmul(matmul[act=relu](a, w1), w2), a)\noutput y"},
 };
 
+/// The median ms of `run` under the policy every timing shares.
 template <class F> double median_ms(F &&run, const runtime::MeasureOptions &o) {
-  for (int i = 0; i < o.warmup; ++i)
-    run();
-  std::vector<double> ms;
-  for (int i = 0; i < o.runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  TurnPolicy policy;
+  policy.rounds = o.runs;
+  policy.warmup_rounds = o.warmup;
+  return median(time_in_turn(
+      std::vector<std::function<double()>>{[&] { return time_ms(run); }},
+      policy)[0]);
 }
-
 double graph_ms(runtime::Backend &b, const Graph &g,
                 const runtime::MeasureOptions &o) {
   const auto values = runtime::random_run_bindings(g, 1);

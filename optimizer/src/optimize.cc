@@ -2,8 +2,8 @@
 #include "quarry/optimizer/optimize.h"
 
 #include "quarry/core/text.h"
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/optimizer/constant_fold.h"
-#include "quarry/optimizer/paired_timing.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"

@@ -1,10 +1,10 @@
 //===- measure.cc - Median of timed runs after warm-up --------------------===//
 #include "quarry/runtime/measure.h"
 
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/runtime/run_inputs.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -19,17 +19,13 @@ bool is_plain_layout(const std::string &layout) {
 double median_ms(Executable &e, const MeasureOptions &opts) {
   if (opts.runs < 1 || opts.warmup < 0)
     throw Error("measure: need at least one run and no negative warm-up");
-  for (int i = 0; i < opts.warmup; ++i)
-    e.execute();
-  std::vector<double> ms;
-  for (int i = 0; i < opts.runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    e.execute();
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+  TurnPolicy policy;
+  policy.rounds = opts.runs;
+  policy.warmup_rounds = opts.warmup;
+  return median(time_in_turn(std::vector<std::function<double()>>{[&] {
+                               return time_ms([&] { e.execute(); });
+                             }},
+                             policy)[0]);
 }
 
 Timing summarize(std::vector<double> samples) {

@@ -3,6 +3,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/ops/opaque.h"
+#include "quarry/core/timed_in_turn.h"
 #include "quarry/runtime/run_inputs.h"
 
 #include <algorithm>
@@ -24,13 +25,6 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - since)
       .count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 /// What an imported tail depends on in `known`: every value's name, type
