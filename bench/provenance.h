@@ -92,11 +92,7 @@ inline std::string cpu_name() {
 /// A file's content hash (hex), naming exactly which rule pack a result
 /// came from.
 inline std::string file_hash(const std::string &path) {
-  char hex[17];
-  std::snprintf(
-      hex, sizeof hex, "%016llx",
-      static_cast<unsigned long long>(hash_bytes(read_file_bytes(path))));
-  return hex;
+  return hash_hex(hash_bytes(read_file_bytes(path)));
 }
 
 /// What every result JSON records of itself: commit, date, command and

@@ -3,7 +3,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/file_io.h"
-#include "quarry/core/json_integer.h"
+#include "quarry/core/json_field.h"
 
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
@@ -57,36 +57,29 @@ void write_manifest(const std::string &path, const Manifest &m) {
 }
 
 Manifest read_manifest(const std::string &path) {
-  const std::string text = read_file_bytes(path);
+  const JsonField::Json j = JsonField::parse_file(path);
+  const JsonField f(j, path);
+  f.expect_format(kManifestFormat);
   Manifest m;
-  try {
-    const auto j = nlohmann::ordered_json::parse(text);
-    if (j.at("format").get<std::string>() != kManifestFormat)
-      throw Error(path + ": not a quarry generator manifest (format " +
-                  j.at("format").dump() + ")");
-    m.config_file = j.at("config").at("file").get<std::string>();
-    m.config_sha256 = j.at("config").at("sha256").get<std::string>();
-    m.config_text = j.at("config").at("text").get<std::string>();
-    m.seed = json_integer<uint64_t>(j.at("seed"));
-    m.max_ops = json_integer<int>(j.at("max_ops"));
-    m.ranks = json_integer<int>(j.at("ranks"));
-    m.fingerprint_bits = json_integer<int>(j.at("fingerprint_bits"));
-    for (const auto &[k, v] : j.at("totals").items())
-      m.totals.emplace_back(k, json_integer<uint64_t>(v));
-    for (const auto &s : j.at("shards"))
-      m.shards.push_back({s.at("file").get<std::string>(),
-                          s.at("sha256").get<std::string>(),
-                          json_integer<uint64_t>(s.at("bytes")),
-                          json_integer<uint64_t>(s.at("pairs"))});
-    m.seconds = j.value("seconds", 0.0);
-    if (j.contains("peak_rss_bytes_per_rank"))
-      m.peak_rss_bytes = json_integer<uint64_t>(j["peak_rss_bytes_per_rank"]);
-  } catch (const nlohmann::json::parse_error &e) {
-    throw Error(path + ":" + std::to_string(e.byte) +
-                ": malformed manifest (not JSON)");
-  } catch (const nlohmann::json::exception &e) {
-    throw Error(path + ": malformed manifest: " + e.what());
-  }
+  const JsonField config = f["config"];
+  m.config_file = config["file"].text();
+  m.config_sha256 = config["sha256"].text();
+  m.config_text = config["text"].text();
+  m.seed = f["seed"].integer<uint64_t>();
+  m.max_ops = f["max_ops"].integer<int>();
+  m.ranks = f["ranks"].integer<int>();
+  m.fingerprint_bits = f["fingerprint_bits"].integer<int>();
+  f["totals"].for_each_member([&](const std::string &k, const JsonField &v) {
+    m.totals.emplace_back(k, v.integer<uint64_t>());
+  });
+  f["shards"].for_each([&](const JsonField &s) {
+    m.shards.push_back({s["file"].text(), s["sha256"].text(),
+                        s["bytes"].integer<uint64_t>(),
+                        s["pairs"].integer<uint64_t>()});
+  });
+  m.seconds = f.has("seconds") ? f["seconds"].number() : 0.0;
+  if (f.has("peak_rss_bytes_per_rank"))
+    m.peak_rss_bytes = f["peak_rss_bytes_per_rank"].integer<uint64_t>();
   return m;
 }
 

@@ -175,13 +175,7 @@ TEST(Manifest, RoundTripsAndRejectsGarbage) {
     read_manifest(path);
     FAIL() << "a seed of 2.5e106 was read";
   } catch (const Error &e) {
-    EXPECT_EQ(std::string(e.what()).rfind(path + ": malformed manifest: ", 0),
-              0u)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("expected an integer in range, not "
-                                         "2.5e+106"),
-              std::string::npos)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()), path + ": seed: expected an integer");
   }
 }
 

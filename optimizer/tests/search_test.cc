@@ -2,11 +2,15 @@
 #include "cost_fixture.h"
 #include "test_util.h"
 
+#include "quarry/core/file_io.h"
 #include "quarry/optimizer/constant_fold.h"
 #include "quarry/optimizer/report.h"
+#include "quarry/optimizer/report_file.h"
 #include "quarry/optimizer/rule_policy.h"
 
 #include "quarry/rewrite/transformation.h"
+#include "quarry/testing/error_of.h"
+#include "quarry/testing/scratch_dir.h"
 #include <nlohmann/json.hpp>
 
 namespace quarry::opt::test {
@@ -410,6 +414,30 @@ TEST(Select, TheFastestMeasuredCandidateWins) {
   for (const auto &f : j["families"])
     product *= f["measured_gain"].get<double>();
   EXPECT_NEAR(product, r.step_ms.front() / r.step_ms.back(), 1e-9);
+  // What a report page reads back is what was written.
+  quarry::testing::ScratchDir scratch;
+  const std::string path = scratch.file("report.json");
+  write_file_atomic(path, report_json(in));
+  const ReportFile back = read_report_file(path);
+  EXPECT_EQ(back.model, "branches");
+  EXPECT_EQ(back.backend, "cpu");
+  EXPECT_EQ(back.operators_before, m.graph.num_operators());
+  EXPECT_EQ(back.operators_after, r.model.graph.num_operators());
+  EXPECT_EQ(back.expanded, r.search.expanded);
+  ASSERT_EQ(back.applied.size(), r.steps.size());
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    EXPECT_EQ(back.applied[i].name, ts[r.steps[i]].name);
+    EXPECT_DOUBLE_EQ(*back.applied[i].gain, r.step_ms[i] / r.step_ms[i + 1]);
+  }
+  EXPECT_EQ(back.families.size(), j["families"].size());
+  ASSERT_TRUE(back.selection);
+  EXPECT_EQ(back.selection->timed, static_cast<int64_t>(r.timed.size()));
+  EXPECT_FALSE(back.selection->kept_original);
+  EXPECT_FALSE(back.latency);
+  // A malformed one names the file and the field.
+  write_file_atomic(path, "{\"model\": 3}");
+  EXPECT_EQ(quarry::testing::error_of([&] { read_report_file(path); }),
+            path + ": model: expected a string");
 }
 
 TEST(RulePolicy, UnprovedRulesAreRefusedUnlessAllowed) {

@@ -235,18 +235,18 @@ std::string optimize_section(const OptimizeSummary &o) {
                   " (the fastest of " + count_text(o.selection->timed - 1) +
                   " candidates timed against the original).");
   const bool texts =
-      std::any_of(o.step_list.begin(), o.step_list.end(),
+      std::any_of(o.applied.begin(), o.applied.end(),
                   [](const auto &st) { return !st.text.empty(); });
   if (texts) {
     // Every step with its rule and the gain measured across it.
     std::vector<Cells> steps;
-    for (const OptimizeSummary::Step &st : o.step_list)
+    for (const OptimizeSummary::Step &st : o.applied)
       steps.push_back({st.name, st.text.empty() ? st.family : st.text,
                        st.gain ? ratio_text(*st.gain) : "-"});
     out += table({"applied", "rule", "measured gain"}, steps, {2});
   } else {
     std::vector<Cells> applied;
-    for (const auto &[name, times] : o.applied)
+    for (const auto &[name, times] : o.applied_counts)
       applied.push_back({name, count_text(times)});
     if (!applied.empty())
       out += table({"applied", "times"}, applied, {1});

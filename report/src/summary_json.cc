@@ -107,11 +107,11 @@ Json optimize_json(const OptimizeSummary &o) {
                     {"after", o.operators_after}};
   j["steps"] = o.steps;
   Json applied = Json::array();
-  for (const auto &[name, times] : o.applied)
+  for (const auto &[name, times] : o.applied_counts)
     applied.push_back({{"name", name}, {"times", times}});
   j["applied"] = applied;
   Json steps = Json::array();
-  for (const OptimizeSummary::Step &st : o.step_list) {
+  for (const OptimizeSummary::Step &st : o.applied) {
     Json sj{{"name", st.name}, {"text", st.text}, {"family", st.family}};
     if (st.gain)
       sj["measured_gain"] = *st.gain;

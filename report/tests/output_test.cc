@@ -171,9 +171,9 @@ TEST(HtmlPage, AppliedRulesWithTheirTextGainsAndFamilies) {
                       {"measured_speedup", 1.17}};
   });
   const RunSummary s = read_run_summary(run);
-  ASSERT_FALSE(s.optimize.step_list.empty());
-  EXPECT_EQ(s.optimize.step_list[0].family, "conv2d+relu");
-  EXPECT_DOUBLE_EQ(*s.optimize.step_list[0].gain, 1.01);
+  ASSERT_FALSE(s.optimize.applied.empty());
+  EXPECT_EQ(s.optimize.applied[0].family, "conv2d+relu");
+  EXPECT_DOUBLE_EQ(*s.optimize.applied[0].gain, 1.01);
   ASSERT_EQ(s.optimize.families.size(), 1u);
   EXPECT_DOUBLE_EQ(*s.optimize.families[0].gain, 1.17);
   ASSERT_TRUE(s.optimize.selection);

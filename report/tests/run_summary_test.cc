@@ -158,10 +158,10 @@ TEST(RunSummary, OptimizeMatchesReport) {
   std::map<std::string, int64_t> times;
   for (const json &a : r["applied"])
     ++times[a["name"].get<std::string>()];
-  ASSERT_EQ(o.applied.size(), times.size());
-  for (const auto &[name, n] : o.applied)
+  ASSERT_EQ(o.applied_counts.size(), times.size());
+  for (const auto &[name, n] : o.applied_counts)
     EXPECT_EQ(n, times[name]) << name;
-  EXPECT_EQ(o.applied.front().first, r["applied"][0]["name"]);
+  EXPECT_EQ(o.applied_counts.front().first, r["applied"][0]["name"]);
   EXPECT_EQ(o.expanded, r["search"]["expanded"]);
   ASSERT_TRUE(o.latency);
   const json &c = r["check"];

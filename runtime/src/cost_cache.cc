@@ -108,9 +108,7 @@ private:
 };
 
 std::string check_of(std::string_view body) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016" PRIx64, hash_bytes(body));
-  return hex;
+  return hash_hex(hash_bytes(body));
 }
 
 std::string format_record(const std::string &key, double ms) {

@@ -2,7 +2,8 @@
 #include "quarry/validate_axioms/report.h"
 
 #include "quarry/core/file_io.h"
-#include "quarry/core/json_integer.h"
+#include "quarry/core/hash.h"
+#include "quarry/core/json_field.h"
 #include "quarry/core/shard_spec.h"
 
 #include <nlohmann/json.hpp>
@@ -26,26 +27,41 @@ json entailment_json(const EntailmentResult &e) {
           {"seconds", e.seconds}};
 }
 
-EntailmentResult entailment_from(const json &j) {
+EntailmentResult entailment_from(const JsonField &f) {
   EntailmentResult e;
-  e.name = j.at("name").get<std::string>();
-  e.answer = answer_from_name(j.at("answer").get<std::string>());
-  e.by = j.at("by").get<std::vector<std::string>>();
-  e.detail = j.at("detail").get<std::string>();
-  e.seconds = j.at("seconds").get<double>();
+  e.name = f["name"].text();
+  const JsonField answer = f["answer"];
+  try {
+    e.answer = answer_from_name(answer.text());
+  } catch (const Error &err) {
+    answer.fail(err.what());
+  }
+  e.by = f["by"].texts();
+  e.detail = f["detail"].text();
+  e.seconds = f["seconds"].number();
   return e;
+}
+
+std::vector<EntailmentResult> entailments_from(const JsonField &f) {
+  std::vector<EntailmentResult> out;
+  f.for_each([&](const JsonField &e) { out.push_back(entailment_from(e)); });
+  return out;
+}
+
+SweepCounts counts_from(const JsonField &f) {
+  SweepCounts c;
+  c.checked = f["checked"].integer<uint64_t>();
+  c.skipped = f["skipped"].integer<uint64_t>();
+  c.failed = f["failed"].integer<uint64_t>();
+  c.filtered = f["filtered"].integer<uint64_t>();
+  c.seconds = f["seconds"].number();
+  return c;
 }
 
 json counts_json(const SweepCounts &c) {
   return {{"cases", c.cases()},     {"checked", c.checked},
           {"skipped", c.skipped},   {"failed", c.failed},
           {"filtered", c.filtered}, {"seconds", c.seconds}};
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
-  return buf;
 }
 
 } // namespace
@@ -72,7 +88,7 @@ std::string report_json(const verify::AxiomFile &file,
   json j;
   j["format"] = kFormat;
   j["axioms_file"] = r.axioms_file;
-  j["axioms_hash"] = hex(r.axioms_hash);
+  j["axioms_hash"] = hash_hex(r.axioms_hash);
   j["checker"] = r.checker;
   j["sizes"] = r.sizes;
   j["shard"] = r.shard;
@@ -128,63 +144,57 @@ std::string report_json(const verify::AxiomFile &file,
 }
 
 ValidationReport read_report(const std::string &path) {
-  const std::string text = read_file_bytes(path);
+  const JsonField::Json j = JsonField::parse_file(path);
+  const JsonField f(j, path);
+  f.expect_format(kFormat);
   ValidationReport r;
-  try {
-    const json j = json::parse(text);
-    if (j.at("format") != kFormat)
-      throw Error(path + ": not a quarry.validate-axioms.v1 file");
-    r.axioms_file = j.at("axioms_file").get<std::string>();
-    r.axioms_hash =
-        std::stoull(j.at("axioms_hash").get<std::string>(), nullptr, 16);
-    r.checker = j.value("checker", "");
-    r.sizes = json_integers<int64_t>(j.at("sizes"));
-    r.shard = json_integer<int>(j.at("shard"));
-    r.shards = json_integer<int>(j.at("shards"));
-    r.chunk_size = json_integer<uint64_t>(j.at("chunk_size"));
-    r.checks = j.at("checks").get<std::vector<std::string>>();
-    r.complete = j.at("complete").get<bool>();
-    r.wall_seconds = j.at("wall_seconds").get<double>();
-    if (j.contains("lemmas")) {
-      r.lemmas.emplace();
-      for (const json &e : j["lemmas"])
-        r.lemmas->push_back(entailment_from(e));
-    }
-    if (j.contains("redundancy")) {
-      r.redundancy.emplace();
-      for (const json &e : j["redundancy"])
-        r.redundancy->push_back(entailment_from(e));
-    }
-    if (j.contains("consistency"))
-      r.consistency = entailment_from(j["consistency"]);
-    if (j.contains("chunks")) {
-      r.planned_chunks =
-          json_integer<uint64_t>(j.at("sweep").at("chunks_planned"));
-      for (const json &row : j["chunks"]) {
-        ChunkResult c;
-        c.id = json_integer<uint64_t>(row.at(0));
-        c.axiom = json_integer<int>(row.at(1));
-        c.counts.checked = json_integer<uint64_t>(row.at(2));
-        c.counts.skipped = json_integer<uint64_t>(row.at(3));
-        c.counts.failed = json_integer<uint64_t>(row.at(4));
-        c.counts.filtered = json_integer<uint64_t>(row.at(5));
-        c.counts.seconds = row.at(6).get<double>();
-        r.chunks[c.id] = c;
-      }
-      for (const json &f : j.at("failures")) {
-        const uint64_t id = json_integer<uint64_t>(f.at("chunk"));
-        if (!r.chunks.count(id))
-          throw Error(path + ": a failure names chunk " + std::to_string(id) +
-                      ", which the file does not list");
-        r.chunks[id].failures.push_back({f.at("axiom").get<std::string>(),
-                                         json_integer<uint64_t>(f.at("case")),
-                                         f.at("detail").get<std::string>()});
-      }
-    }
-  } catch (const json::exception &e) {
-    throw Error(path + ": malformed validation report: " + e.what());
-  } catch (const std::logic_error &e) {
-    throw Error(path + ": malformed validation report: " + e.what());
+  r.axioms_file = f["axioms_file"].text();
+  r.axioms_hash = f["axioms_hash"].hash();
+  r.checker = f.has("checker") ? f["checker"].text() : "";
+  r.sizes = f["sizes"].integers<int64_t>();
+  r.shard = f["shard"].integer<int>();
+  r.shards = f["shards"].integer<int>();
+  r.chunk_size = f["chunk_size"].integer<uint64_t>();
+  r.checks = f["checks"].texts();
+  r.complete = f["complete"].boolean();
+  r.wall_seconds = f["wall_seconds"].number();
+  if (f.has("lemmas"))
+    r.lemmas = entailments_from(f["lemmas"]);
+  if (f.has("redundancy"))
+    r.redundancy = entailments_from(f["redundancy"]);
+  if (f.has("consistency"))
+    r.consistency = entailment_from(f["consistency"]);
+  if (f.has("chunks")) {
+    const JsonField sweep = f["sweep"];
+    r.planned_chunks = sweep["chunks_planned"].integer<uint64_t>();
+    SweepResult &summary = r.summary.emplace();
+    summary.total = counts_from(sweep);
+    summary.chunks = sweep["chunks_done"].integer<uint64_t>();
+    sweep["axioms"].for_each([&](const JsonField &a) {
+      summary.axioms.push_back({a["name"].text(), counts_from(a)});
+    });
+    // [id, axiom, checked, skipped, failed, filtered, seconds] per chunk.
+    f["chunks"].for_each([&](const JsonField &row) {
+      ChunkResult c;
+      c.id = row.at(0).integer<uint64_t>();
+      c.axiom = row.at(1).integer<int>();
+      c.counts.checked = row.at(2).integer<uint64_t>();
+      c.counts.skipped = row.at(3).integer<uint64_t>();
+      c.counts.failed = row.at(4).integer<uint64_t>();
+      c.counts.filtered = row.at(5).integer<uint64_t>();
+      c.counts.seconds = row.at(6).number();
+      r.chunks[c.id] = c;
+    });
+    f["failures"].for_each([&](const JsonField &e) {
+      const JsonField chunk = e["chunk"];
+      const uint64_t id = chunk.integer<uint64_t>();
+      if (!r.chunks.count(id))
+        chunk.fail("names chunk " + std::to_string(id) +
+                   ", which the file does not list");
+      r.chunks[id].failures.push_back({e["axiom"].text(),
+                                       e["case"].integer<uint64_t>(),
+                                       e["detail"].text()});
+    });
   }
   return r;
 }

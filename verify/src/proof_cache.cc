@@ -3,6 +3,7 @@
 
 #include "quarry/core/error.h"
 #include "quarry/core/file_io.h"
+#include "quarry/core/json_field.h"
 #include "result_json.h"
 
 #include <unistd.h>
@@ -57,24 +58,17 @@ ProofCache::ProofCache(const std::string &dir, uint64_t axioms_hash,
                     {"prover", prover_identity()}};
     write_file_atomic(header, h.dump(2) + "\n");
   }
-  try {
-    const json h = json::parse(read_file_bytes(header));
-    if (!h.is_object() || h.value("format", "") != kFormat)
-      throw Error(std::string("not a ") + kFormat + " file");
-    if (h.at("axioms_hash").get<std::string>() != hash_hex(axioms_hash))
-      throw Error("a proof cache of other axioms (" +
-                  h.at("axioms_file").get<std::string>() +
-                  "); give another --proof-cache directory");
-    if (h.at("prover").get<std::string>() != prover_identity())
-      throw Error("a proof cache of another prover (" +
-                  h.at("prover").get<std::string>() + ", this is " +
-                  prover_identity() +
-                  "); give another --proof-cache directory");
-  } catch (const json::exception &e) {
-    throw Error(header + ": malformed (" + std::string(e.what()) + ")");
-  } catch (const Error &e) {
-    throw Error(header + ": " + e.what());
-  }
+  const JsonField::Json h = JsonField::parse_file(header);
+  const JsonField f(h, header);
+  f.expect_format(kFormat);
+  if (f["axioms_hash"].text() != hash_hex(axioms_hash))
+    throw Error(header + ": a proof cache of other axioms (" +
+                f["axioms_file"].text() +
+                "); give another --proof-cache directory");
+  if (f["prover"].text() != prover_identity())
+    throw Error(header + ": a proof cache of another prover (" +
+                f["prover"].text() + ", this is " + prover_identity() +
+                "); give another --proof-cache directory");
   // In name order, so which of two equal outcomes wins does not depend on
   // the directory's order.
   std::set<std::string> files;
@@ -91,17 +85,12 @@ void ProofCache::load(const std::string &path) {
   size_t line_no = 0;
   for (const std::string &line : read_complete_lines(path)) {
     ++line_no;
-    try {
-      const json j = json::parse(line);
-      if (j.at("minimize_core").get<bool>() != opts_.minimize_core)
-        continue;
-      add({result_from_json(j), j.at("timeout_s").get<double>()});
-    } catch (const json::exception &e) {
-      throw Error(path + ":" + std::to_string(line_no) + ": malformed (" +
-                  e.what() + ")");
-    } catch (const Error &e) {
-      throw Error(path + ":" + std::to_string(line_no) + ": " + e.what());
-    }
+    const std::string where = path + ":" + std::to_string(line_no);
+    const JsonField::Json j = JsonField::parse_text(line, where);
+    const JsonField f(j, where);
+    if (f["minimize_core"].boolean() != opts_.minimize_core)
+      continue;
+    add({result_from_json(f), f["timeout_s"].number()});
   }
 }
 

@@ -3,7 +3,7 @@
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/hash.h"
-#include "quarry/core/json_integer.h"
+#include "quarry/core/json_field.h"
 #include "result_json.h"
 
 #include <nlohmann/json.hpp>
@@ -92,47 +92,44 @@ std::string report_json(const ReportInfo &info,
 
 namespace {
 
-/// A report from its text; errors do not name the file.
-Report parse_report(const std::string &text) {
+/// A report from its text, read from `file` (named in errors).
+Report parse_report(const std::string &text, const std::string &file) {
+  const JsonField::Json j = JsonField::parse_text(text, file);
+  const JsonField f(j, file);
+  f.expect_format(kFormat);
   Report r;
-  try {
-    const json j = json::parse(text);
-    if (!j.is_object() || j.value("format", "") != kFormat)
-      throw Error(std::string("not a ") + kFormat + " file");
-    ReportInfo &info = r.info;
-    info.complete = j.at("complete").get<bool>();
-    info.axioms_file = j.at("axioms_file").get<std::string>();
-    info.axioms_hash =
-        hash_from_hex(j.at("axioms_hash").get<std::string>(), "axioms_hash");
-    info.prover = j.value("prover", "");
-    info.rules_file = j.at("rules_file").get<std::string>();
-    // Reports of unsharded runs before 2026-11 lack these three.
-    if (j.contains("rules_hash"))
-      info.rules_hash =
-          hash_from_hex(j.at("rules_hash").get<std::string>(), "rules_hash");
-    info.input_rules = json_integer<size_t>(j.value("input_rules", json(0)));
-    info.shard = parse_shard(j.value("shard", "0/1"));
-    info.options.timeout_s = j.at("timeout_s").get<double>();
-    info.options.threads = json_integer<int>(j.at("threads"));
-    info.options.minimize_core = j.at("minimize_core").get<bool>();
-    info.wall_seconds = j.at("totals").at("wall_seconds").get<double>();
-    for (const json &e : j.at("rules"))
-      r.results.push_back(result_from_json(e));
-  } catch (const json::exception &e) {
-    throw Error("malformed report (" + std::string(e.what()) + ")");
+  ReportInfo &info = r.info;
+  info.complete = f["complete"].boolean();
+  info.axioms_file = f["axioms_file"].text();
+  info.axioms_hash = f["axioms_hash"].hash();
+  info.prover = f.has("prover") ? f["prover"].text() : "";
+  info.rules_file = f["rules_file"].text();
+  // Reports of unsharded runs before 2026-11 lack these three.
+  if (f.has("rules_hash"))
+    info.rules_hash = f["rules_hash"].hash();
+  if (f.has("input_rules"))
+    info.input_rules = f["input_rules"].integer<size_t>();
+  if (f.has("shard")) {
+    const JsonField shard = f["shard"];
+    try {
+      info.shard = parse_shard(shard.text());
+    } catch (const Error &e) {
+      shard.fail(e.what());
+    }
   }
+  info.options.timeout_s = f["timeout_s"].number();
+  info.options.threads = f["threads"].integer<int>();
+  info.options.minimize_core = f["minimize_core"].boolean();
+  info.wall_seconds = f["totals"]["wall_seconds"].number();
+  f["rules"].for_each(
+      [&](const JsonField &e) { r.results.push_back(result_from_json(e)); });
   return r;
 }
 
 } // namespace
 
 Report read_report(const std::string &path) {
-  const std::string text = read_file_bytes(path);
-  try {
-    return parse_report(text);
-  } catch (const Error &e) {
-    throw Error(path + ": " + e.what());
-  }
+  return parse_report(read_file_bytes(path), path);
 }
 
 uint64_t rules_hash(const std::vector<Rule> &rules) {
@@ -226,11 +223,10 @@ resumable_results(const std::string &report_path, uint64_t axioms_hash,
   };
   if (std::filesystem::exists(report_path)) {
     Report earlier;
-    const std::string text = read_file_bytes(report_path);
     try {
-      earlier = parse_report(text);
+      earlier = read_report(report_path);
     } catch (const Error &e) {
-      throw Error(report_path + ": cannot resume: " + e.what());
+      throw Error(std::string(e.what()) + " (cannot resume from it)");
     }
     // Other axioms or another prover: nothing carries over.
     if (earlier.info.axioms_hash == axioms_hash &&
@@ -243,14 +239,12 @@ resumable_results(const std::string &report_path, uint64_t axioms_hash,
   if (lines.empty() || lines[0] != journal_header(axioms_hash))
     return out;
   for (size_t k = 1; k < lines.size(); ++k) {
+    const std::string line = journal + ":" + std::to_string(k + 1);
     try {
-      take(result_from_json(json::parse(lines[k])));
-    } catch (const json::exception &e) {
-      throw Error(journal + ":" + std::to_string(k + 1) +
-                  ": cannot resume: malformed (" + e.what() + ")");
+      const JsonField::Json j = JsonField::parse_text(lines[k], line);
+      take(result_from_json(JsonField(j, line)));
     } catch (const Error &e) {
-      throw Error(journal + ":" + std::to_string(k + 1) +
-                  ": cannot resume: " + e.what());
+      throw Error(std::string(e.what()) + " (cannot resume from it)");
     }
   }
   return out;

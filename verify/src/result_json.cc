@@ -2,29 +2,10 @@
 #include "result_json.h"
 
 #include "quarry/core/error.h"
-#include "quarry/core/json_integer.h"
-
-#include <charconv>
-#include <cstdio>
 
 namespace quarry::verify {
 
 using nlohmann::json;
-
-std::string hash_hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-uint64_t hash_from_hex(const std::string &text, const std::string &what) {
-  uint64_t v = 0;
-  const auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), v, 16);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty())
-    throw Error(what + " '" + text + "' is not a hexadecimal hash");
-  return v;
-}
 
 json result_json(const RuleResult &r) {
   json pre = json::array();
@@ -49,26 +30,29 @@ json result_json(const RuleResult &r) {
   return j;
 }
 
-RuleResult result_from_json(const json &j) {
+RuleResult result_from_json(const JsonField &f) {
   RuleResult r;
-  r.index = json_integer<size_t>(j.at("index"));
-  r.name = j.at("name").get<std::string>();
-  r.outcome = outcome_from_name(j.at("outcome").get<std::string>());
-  r.seconds = j.at("seconds").get<double>();
-  r.axioms = j.at("axioms").get<std::vector<std::string>>();
-  for (const json &p : j.at("preconditions"))
-    r.preconditions.push_back({p.at("var").get<std::string>(),
-                               json_integer<int>(p.at("dim")),
-                               p.at("other_var").get<std::string>(),
-                               json_integer<int>(p.at("other_dim"))});
-  r.detail = j.at("detail").get<std::string>();
-  r.rule_hash =
-      hash_from_hex(j.at("rule_hash").get<std::string>(),
-                    "rule " + std::to_string(r.index) + ": rule_hash");
-  if (j.contains("derivation"))
-    r.derivation = j.at("derivation").get<std::vector<std::string>>();
-  if (j.contains("z3_resources"))
-    r.z3_resources = json_integer<uint64_t>(j.at("z3_resources"));
+  r.index = f["index"].integer<size_t>();
+  r.name = f["name"].text();
+  const JsonField outcome = f["outcome"];
+  try {
+    r.outcome = outcome_from_name(outcome.text());
+  } catch (const Error &e) {
+    outcome.fail(e.what());
+  }
+  r.seconds = f["seconds"].number();
+  r.axioms = f["axioms"].texts();
+  f["preconditions"].for_each([&](const JsonField &p) {
+    r.preconditions.push_back({p["var"].text(), p["dim"].integer<int>(),
+                               p["other_var"].text(),
+                               p["other_dim"].integer<int>()});
+  });
+  r.detail = f["detail"].text();
+  r.rule_hash = f["rule_hash"].hash();
+  if (f.has("derivation"))
+    r.derivation = f["derivation"].texts();
+  if (f.has("z3_resources"))
+    r.z3_resources = f["z3_resources"].integer<uint64_t>();
   return r;
 }
 

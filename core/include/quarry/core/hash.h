@@ -6,7 +6,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace quarry {
@@ -33,6 +36,14 @@ constexpr uint64_t hash_bytes(std::string_view s) {
     h *= 0x100000001b3ULL;
   }
   return mix64(h);
+}
+
+/// A hash as files store it: 16 lower-case hexadecimal digits
+/// (JsonField::hash() reads it back).
+inline std::string hash_hex(uint64_t h) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016" PRIx64, h);
+  return hex;
 }
 
 } // namespace quarry

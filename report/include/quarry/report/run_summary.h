@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/optimizer/report_file.h"
 #include "quarry/pipeline/run_layout.h"
 
 #include <cstdint>
@@ -108,50 +109,12 @@ struct ValidateSummary {
   std::optional<std::string> consistency; ///< its answer
 };
 
-/// optimize/report.json.
-struct OptimizeSummary {
+/// optimize/report.json, as opt::read_report_file reads it.
+struct OptimizeSummary : opt::ReportFile {
   StageState state = StageState::NotRun;
-  std::string model;
-  std::string backend;
-  double cost_before_ms = 0; ///< the cost model's estimate
-  double cost_after_ms = 0;
-  int64_t operators_before = 0;
-  int64_t operators_after = 0;
   /// Each rule or fusion applied, with how often, in first-use order.
-  std::vector<std::pair<std::string, int64_t>> applied;
+  std::vector<std::pair<std::string, int64_t>> applied_counts;
   int64_t steps = 0; ///< applications in all
-  int64_t expanded = 0;
-  double search_seconds = 0;
-  /// Each applied step in order: its rule on one line, its family, and the
-  /// gain measured across it (reports of older runs lack them).
-  struct Step {
-    std::string name, text, family;
-    std::optional<double> gain;
-  };
-  std::vector<Step> step_list;
-  /// Per family of rules: steps applied and their measured gains
-  /// multiplied.
-  struct Family {
-    std::string family;
-    int64_t steps = 0;
-    std::optional<double> gain;
-  };
-  std::vector<Family> families;
-  /// The cheapest graphs and the original timed whole (never slower).
-  struct Selection {
-    int64_t timed = 0;
-    bool kept_original = false;
-    double predicted_speedup = 0, measured_speedup = 0;
-  };
-  std::optional<Selection> selection;
-  /// Measured latencies, when the optimizer ran with --check.
-  struct Latency {
-    double before_ms = 0;
-    double after_ms = 0;
-    double speedup = 0;
-    double max_relative_error = 0;
-  };
-  std::optional<Latency> latency;
 };
 
 struct RunSummary {

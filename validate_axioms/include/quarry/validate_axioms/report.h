@@ -41,6 +41,10 @@ struct ValidationReport {
   std::optional<EntailmentResult> consistency;
   std::map<uint64_t, ChunkResult> chunks; ///< finished sweep chunks, by id
   uint64_t planned_chunks = 0;            ///< chunks of this shard (or all)
+  /// The sweep's totals and per-axiom rows as read_report found them in
+  /// the file (report_json computes them afresh from the chunks and the
+  /// axiom file; failures are in the chunks).
+  std::optional<SweepResult> summary;
 };
 
 /// Whether the report shows a problem: a sweep failure, an inconsistency, a

@@ -1,10 +1,12 @@
-//===- json_field.cc - Reading JSON result files with clear errors --------===//
-#include "json_field.h"
+//===- json_field.cc - JSON files read with clear errors ------------------===//
+#include "quarry/core/json_field.h"
 
 #include "quarry/core/error.h"
 #include "quarry/core/file_io.h"
 
-namespace quarry::report {
+#include <charconv>
+
+namespace quarry {
 
 namespace {
 
@@ -35,15 +37,19 @@ std::string parse_message(const std::string &what) {
 
 } // namespace
 
-nlohmann::json JsonField::parse_file(const std::string &path) {
-  const std::string text = read_file_bytes(path);
-  nlohmann::json j;
+JsonField::Json JsonField::parse_file(const std::string &path) {
+  return parse_text(read_file_bytes(path), path);
+}
+
+JsonField::Json JsonField::parse_text(const std::string &text,
+                                      const std::string &path) {
+  Json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
+    j = Json::parse(text);
+  } catch (const Json::parse_error &e) {
     throw Error(position_of(path, text, e.byte),
                 "not valid JSON: " + parse_message(e.what()));
-  } catch (const nlohmann::json::exception &e) {
+  } catch (const Json::exception &e) {
     // A number too large for a double, and the like: "[json.exception.
     // out_of_range.406] number overflow parsing '1e3080'".
     const std::string what = e.what();
@@ -72,10 +78,14 @@ bool JsonField::has(std::string_view key) const {
   return value_->is_object() && value_->contains(key);
 }
 
-int64_t JsonField::integer() const {
-  if (!value_->is_number_integer())
-    fail("expected an integer");
-  return value_->get<int64_t>();
+uint64_t JsonField::hash() const {
+  const std::string hex = text();
+  uint64_t v = 0;
+  const auto [end, error] =
+      std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
+  if (error != std::errc() || end != hex.data() + hex.size() || hex.empty())
+    fail("'" + hex + "' is not a hexadecimal hash");
+  return v;
 }
 
 double JsonField::number() const {
@@ -96,12 +106,36 @@ std::string JsonField::text() const {
   return value_->get<std::string>();
 }
 
+JsonField JsonField::at(size_t i) const {
+  if (!value_->is_array())
+    fail("expected an array");
+  const std::string where = where_ + "[" + std::to_string(i) + "]";
+  if (i >= value_->size())
+    JsonField(*value_, *file_, where).fail("missing");
+  return JsonField((*value_)[i], *file_, where);
+}
+
+std::vector<std::string> JsonField::texts() const {
+  std::vector<std::string> out;
+  for_each([&](const JsonField &e) { out.push_back(e.text()); });
+  return out;
+}
+
 void JsonField::for_each(
     const std::function<void(const JsonField &)> &f) const {
   if (!value_->is_array())
     fail("expected an array");
   for (size_t i = 0; i < value_->size(); ++i)
     f(JsonField((*value_)[i], *file_, where_ + "[" + std::to_string(i) + "]"));
+}
+
+void JsonField::for_each_member(
+    const std::function<void(const std::string &, const JsonField &)> &f)
+    const {
+  if (!value_->is_object())
+    fail("expected an object");
+  for (const auto &[key, value] : value_->items())
+    f(key, JsonField(value, *file_, where_.empty() ? key : where_ + "." + key));
 }
 
 void JsonField::expect_format(std::string_view format) const {
@@ -114,4 +148,4 @@ void JsonField::fail(const std::string &message) const {
   throw Error(*file_ + ": " + (where_.empty() ? "" : where_ + ": ") + message);
 }
 
-} // namespace quarry::report
+} // namespace quarry
