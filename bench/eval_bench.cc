@@ -14,7 +14,7 @@
 #include "quarry/core/float_domain.h"
 #include "quarry/core/text.h"
 #include "quarry/core/timed_in_turn.h"
-#include "quarry/fingerprint/random_field.h"
+#include "quarry/field/random_field.h"
 
 #include <nlohmann/json.hpp>
 

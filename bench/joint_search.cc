@@ -34,7 +34,7 @@
 #include "quarry/models/zoo.h"
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 

@@ -10,7 +10,7 @@
 #include "bench_cli.h"
 #include "provenance.h"
 
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/verify/report.h"
 
 #include <nlohmann/json.hpp>

@@ -42,7 +42,7 @@ cd "$(dirname "$0")/.."
 
 build_dir=${QUARRY_BUILD_DIR:-build}
 bundle="$build_dir/gpu-pack.tar.xz"
-programs=(runtime_cuda_test fingerprint_gpu_test runtime_bench optimize_bench
+programs=(runtime_cuda_test field_gpu_test runtime_bench optimize_bench
   quarry)
 testdata=/usr/share/libonnx-testdata/data/node
 
@@ -167,7 +167,7 @@ for s in $steps; do
   case $s in
   tests)
     step runtime_cuda_test 120 "$build_dir/bin/runtime_cuda_test" --gtest_brief=1
-    step fingerprint_gpu_test 30 "$build_dir/bin/fingerprint_gpu_test" --gtest_brief=1
+    step field_gpu_test 30 "$build_dir/bin/field_gpu_test" --gtest_brief=1
     ;;
   torch)
     if python3 -c 'import torch, torchvision, onnx' 2>/dev/null; then

@@ -3,7 +3,7 @@
 
 #include "quarry/core/hash.h"
 #include "quarry/enumerate/enumerator.h"
-#include "quarry/fingerprint/tensor_hash.h"
+#include "quarry/field/tensor_hash.h"
 
 #include <algorithm>
 #include <string>

@@ -4,7 +4,7 @@
 #include "quarry/core/error.h"
 #include "quarry/core/op_registry.h"
 #include "quarry/enumerate/enumerator.h"
-#include "quarry/fingerprint/tensor_hash.h"
+#include "quarry/field/tensor_hash.h"
 
 #include <algorithm>
 #include <numeric>

@@ -4,8 +4,8 @@
 #include "quarry/core/error.h"
 #include "quarry/core/evaluate.h"
 #include "quarry/core/hash.h"
-#include "quarry/fingerprint/random_field.h"
-#include "quarry/fingerprint/tensor_hash.h"
+#include "quarry/field/random_field.h"
+#include "quarry/field/tensor_hash.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,7 +1,7 @@
 #include "quarry/core/evaluate.h"
 #include "quarry/enumerate/enumerator.h"
-#include "quarry/fingerprint/random_field.h"
-#include "quarry/fingerprint/tensor_hash.h"
+#include "quarry/field/random_field.h"
+#include "quarry/field/tensor_hash.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_input.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace quarry;

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz_input.h"
-#include "quarry/rules/rule_pack_io.h"
-#include "quarry/rules/taso_import.h"
+#include "quarry/rulepack/rule_pack_io.h"
+#include "quarry/rulepack/taso_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace quarry;

@@ -1,7 +1,7 @@
 //===- zoo_test.cc - Each network's structure, shape and evaluation -------===//
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
-#include "quarry/fingerprint/random_field.h"
+#include "quarry/field/random_field.h"
 #include "quarry/models/stats.h"
 #include "quarry/models/zoo.h"
 

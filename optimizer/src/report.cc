@@ -1,7 +1,7 @@
 //===- report.cc - What an optimization did, as JSON ----------------------===//
 #include "quarry/optimizer/report.h"
 
-#include "quarry/rules/rule_print.h"
+#include "quarry/rulepack/rule_print.h"
 
 #include <nlohmann/json.hpp>
 

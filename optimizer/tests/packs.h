@@ -1,7 +1,7 @@
 //===- packs.h - The rule packs the tests use, when present ----*- C++ -*-===//
 #pragma once
 
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/verify/verifier.h"
 
 #include <filesystem>

@@ -3,7 +3,7 @@
 
 #include "quarry/core/text.h"
 #include "quarry/optimizer/optimize.h"
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "read_stages.h"
 
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 
 #include <array>
 

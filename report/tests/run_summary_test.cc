@@ -11,7 +11,7 @@
 #include "fixture_run.h"
 
 #include "quarry/core/file_io.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>

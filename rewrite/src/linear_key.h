@@ -12,7 +12,7 @@
 
 #include "quarry/core/graph.h"
 #include "quarry/core/hash.h"
-#include "quarry/fingerprint/field61.h"
+#include "quarry/field/field61.h"
 
 #include <cstdint>
 #include <vector>

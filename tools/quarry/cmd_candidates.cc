@@ -7,7 +7,7 @@
 #include "commands.h"
 
 #include "quarry/dedupe/export.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 
 #include <iostream>
 #include <memory>

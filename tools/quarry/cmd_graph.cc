@@ -4,8 +4,8 @@
 #include "quarry/core/float_domain.h"
 #include "quarry/core/random.h"
 #include "quarry/core/text.h"
-#include "quarry/fingerprint/random_field.h"
-#include "quarry/fingerprint/tensor_hash.h"
+#include "quarry/field/random_field.h"
+#include "quarry/field/tensor_hash.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include "quarry/optimizer/cost_table.h"
 #include "quarry/optimizer/report.h"
 #include "quarry/optimizer/rule_policy.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 #include "quarry/staged/staged_executable.h"

@@ -17,11 +17,11 @@
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/progress_line.h"
-#include "quarry/coverage/compare.h"
-#include "quarry/coverage/minimize.h"
-#include "quarry/rules/rule_pack_io.h"
-#include "quarry/rules/rule_print.h"
-#include "quarry/rules/taso_import.h"
+#include "quarry/rulepack/rule_pack_io.h"
+#include "quarry/rulepack/rule_print.h"
+#include "quarry/rulepack/taso_import.h"
+#include "quarry/ruleset/compare.h"
+#include "quarry/ruleset/minimize.h"
 
 #include <iostream>
 #include <memory>
@@ -66,8 +66,8 @@ void register_compare(CLI::App &rules) {
   struct Options {
     std::string a, b, json;
     bool no_derive = false;
-    size_t max_graphs = coverage::DeriveOptions{}.max_graphs;
-    int max_steps = coverage::DeriveOptions{}.max_steps;
+    size_t max_graphs = ruleset::DeriveOptions{}.max_graphs;
+    int max_steps = ruleset::DeriveOptions{}.max_steps;
   };
   auto opts = std::make_shared<Options>();
   CLI::App *compare = rules.add_subcommand(
@@ -88,15 +88,15 @@ void register_compare(CLI::App &rules) {
                       "Rewrites in a derivation at most");
   compare->add_option("--json", opts->json, "Also write the result as JSON");
   compare->callback([opts] {
-    coverage::CompareOptions o;
+    ruleset::CompareOptions o;
     o.derive = !opts->no_derive;
     o.derive_options.max_graphs = opts->max_graphs;
     o.derive_options.max_steps = opts->max_steps;
-    const coverage::Comparison c = coverage::compare_packs(
+    const ruleset::Comparison c = ruleset::compare_packs(
         read_rule_pack(opts->a), read_rule_pack(opts->b), o);
     if (!opts->json.empty())
-      write_file_atomic(opts->json, coverage::comparison_json(c));
-    std::cout << coverage::format_comparison(c) << std::flush;
+      write_file_atomic(opts->json, ruleset::comparison_json(c));
+    std::cout << ruleset::format_comparison(c) << std::flush;
   });
 }
 
@@ -105,7 +105,7 @@ void register_minimize(CLI::App &rules) {
     std::string in, out;
     bool forward_only = false, quiet = false;
     int threads = 0;
-    coverage::DeriveOptions derive;
+    ruleset::DeriveOptions derive;
   };
   auto opts = std::make_shared<Options>();
   CLI::App *minimize = rules.add_subcommand(
@@ -129,15 +129,15 @@ void register_minimize(CLI::App &rules) {
   minimize->add_flag("--quiet", opts->quiet, "No progress line");
   minimize->callback([opts] {
     const RulePack pack = read_rule_pack(opts->in);
-    coverage::MinimizeOptions o;
+    ruleset::MinimizeOptions o;
     o.derive_options = opts->derive;
     o.forward_only = opts->forward_only;
     o.threads = opts->threads;
     RulePack out;
     {
       ProgressLine line(!opts->quiet);
-      out = coverage::minimize_pack(
-          pack, o, [&](const coverage::MinimizeProgress &p) {
+      out = ruleset::minimize_pack(
+          pack, o, [&](const ruleset::MinimizeProgress &p) {
             const bool last = p.done == p.total;
             if (last || line.due())
               line.show("minimize: " + std::to_string(p.done) + "/" +

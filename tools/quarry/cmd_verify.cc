@@ -24,9 +24,9 @@
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/progress_line.h"
-#include "quarry/coverage/derived_proof.h"
 #include "quarry/dedupe/export.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
+#include "quarry/ruleset/derived_proof.h"
 #include "quarry/verify/axiom_file.h"
 #include "quarry/verify/verify_run.h"
 
@@ -123,7 +123,7 @@ void run(const VerifyCliOptions &o) {
   }
   if (!o.known.empty()) {
     size_t usable = 0;
-    request.opts.prove_first = coverage::derivation_prover(
+    request.opts.prove_first = ruleset::derivation_prover(
         read_rule_pack(o.known), base_name(o.known), {}, &usable);
     std::fprintf(stderr,
                  "%s: %zu proved rules without preconditions derive "

@@ -3,7 +3,7 @@
 
 #include "quarry/core/float_domain.h"
 #include "quarry/core/random.h"
-#include "quarry/fingerprint/random_field.h"
+#include "quarry/field/random_field.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 // 3-operator pack.
 //
 //===----------------------------------------------------------------------===//
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/verify/refute.h"
 #include "quarry/verify/verifier.h"
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "quarry/core/file_io.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/verify/report.h"
 #include "taso_rules.pb.h"
 

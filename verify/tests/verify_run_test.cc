@@ -1,6 +1,6 @@
 //===- verify_run_test.cc - Whole runs: shards, merge, cache, journal -----===//
 #include "quarry/core/file_io.h"
-#include "quarry/rules/rule_pack_io.h"
+#include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/verify/proof_cache.h"
 #include "quarry/verify/verify_run.h"
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "quarry/core/text.h"
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 #include "quarry/testing/error_of.h"
 #include "quarry/verify/axiom_file.h"
 

@@ -5,7 +5,7 @@
 // an object that supplies a Scalar type and the handful of scalar operations
 // the operators need. Models of the concept:
 //   - FloatDomain (core/float_domain.h): float32 reference evaluation;
-//   - PrimeField (fingerprint/): exact arithmetic modulo 2^61-1;
+//   - PrimeField (field/): exact arithmetic modulo 2^61-1;
 //   - a symbolic domain (axiom validation) that builds terms.
 // What "exact" means in each, and the substitutes used for operations a
 // domain cannot express (relu in a field, say), is in core/SEMANTICS.md.

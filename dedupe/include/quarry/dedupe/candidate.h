@@ -14,7 +14,7 @@
 
 #include "quarry/core/evaluate.h"
 #include "quarry/enumerate/graph_code.h"
-#include "quarry/fingerprint/prime_field.h"
+#include "quarry/field/prime_field.h"
 
 #include <span>
 #include <vector>

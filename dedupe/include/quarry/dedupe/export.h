@@ -3,7 +3,7 @@
 #pragma once
 
 #include "quarry/dedupe/manifest.h"
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 
 namespace quarry {
 

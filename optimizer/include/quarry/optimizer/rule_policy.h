@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 
 #include <string>
 

@@ -20,7 +20,7 @@
 #include "quarry/rewrite/implementations.h"
 #include "quarry/rewrite/pattern_match.h"
 #include "quarry/rewrite/splice.h"
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 
 #include <functional>
 #include <memory>

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 
 #include <map>
 #include <set>

@@ -23,7 +23,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "quarry/rules/rule_pack.h"
+#include "quarry/rulepack/rule_pack.h"
 #include "quarry/verify/axiom_file.h"
 #include "quarry/verify/watchdog.h" // kZ3ResourcesPerSecond
 
