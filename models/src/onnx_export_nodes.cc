@@ -168,9 +168,25 @@ void Exporter::emit(int32_t id) {
     node("Reshape", {in(n, 0), ints(out + "_shape", n.types.at(0).shape.dims)},
          {out});
     return;
-  default:
+  case OpKind::Pointwise:
+  case OpKind::Broadcast:
+  case OpKind::Where:
+  case OpKind::Softmax:
+  case OpKind::LayerNorm:
+  case OpKind::GridSample:
+  case OpKind::Hardmax:
+  case OpKind::GatherElements:
+  case OpKind::ReduceMean:
+  case OpKind::Reduce:
+  case OpKind::Slice:
+  case OpKind::Pad:
+  case OpKind::Pool2DExplicit:
+  case OpKind::ConvTranspose:
+  case OpKind::Resize:
     return emit_float_only(n, out);
   }
+  // No default: an operator added to QUARRY_OPS without an ONNX form here
+  // is a compile error (-Wswitch).
 }
 
 void Exporter::emit_composite(PointwiseFn fn, const std::string &x,
@@ -369,10 +385,33 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
     attr(r, "exclude_outside", n.attrs.i(R::kExcludeOutside));
     return;
   }
-  default:
-    throw Error("export: no ONNX form for operator " +
-                std::string(op_name(n.kind)));
+  case OpKind::Input:
+  case OpKind::Weight:
+  case OpKind::Opaque:
+  case OpKind::MatMul:
+  case OpKind::Conv2D:
+  case OpKind::Pool2DAvg:
+  case OpKind::Pool2DMax:
+  case OpKind::Relu:
+  case OpKind::Sigmoid:
+  case OpKind::Tanh:
+  case OpKind::EwAdd:
+  case OpKind::EwMul:
+  case OpKind::ScalarMul:
+  case OpKind::Concat:
+  case OpKind::Split:
+  case OpKind::Transpose:
+  case OpKind::Enlarge:
+  case OpKind::ConstPool:
+  case OpKind::ConstIConv:
+  case OpKind::ConstImm:
+  case OpKind::ConstOne:
+  case OpKind::BatchNorm:
+  case OpKind::Reshape:
+    break; // emit()'s
   }
+  throw Error("export: operator " + std::string(op_name(n.kind)) +
+              " is not a float-only operator");
 }
 
 } // namespace quarry::onnx_io
