@@ -1,5 +1,4 @@
-//===- onnx_import_branches.cc - If nodes in the graph
-//---------------------===//
+//===- onnx_import_branches.cc - If nodes in the graph --------------------===//
 //
 // An If whose condition is constant is the branch it takes, node by node;
 // one whose condition is computed becomes both branches and a `where` per
@@ -69,7 +68,11 @@ void Importer::import_branch(
   }
   for (const auto &inner : g.node()) {
     node_ = &inner;
+    const int before = g_.num_nodes();
     import_node(table);
+    // Named as in the branch, so that export gives the names back, in the
+    // main graph or in the If it writes again (onnx_export_branches.h).
+    name_outputs(inner, before);
   }
   node_ = outer;
 }

@@ -38,7 +38,7 @@ OnnxModel choices(const std::vector<std::array<std::string, 3>> &ifs,
 
 struct Written {
   int ifs = 0, wheres = 0;
-  std::vector<std::string> then_ops;
+  std::vector<std::string> then_ops, then_outputs;
 };
 
 Written written(const onnx::ModelProto &m) {
@@ -50,8 +50,11 @@ Written written(const onnx::ModelProto &m) {
     ++w.ifs;
     for (const auto &a : n.attribute())
       if (a.name() == "then_branch")
-        for (const auto &inner : a.g().node())
+        for (const auto &inner : a.g().node()) {
           w.then_ops.push_back(inner.op_type());
+          w.then_outputs.insert(w.then_outputs.end(), inner.output().begin(),
+                                inner.output().end());
+        }
   }
   return w;
 }
@@ -87,6 +90,8 @@ TEST(OnnxExportBranches, AnIfImportWroteAsAWhereGoesOutAsAnIf) {
   EXPECT_EQ(w.ifs, 1);
   EXPECT_EQ(w.wheres, 0);
   EXPECT_EQ(w.then_ops, std::vector<std::string>{"Relu"});
+  // The branch's value has the name it came in with.
+  EXPECT_EQ(w.then_outputs, std::vector<std::string>{"y0_then"});
 }
 
 TEST(OnnxExportBranches, ChoicesOnOneConditionAreOneIf) {
