@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   nlohmann::json out = bench::provenance(argc, argv);
-  out["axioms_file"] = axioms_path;
+  out["axioms_file"] = bench::portable_paths(axioms_path);
   out["sizes"] = opts.sizes;
   out["threads"] = opts.threads;
   out["sample_every_kth_chunk"] = sample;

@@ -55,13 +55,14 @@ int main(int argc, char **argv) {
                       {"unproved", t.unproved},
                       {"refuted", t.refuted}});
     }
-    nlohmann::json out = {{"benchmark", "verify"},
-                          {"axioms", axioms_path},
-                          {"axiom_count", axioms.axioms.size()},
-                          {"rules", rules_path},
-                          {"rule_count", pack.rules.size()},
-                          {"timeout_s", opts.timeout_s},
-                          {"runs", runs}};
+    nlohmann::json out = {
+        {"benchmark", "verify"},
+        {"axioms", quarry::bench::portable_paths(axioms_path)},
+        {"axiom_count", axioms.axioms.size()},
+        {"rules", quarry::bench::portable_paths(rules_path)},
+        {"rule_count", pack.rules.size()},
+        {"timeout_s", opts.timeout_s},
+        {"runs", runs}};
     out.update(quarry::bench::provenance(argc, argv));
     out["rules_hash"] = quarry::bench::file_hash(rules_path);
     std::printf("%s\n", out.dump(2).c_str());
