@@ -4,7 +4,6 @@
 #include "quarry/core/error.h"
 
 #include <algorithm>
-#include <cmath>
 #include <thread>
 
 namespace quarry {
