@@ -144,6 +144,13 @@ onnx::NodeProto *Exporter::node(const std::string &type,
   return n;
 }
 
+std::string Exporter::derived(const std::string &base,
+                              const std::string &suffix) {
+  const std::string name = base + suffix;
+  derived_.emplace(name, std::make_pair(base, suffix));
+  return name;
+}
+
 std::string Exporter::ints(const std::string &hint, const Ints &v) {
   *graph_->add_initializer() = onnx_io::encode_ints(hint, v);
   return hint;
@@ -190,7 +197,7 @@ void Exporter::restore_names() {
     if (!names.name().empty())
       nodes.emplace(names.output(0), names.name());
   }
-  onnx_io::restore_names(*graph_, values, nodes);
+  onnx_io::restore_names(*graph_, values, nodes, derived_);
 }
 
 std::string Exporter::before_activation(int64_t act, const std::string &out,
@@ -253,7 +260,7 @@ void Exporter::emit_outputs() {
     const int32_t declared = vi.type().tensor_type().elem_type();
     std::string out = name(v);
     if (elem(v) == onnx::TensorProto::FLOAT && castable(declared)) {
-      const std::string cast = out + "_out" + std::to_string(next - 1);
+      const std::string cast = derived(out, "_out" + std::to_string(next - 1));
       attr(node("Cast", {out}, {cast}), "to", int64_t{declared});
       out = cast;
     }

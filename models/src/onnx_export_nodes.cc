@@ -130,8 +130,8 @@ void Exporter::emit(int32_t id) {
       sizes.push_back(n.types[k].shape[static_cast<int>(axis)]);
       outs.push_back(name({id, k}));
     }
-    attr(node("Split", {in(n, 0), ints(out + "_sizes", sizes)}, outs), "axis",
-         axis);
+    attr(node("Split", {in(n, 0), ints(derived(out, "_sizes"), sizes)}, outs),
+         "axis", axis);
     return;
   }
   case OpKind::Transpose:
@@ -142,8 +142,9 @@ void Exporter::emit(int32_t id) {
     const Ints &k = n.attrs.list(ops::Enlarge::kKernel);
     const int64_t dy = (k[0] - x0[2]) / 2, dx = (k[1] - x0[3]) / 2;
     node("Pad",
-         {in(n, 0), ints(out + "_pads", {0, 0, dy, dx, 0, 0, k[0] - x0[2] - dy,
-                                         k[1] - x0[3] - dx})},
+         {in(n, 0),
+          ints(derived(out, "_pads"),
+               {0, 0, dy, dx, 0, 0, k[0] - x0[2] - dy, k[1] - x0[3] - dx})},
          {out});
     return;
   }
@@ -165,7 +166,8 @@ void Exporter::emit(int32_t id) {
          "epsilon", static_cast<float>(n.attrs.real(ops::BatchNorm::kEps)));
     return;
   case OpKind::Reshape:
-    node("Reshape", {in(n, 0), ints(out + "_shape", n.types.at(0).shape.dims)},
+    node("Reshape",
+         {in(n, 0), ints(derived(out, "_shape"), n.types.at(0).shape.dims)},
          {out});
     return;
   case OpKind::Pointwise:
@@ -192,16 +194,18 @@ void Exporter::emit(int32_t id) {
 void Exporter::emit_composite(PointwiseFn fn, const std::string &x,
                               const std::string &out) {
   if (fn == PointwiseFn::Silu) {
-    node("Sigmoid", {x}, {out + "_sigmoid"});
-    node("Mul", {x, out + "_sigmoid"}, {out});
+    node("Sigmoid", {x}, {derived(out, "_sigmoid")});
+    node("Mul", {x, derived(out, "_sigmoid")}, {out});
     return;
   }
-  node("Div", {x, scalar(out + "_sqrt2", static_cast<float>(M_SQRT2))},
-       {out + "_scaled"});
-  node("Erf", {out + "_scaled"}, {out + "_erf"});
-  node("Add", {out + "_erf", scalar(out + "_one", 1.0f)}, {out + "_sum"});
-  node("Mul", {x, out + "_sum"}, {out + "_product"});
-  node("Mul", {out + "_product", scalar(out + "_half", 0.5f)}, {out});
+  node("Div", {x, scalar(derived(out, "_sqrt2"), static_cast<float>(M_SQRT2))},
+       {derived(out, "_scaled")});
+  node("Erf", {derived(out, "_scaled")}, {derived(out, "_erf")});
+  node("Add", {derived(out, "_erf"), scalar(derived(out, "_one"), 1.0f)},
+       {derived(out, "_sum")});
+  node("Mul", {x, derived(out, "_sum")}, {derived(out, "_product")});
+  node("Mul", {derived(out, "_product"), scalar(derived(out, "_half"), 0.5f)},
+       {out});
 }
 
 void Exporter::emit_float_only(const Node &n, const std::string &out) {
@@ -215,8 +219,8 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
     if (fn == PointwiseFn::Silu || fn == PointwiseFn::Gelu)
       return emit_composite(fn, ins[0], out);
     if (fn == PointwiseFn::Clip) {
-      ins.push_back(scalar(out + "_min", alpha));
-      ins.push_back(scalar(out + "_max", beta));
+      ins.push_back(scalar(derived(out, "_min"), alpha));
+      ins.push_back(scalar(derived(out, "_max"), beta));
     }
     auto *p =
         node(onnx_io::onnx_name(ops::kPointwiseNames[static_cast<int>(fn)]),
@@ -247,11 +251,11 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
       node(types[static_cast<int>(fn)], {in(n, 0), in(n, 1)}, {out});
       return;
     }
-    std::string truth = out + "_bool";
+    std::string truth = derived(out, "_bool");
     node(types[static_cast<int>(fn)], {in(n, 0), in(n, 1)}, {truth});
     if (fn == BroadcastFn::Ne) {
-      node("Not", {truth}, {out + "_not"});
-      truth = out + "_not";
+      node("Not", {truth}, {derived(out, "_not")});
+      truth = derived(out, "_not");
     }
     attr(node("Cast", {truth}, {out}), "to", int64_t{onnx::TensorProto::FLOAT});
     return;
@@ -259,7 +263,7 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
   case OpKind::Where: {
     // One bool per condition, so that the Wheres of one If read one value
     // (wheres_as_ifs writes them back as that If).
-    const std::string cond = in(n, 0) + "_condition";
+    const std::string cond = derived(in(n, 0), "_condition");
     if (bool_conditions_.insert(cond).second)
       attr(node("Cast", {in(n, 0)}, {cond}), "to",
            int64_t{onnx::TensorProto::BOOL});
@@ -295,10 +299,10 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
     return;
   case OpKind::GatherElements: {
     // quarry holds the indices as float32; ONNX takes them as integers.
-    attr(node("Cast", {in(n, 1)}, {out + "_indices"}), "to",
+    attr(node("Cast", {in(n, 1)}, {derived(out, "_indices")}), "to",
          int64_t{onnx::TensorProto::INT64});
-    attr(node("GatherElements", {in(n, 0), out + "_indices"}, {out}), "axis",
-         n.attrs.i(ops::GatherElements::kAxis));
+    attr(node("GatherElements", {in(n, 0), derived(out, "_indices")}, {out}),
+         "axis", n.attrs.i(ops::GatherElements::kAxis));
     return;
   }
   case OpKind::ReduceMean: {
@@ -313,7 +317,8 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
     onnx::NodeProto *r;
     if (fn == ops::ReduceFn::Sum) // opset 13 on: axes as an input
       r = node("ReduceSum",
-               {in(n, 0), ints(out + "_axes", n.attrs.list(R::kAxes))}, {out});
+               {in(n, 0), ints(derived(out, "_axes"), n.attrs.list(R::kAxes))},
+               {out});
     else
       r = node("Reduce" +
                    onnx_io::onnx_name(ops::kReduceNames[static_cast<int>(fn)]),
@@ -326,20 +331,20 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
   case OpKind::Slice: {
     using S = ops::Slice;
     node("Slice",
-         {in(n, 0), ints(out + "_starts", n.attrs.list(S::kStarts)),
-          ints(out + "_ends", n.attrs.list(S::kEnds)),
-          ints(out + "_axes", n.attrs.list(S::kAxes)),
-          ints(out + "_steps", n.attrs.list(S::kSteps))},
+         {in(n, 0), ints(derived(out, "_starts"), n.attrs.list(S::kStarts)),
+          ints(derived(out, "_ends"), n.attrs.list(S::kEnds)),
+          ints(derived(out, "_axes"), n.attrs.list(S::kAxes)),
+          ints(derived(out, "_steps"), n.attrs.list(S::kSteps))},
          {out});
     return;
   }
   case OpKind::Pad: {
-    auto *p =
-        node("Pad",
-             {in(n, 0), ints(out + "_pads", n.attrs.list(ops::Pad::kPads)),
-              scalar(out + "_value",
-                     static_cast<float>(n.attrs.real(ops::Pad::kValue)))},
-             {out});
+    auto *p = node("Pad",
+                   {in(n, 0),
+                    ints(derived(out, "_pads"), n.attrs.list(ops::Pad::kPads)),
+                    scalar(derived(out, "_value"),
+                           static_cast<float>(n.attrs.real(ops::Pad::kValue)))},
+                   {out});
     attr(p, "mode",
          std::string(ops::kPadModeNames[n.attrs.i(ops::Pad::kMode)]));
     return;
@@ -372,10 +377,10 @@ void Exporter::emit_float_only(const Node &n, const std::string &out) {
   }
   case OpKind::Resize: {
     using R = ops::Resize;
-    auto *r =
-        node("Resize",
-             {in(n, 0), "", "", ints(out + "_sizes", n.attrs.list(R::kShape))},
-             {out});
+    auto *r = node("Resize",
+                   {in(n, 0), "", "",
+                    ints(derived(out, "_sizes"), n.attrs.list(R::kShape))},
+                   {out});
     attr(r, "mode", std::string(ops::kResizeModeNames[n.attrs.i(R::kMode)]));
     attr(r, "coordinate_transformation_mode",
          std::string(ops::kResizeCoordNames[n.attrs.i(R::kCoord)]));

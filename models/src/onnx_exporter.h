@@ -76,6 +76,10 @@ private:
   static void attr(onnx::NodeProto *n, const char *nm, const V &v) {
     onnx_io::add_attr(*n, nm, v);
   }
+  /// `base` + `suffix`: the name of a value export adds to write `base`
+  /// (a Reshape's shape, a composite's step), recorded so that it follows
+  /// `base` when restore_names gives `base` its imported name.
+  std::string derived(const std::string &base, const std::string &suffix);
   /// A new int64 initializer; returns its name.
   std::string ints(const std::string &hint, const Ints &v);
   std::string scalar(const std::string &hint, float v);
@@ -181,6 +185,8 @@ private:
   onnx::GraphProto *graph_ = nullptr;
   /// The bool Casts of `where` conditions written so far, by name.
   std::set<std::string> bool_conditions_;
+  /// derived()'s names: name -> (base, suffix).
+  std::map<std::string, std::pair<std::string, std::string>> derived_;
   onnx::ModelProto kept_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;

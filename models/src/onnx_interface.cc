@@ -156,9 +156,10 @@ void rename_value(onnx::GraphProto &g, const std::string &from,
 
 } // namespace
 
-void restore_names(onnx::GraphProto &g,
-                   const std::map<std::string, std::string> &values,
-                   const std::map<std::string, std::string> &nodes) {
+void restore_names(
+    onnx::GraphProto &g, const std::map<std::string, std::string> &values,
+    const std::map<std::string, std::string> &nodes,
+    const std::map<std::string, std::pair<std::string, std::string>> &derived) {
   const std::set<std::string> used = names_held(g),
                               fixed = names_read_by_subgraphs(g);
   std::set<std::string> node_names;
@@ -170,6 +171,17 @@ void restore_names(onnx::GraphProto &g,
     if (from != to && used.count(from) && !fixed.count(from) &&
         !used.count(to) && taken.insert(to).second)
       renames.emplace(from, to);
+  // What export added to write a value follows the value's new name.
+  for (const auto &[name, base_suffix] : derived) {
+    const auto &[base, suffix] = base_suffix;
+    const auto base_to = renames.find(base);
+    if (base_to == renames.end() || !used.count(name) || fixed.count(name) ||
+        renames.count(name))
+      continue;
+    const std::string to = base_to->second + suffix;
+    if (!used.count(to) && taken.insert(to).second)
+      renames.emplace(name, to);
+  }
   auto renamed = [&](std::string &name) {
     if (auto it = renames.find(name); it != renames.end())
       name = it->second;

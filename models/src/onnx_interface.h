@@ -31,9 +31,13 @@ void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
 /// (an intermediate or initializer the imported model named), and gives
 /// the node computing a renamed value the name `nodes` has for it, where
 /// the name is free: nothing else in `g` holds it, no other rename takes
-/// it, and no subgraph reads the value by its old name.
-void restore_names(onnx::GraphProto &g,
-                   const std::map<std::string, std::string> &values,
-                   const std::map<std::string, std::string> &nodes);
+/// it, and no subgraph reads the value by its old name. A name of
+/// `derived` (name -> base, suffix: what export added to write its base)
+/// follows its base: renamed base + suffix, where that is free.
+void restore_names(
+    onnx::GraphProto &g, const std::map<std::string, std::string> &values,
+    const std::map<std::string, std::string> &nodes,
+    const std::map<std::string, std::pair<std::string, std::string>> &derived =
+        {});
 
 } // namespace quarry::onnx_io

@@ -91,6 +91,9 @@ TEST(OnnxNames, WeightsValuesAndNodesKeepTheirNames) {
   EXPECT_EQ(w.initializers.at("fc.weight"), (std::vector<int64_t>{5, 48}));
   EXPECT_EQ(w.initializers.at("fc.bias"), (std::vector<int64_t>{5}));
   EXPECT_EQ(w.initializers.size(), 5u);
+  // The shape it adds is named after the value it shapes, not quarry's.
+  EXPECT_EQ(w.values[2], "107");
+  EXPECT_EQ(w.initializers.at("107_shape"), (std::vector<int64_t>{2}));
 }
 
 TEST(OnnxNames, TheyLastThroughASavedModel) {
