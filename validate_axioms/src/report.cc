@@ -30,12 +30,8 @@ json entailment_json(const EntailmentResult &e) {
 EntailmentResult entailment_from(const JsonField &f) {
   EntailmentResult e;
   e.name = f["name"].text();
-  const JsonField answer = f["answer"];
-  try {
-    e.answer = answer_from_name(answer.text());
-  } catch (const Error &err) {
-    answer.fail(err.what());
-  }
+  e.answer = f["answer"].parsed(
+      [](const std::string &s) { return answer_from_name(s); });
   e.by = f["by"].texts();
   e.detail = f["detail"].text();
   e.seconds = f["seconds"].number();

@@ -109,14 +109,9 @@ Report parse_report(const std::string &text, const std::string &file) {
     info.rules_hash = f["rules_hash"].hash();
   if (f.has("input_rules"))
     info.input_rules = f["input_rules"].integer<size_t>();
-  if (f.has("shard")) {
-    const JsonField shard = f["shard"];
-    try {
-      info.shard = parse_shard(shard.text());
-    } catch (const Error &e) {
-      shard.fail(e.what());
-    }
-  }
+  if (f.has("shard"))
+    info.shard =
+        f["shard"].parsed([](const std::string &s) { return parse_shard(s); });
   info.options.timeout_s = f["timeout_s"].number();
   info.options.threads = f["threads"].integer<int>();
   info.options.minimize_core = f["minimize_core"].boolean();

@@ -34,12 +34,8 @@ RuleResult result_from_json(const JsonField &f) {
   RuleResult r;
   r.index = f["index"].integer<size_t>();
   r.name = f["name"].text();
-  const JsonField outcome = f["outcome"];
-  try {
-    r.outcome = outcome_from_name(outcome.text());
-  } catch (const Error &e) {
-    outcome.fail(e.what());
-  }
+  r.outcome = f["outcome"].parsed(
+      [](const std::string &s) { return outcome_from_name(s); });
   r.seconds = f["seconds"].number();
   r.axioms = f["axioms"].texts();
   f["preconditions"].for_each([&](const JsonField &p) {

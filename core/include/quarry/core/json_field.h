@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "quarry/core/error.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -59,6 +61,16 @@ public:
       fail("expected an integer");
     }
     fail("expected an integer in range, not " + value_->dump());
+  }
+  /// `parse(text())`: a string naming something (an enumerator, a shard);
+  /// a quarry::Error `parse` throws is reported at this field.
+  template <class F> auto parsed(F &&parse) const {
+    const std::string s = text();
+    try {
+      return parse(s);
+    } catch (const Error &e) {
+      fail(e.what());
+    }
   }
   /// A hash written as hash_hex() writes it.
   uint64_t hash() const;
