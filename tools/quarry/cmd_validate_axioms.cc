@@ -2,7 +2,7 @@
 //
 //   quarry validate-axioms --axioms FILE --out DIR [--sizes 1,2,3,4]
 //       [--checks lemmas,redundancy,consistency,sweep] [--shard I/N]
-//       [--threads N] [--timeout S] [--chunk-size K]
+//       [--threads N] [--timeout S] [--chunk-size K] [--checkpoint-seconds S]
 //   quarry validate-axioms merge DIR
 //
 // Checks an axiom file (validate_axioms/validation.h): lemmas follow from the
@@ -230,6 +230,10 @@ void register_validate_axioms_command(CLI::App &app) {
   v->add_option("--chunk-size", o->opts.sweep.chunk_size,
                 "Sweep cases per chunk, the unit of sharding and resuming")
       ->check(CLI::Range(1, 1 << 30));
+  v->add_option("--checkpoint-seconds", o->opts.checkpoint_seconds,
+                "Seconds between saves of the finished chunks (default 1; 0 "
+                "saves after every chunk)")
+      ->check(CLI::NonNegativeNumber);
   CLI::App *merge =
       v->add_subcommand("merge", "Combine the shards' result files in DIR");
   merge->add_option("DIR", o->merge_dir, "Directory of the shards")->required();

@@ -108,7 +108,8 @@ ValidationRun run_validation(const ValidateOptions &opts) {
       so_far += c.counts;
       if (opts.progress)
         opts.progress(r.chunks.size(), plan.size(), so_far);
-      if (Clock::now() - last_save > std::chrono::seconds(1)) {
+      if (Clock::now() - last_save >=
+          std::chrono::duration<double>(opts.checkpoint_seconds)) {
         save();
         last_save = Clock::now();
       }

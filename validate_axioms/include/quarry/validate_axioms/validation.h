@@ -31,6 +31,9 @@ struct ValidateOptions {
   std::vector<std::string> checks = all_checks();
   SweepOptions sweep;
   EntailmentOptions entailment;
+  /// Seconds between saves of the shard's file while the sweep runs (what
+  /// a killed run resumes from); 0 saves after every chunk.
+  double checkpoint_seconds = 1;
   /// Called (serialized) as sweep chunks finish: done and planned chunks.
   std::function<void(uint64_t, uint64_t, const SweepCounts &)> progress;
 };
