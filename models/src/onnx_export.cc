@@ -46,8 +46,11 @@ onnx::ModelProto Exporter::run() {
   model.set_producer_name("quarry");
   graph_ = model.mutable_graph();
   graph_->set_name("quarry");
-  const auto live = g_.live_nodes();
-  fusions_ = onnx_io::find_export_fusions(g_);
+  const auto live = choose_restored(g_.live_nodes());
+  std::set<int32_t> restored_nodes;
+  for (const auto &[at, r] : restored_)
+    restored_nodes.insert(r.nodes.begin(), r.nodes.end());
+  fusions_ = onnx_io::find_export_fusions(g_, restored_nodes);
   const int64_t opset = prepare_kept(live, least_opset(live));
   auto *op = model.add_opset_import();
   op->set_domain("");
@@ -184,6 +187,8 @@ void Exporter::restore_names() {
       Ints dims = n.types.at(0).shape.dims;
       if (fusions_.conv_bias_weights.count(id))
         dims.resize(1);
+      if (auto d = weight_dims_.find(id); d != weight_dims_.end())
+        dims = d->second;
       for (const auto &a : names.attribute())
         if (a.name() == "dims" &&
             Ints(a.ints().begin(), a.ints().end()) == dims)
@@ -227,13 +232,31 @@ Ints Exporter::algebra_pads(const Node &n, size_t stride_at, size_t pad_at,
 }
 
 int64_t Exporter::least_opset(const std::vector<bool> &live) const {
-  int64_t least = kOpset;
-  for (int32_t id = 0; id < g_.num_nodes(); ++id)
-    if (live[id] && g_.node(id).kind == OpKind::GridSample)
+  int64_t least = 0;
+  bool cast = false;
+  for (int32_t id = 0; id < g_.num_nodes(); ++id) {
+    const Node &n = g_.node(id);
+    if (!live[id] || restored_.count(id)) {
+      continue;
+    } else if (n.is_variable()) {
+      cast = cast || cast_variable(n);
+    } else if (n.kind == OpKind::GridSample) {
       least = std::max<int64_t>(least, 16);
-    else if (live[id] && g_.node(id).kind == OpKind::LayerNorm)
+    } else if (n.kind == OpKind::LayerNorm) {
       least = 17;
-  return least;
+    } else {
+      least = std::max(least, kOpset);
+    }
+  }
+  if (least > 0 || restored_.empty())
+    return std::max(least, kOpset);
+  // Only recorded nodes: the model's opset, and Cast's form of opset 6
+  // where an input or output is cast.
+  for (const auto &out : kept_.graph().output())
+    cast = cast ||
+           (out.type().has_tensor_type() &&
+            out.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT);
+  return cast ? 6 : 1;
 }
 
 void Exporter::emit_outputs() {

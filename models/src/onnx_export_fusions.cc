@@ -12,7 +12,8 @@ namespace {
 
 class Finder {
 public:
-  explicit Finder(const Graph &g) : g_(g), uses_(g.use_counts()) {}
+  Finder(const Graph &g, const std::set<int32_t> &taken)
+      : g_(g), uses_(g.use_counts()), taken_(taken) {}
 
   ExportFusions run() {
     for (int32_t id = 0; id < g_.num_nodes(); ++id) {
@@ -20,7 +21,8 @@ public:
       if (n.kind != OpKind::Broadcast ||
           static_cast<ops::BroadcastFn>(n.attrs.i(ops::Broadcast::kFn)) !=
               ops::BroadcastFn::Add ||
-          !g_.type({id, 0}))
+          !g_.type({id, 0}) || taken_.count(id) ||
+          taken_.count(n.inputs[0].node))
         continue;
       if (!conv_bias(id, n))
         gemm(id, n);
@@ -55,7 +57,7 @@ private:
     const Node &t = g_.node(v.node);
     if (t.kind != OpKind::Transpose ||
         t.attrs.list(ops::Transpose::kPerm) != std::vector<int64_t>{1, 0} ||
-        !single_use(v))
+        !single_use(v) || taken_.count(v.node))
       return false;
     absorbed.insert(v.node);
     v = t.inputs[0];
@@ -92,11 +94,15 @@ private:
 
   const Graph &g_;
   std::vector<int> uses_;
+  const std::set<int32_t> &taken_;
   ExportFusions f_;
 };
 
 } // namespace
 
-ExportFusions find_export_fusions(const Graph &g) { return Finder(g).run(); }
+ExportFusions find_export_fusions(const Graph &g,
+                                  const std::set<int32_t> &taken) {
+  return Finder(g, taken).run();
+}
 
 } // namespace quarry::onnx_io

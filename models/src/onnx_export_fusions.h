@@ -39,7 +39,9 @@ struct ExportFusions {
 
 /// The groups of `g` export writes as one ONNX operator. A node is taken
 /// into a group only when nothing else reads it (not a graph output
-/// either) and it has no fused activation.
-ExportFusions find_export_fusions(const Graph &g);
+/// either), it has no fused activation, and it is not one of `taken`
+/// (written as part of a recorded node, onnx_restorable.h).
+ExportFusions find_export_fusions(const Graph &g,
+                                  const std::set<int32_t> &taken = {});
 
 } // namespace quarry::onnx_io

@@ -10,10 +10,7 @@
 namespace quarry::onnx_io {
 
 int64_t Exporter::prepare_kept(const std::vector<bool> &live, int64_t least) {
-  int64_t source = least;
-  for (const auto &op : kept_.opset_import())
-    if (onnx_io::default_domain(op.domain()))
-      source = op.version();
+  const int64_t source = source_opset() > 0 ? source_opset() : least;
   const int64_t opset = std::max(source, least);
   source_opset_ = source;
   export_opset_ = opset;
@@ -77,7 +74,8 @@ int64_t Exporter::prepare_kept(const std::vector<bool> &live, int64_t least) {
     prefix_ += "q";
   if (any)
     for (const auto &t : kept_.graph().initializer())
-      *graph_->add_initializer() = t;
+      if (written_constants_.insert(t.name()).second)
+        *graph_->add_initializer() = t;
   // Without kept nodes the imported model's opset still stands where it
   // is later than quarry's nodes need: they mean the same up to 17.
   return opset;

@@ -10,6 +10,8 @@
 namespace quarry::onnx_io {
 
 void Exporter::emit(int32_t id) {
+  if (auto r = restored_.find(id); r != restored_.end())
+    return emit_restored(r->second);
   if (fusions_.absorbed.count(id))
     return; // written as part of another node's operator
   if (auto gemm = fusions_.gemm.find(id); gemm != fusions_.gemm.end()) {
@@ -38,11 +40,16 @@ void Exporter::emit(int32_t id) {
     return;
   case OpKind::Weight: {
     const Tensor<float> &value = values_.at(n.name);
-    Tensor<float> bias; // a Conv's bias is [C], not [C,1,1]
+    // A Conv's bias is [C], not [C,1,1]; a recorded node reads a weight in
+    // the model's dims.
+    Tensor<float> reshaped;
     const bool conv_bias = fusions_.conv_bias_weights.count(id) > 0;
     if (conv_bias)
-      bias = Tensor<float>(Shape{value.shape[0]}, value.data);
-    const Tensor<float> &written = conv_bias ? bias : value;
+      reshaped = Tensor<float>(Shape{value.shape[0]}, value.data);
+    else if (auto d = weight_dims_.find(id); d != weight_dims_.end())
+      reshaped = Tensor<float>(Shape(d->second), value.data);
+    const Tensor<float> &written =
+        conv_bias || weight_dims_.count(id) ? reshaped : value;
     if (cast_variable(n)) {
       *graph_->add_initializer() = onnx_io::encode_tensor(
           variable_name({id, 0}), written, input_elem_.at(n.name));

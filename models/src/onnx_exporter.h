@@ -16,6 +16,7 @@
 #include "onnx_late_opsets.h"
 #include "onnx_names.h"
 #include "onnx_old_forms.h"
+#include "onnx_restorable.h"
 #include "onnx_tensor.h"
 
 #include "quarry/core/evaluate.h"
@@ -112,8 +113,35 @@ private:
   void emit_float_only(const Node &n, const std::string &out);
 
   /// The opset quarry's own live nodes need: 14, 16 for GridSample, 17
-  /// for LayerNormalization.
+  /// for LayerNormalization; where every live operator is a node written
+  /// back as recorded, none (6 where an interface value is cast).
   int64_t least_opset(const std::vector<bool> &live) const;
+
+  /// A recorded ONNX node written back in place of the operators import
+  /// made of it (onnx_restorable.h).
+  struct Restored {
+    const onnx::NodeProto *record = nullptr;
+    /// Per input: the value it reads; node -1 where absent or a constant.
+    std::vector<ValueRef> operands;
+    /// Per output: the value computing it; node -1 where unnamed.
+    std::vector<ValueRef> results;
+    /// The operators it stands for.
+    std::vector<int32_t> nodes;
+  };
+  /// The imported model's opset (its default domain's); 0 when it has
+  /// none.
+  int64_t source_opset() const;
+  /// Chooses the recorded nodes to write back, those whose operator means
+  /// the same at the export's opset as at the model's, and returns what
+  /// is live once they are: not their operators, nor weights only those
+  /// read (onnx_export_restored.cc). Fills restored_ and weight_dims_.
+  std::vector<bool> choose_restored(const std::vector<bool> &live);
+  /// restored_ for the records whose operator did not change between the
+  /// model's opset and `opset`; the live nodes then.
+  std::vector<bool> find_restored(const std::vector<bool> &live, int64_t opset);
+  /// Writes a chosen record's node, reading and computing the exported
+  /// names of its values.
+  void emit_restored(const Restored &r);
 
   /// Settles names and the opset for the kept nodes of live opaque
   /// operators, writes the constants they read, and returns the opset of
@@ -188,6 +216,14 @@ private:
   /// derived()'s names: name -> (base, suffix).
   std::map<std::string, std::pair<std::string, std::string>> derived_;
   onnx::ModelProto kept_;
+  /// The recorded nodes written back, by the id of their last operator,
+  /// where they are written.
+  std::map<int32_t, Restored> restored_;
+  /// Weights written in the dims a recorded node reads them in, not
+  /// quarry's (a bias of [C], not [C,1,1]).
+  std::map<int32_t, Ints> weight_dims_;
+  /// The kept model's constants written so far.
+  std::set<std::string> written_constants_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;
   onnx_io::ExportFusions fusions_;

@@ -204,6 +204,7 @@ Model Importer::run() {
     const int before = g_.num_nodes();
     import_node(handlers);
     name_outputs(*n, before);
+    record_restorable(*n, before);
   }
   node_ = nullptr;
   if (model_.graph().output_size() == 0)

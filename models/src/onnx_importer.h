@@ -202,6 +202,11 @@ private:
   /// `before` on) computing its outputs after them, and records the ONNX
   /// names (kNamesFunction) for export.
   void name_outputs(const onnx::NodeProto &n, int before);
+  /// Records node `n`, which made the quarry operators numbered from
+  /// `before` on, for export to write back as it was where the graph still
+  /// holds what it made (onnx_restorable.h); nothing where export could
+  /// not (another type than float32, a constant too large to keep twice).
+  void record_restorable(const onnx::NodeProto &n, int before);
   /// Records that quarry's name `quarry` stands for the ONNX values `onnx`,
   /// computed by the ONNX node `node_name` (onnx_kept.h); returns the
   /// record.

@@ -6,7 +6,8 @@
 //   graph.node         the kept nodes, node K for opaque id K, each with the
 //                      attribute kReadsAttr naming its operands in order
 //                      and kKeptBecauseAttr saying why quarry keeps it
-//   graph.initializer  the constants the kept nodes read (by original name)
+//   graph.initializer  the constants the kept and recorded nodes read (by
+//                      original name)
 //   graph.input        the element types of graph inputs that are not
 //                      float32, and of weights made of float16 and
 //                      bfloat16 constants (by quarry's variable name)
@@ -26,6 +27,9 @@
 //                      joined, as the text form binds them), its outputs
 //                      the ONNX names in the same order, its name the ONNX
 //                      node's
+//                      kRestorableFunction: the nodes export can write
+//                      back as the model had them, each with the shape of
+//                      the operators import made of it (onnx_restorable.h)
 //   producer_*, domain, model_version, doc_string, metadata_props,
 //   graph.name, graph.doc_string
 //                      the imported model's, which export writes back

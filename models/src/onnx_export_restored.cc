@@ -1,0 +1,245 @@
+//===- onnx_export_restored.cc - Recorded nodes written back as they were -===//
+//
+// Which of import's records (onnx_restorable.h) export writes as the ONNX
+// node they hold, and writing them.
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_exporter.h"
+
+#include <charconv>
+#include <numeric>
+#include <optional>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+std::vector<std::string> strings_attr(const onnx::NodeProto &n,
+                                      const char *name) {
+  const onnx::AttributeProto *a = find_attr(n, name);
+  if (!a)
+    return {};
+  return {a->strings().begin(), a->strings().end()};
+}
+
+/// The names of the leaves a group's text reads (`@name:k`).
+std::set<std::string> leaf_names(const std::string &text) {
+  std::set<std::string> names;
+  for (size_t at = text.find('@'); at != std::string::npos;
+       at = text.find('@', at + 1)) {
+    const size_t end = text.find_first_of(" \n", at);
+    const std::string ref = text.substr(at + 1, end - at - 1);
+    names.insert(ref.substr(0, ref.rfind(':')));
+  }
+  return names;
+}
+
+} // namespace
+
+int64_t Exporter::source_opset() const {
+  int64_t source = 0;
+  for (const auto &op : kept_.opset_import())
+    if (onnx_io::default_domain(op.domain()))
+      source = op.version();
+  return source;
+}
+
+std::vector<bool> Exporter::choose_restored(const std::vector<bool> &live) {
+  // First at the model's own opset; where the operators written in
+  // quarry's forms need a later one, again without the records whose
+  // operator changed since, until the opset they need stays.
+  int64_t opset = source_opset();
+  for (;;) {
+    std::vector<bool> now = find_restored(live, opset);
+    const int64_t need = std::max(source_opset(), least_opset(now));
+    if (need <= opset)
+      return now;
+    opset = need;
+  }
+}
+
+std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
+                                          int64_t opset) {
+  restored_.clear();
+  weight_dims_.clear();
+  const onnx::FunctionProto *records = nullptr;
+  for (const auto &f : kept_.functions())
+    if (f.name() == kRestorableFunction)
+      records = &f;
+  const int64_t source = source_opset();
+  if (!records || source == 0)
+    return live;
+
+  const int32_t count = g_.num_nodes();
+  std::map<std::string, int32_t> by_name;
+  std::set<std::string> ambiguous;
+  for (int32_t id = 0; id < count; ++id)
+    if (const std::string &nm = g_.node(id).name;
+        !nm.empty() && !by_name.emplace(nm, id).second)
+      ambiguous.insert(nm);
+  auto find = [&](const std::string &ref) -> std::optional<ValueRef> {
+    const size_t colon = ref.rfind(':');
+    if (colon == std::string::npos)
+      return std::nullopt;
+    const std::string nm = ref.substr(0, colon);
+    auto it = by_name.find(nm);
+    int32_t out = -1;
+    const char *end = ref.data() + ref.size();
+    if (it == by_name.end() || ambiguous.count(nm) ||
+        std::from_chars(ref.data() + colon + 1, end, out).ptr != end ||
+        out < 0 || out >= g_.node(it->second).num_outputs)
+      return std::nullopt;
+    return ValueRef{it->second, out};
+  };
+  std::vector<std::vector<int32_t>> readers(static_cast<size_t>(count));
+  for (int32_t id = 0; id < count; ++id)
+    if (live[id])
+      for (ValueRef in : g_.node(id).inputs)
+        readers[in.node].push_back(id);
+  std::set<int32_t> graph_outputs;
+  for (ValueRef v : g_.outputs())
+    graph_outputs.insert(v.node);
+  // The dims the model gave each weight (the names record).
+  std::map<std::string, Ints> onnx_dims;
+  if (const onnx::FunctionProto *names = onnx_io::names_record(kept_))
+    for (const auto &r : names->node())
+      if (const onnx::AttributeProto *d = find_attr(r, "dims");
+          d && r.input_size() == 1)
+        onnx_dims[r.input(0)] = Ints(d->ints().begin(), d->ints().end());
+
+  std::set<int32_t> claimed;
+  for (const onnx::NodeProto &r : records->node()) {
+    if (!onnx_io::changed_operator(r, source, opset).empty())
+      continue;
+    const onnx::AttributeProto *text = find_attr(r, kShapeAttr);
+    const std::vector<std::string> operand_refs =
+        strings_attr(r, kOperandsAttr);
+    const std::vector<std::string> result_refs = strings_attr(r, kResultsAttr);
+    if (!text || operand_refs.size() != static_cast<size_t>(r.input_size()) ||
+        result_refs.size() != static_cast<size_t>(r.output_size()))
+      continue;
+    Restored chosen;
+    chosen.record = &r;
+    chosen.results.assign(result_refs.size(), ValueRef{-1, 0});
+    chosen.operands.assign(operand_refs.size(), ValueRef{-1, 0});
+    std::vector<ValueRef> present;
+    bool ok = true;
+    for (size_t k = 0; ok && k < result_refs.size(); ++k) {
+      if (result_refs[k].empty())
+        continue;
+      const auto v = find(result_refs[k]);
+      ok = v.has_value();
+      if (ok) {
+        chosen.results[k] = *v;
+        present.push_back(*v);
+      }
+    }
+    if (!ok || present.empty())
+      continue;
+    // The same operators, attributes and wiring as import made.
+    const std::set<std::string> leaves = leaf_names(text->s());
+    const auto shape = group_shape(g_, present, [&](int32_t id) {
+      return leaves.count(g_.node(id).name) > 0;
+    });
+    if (!shape || shape->text != text->s() || shape->nodes.empty())
+      continue;
+    const std::set<int32_t> group(shape->nodes.begin(), shape->nodes.end());
+    const int32_t last = *group.rbegin();
+    // Read by nothing else but where the node's outputs are, after it.
+    for (int32_t id : shape->nodes) {
+      const bool result = std::any_of(present.begin(), present.end(),
+                                      [&](ValueRef v) { return v.node == id; });
+      ok = ok && !claimed.count(id) && (result || !graph_outputs.count(id));
+      for (int32_t u : readers[id])
+        ok = ok && (group.count(u) || (result && u > last));
+    }
+    // Its operands, float32 as the node reads them.
+    std::map<int32_t, Ints> dims;
+    for (size_t i = 0; ok && i < operand_refs.size(); ++i) {
+      const std::string &ref = operand_refs[i];
+      if (ref.empty())
+        continue;
+      if (ref == kConstantOperand) {
+        ok = std::any_of(kept_.graph().initializer().begin(),
+                         kept_.graph().initializer().end(), [&](const auto &t) {
+                           return t.name() == r.input(static_cast<int>(i));
+                         });
+        continue;
+      }
+      const auto v = find(ref);
+      ok = v &&
+           std::find(shape->leaves.begin(), shape->leaves.end(), *v) !=
+               shape->leaves.end() &&
+           elem(*v) == onnx::TensorProto::FLOAT;
+      if (!ok)
+        break;
+      chosen.operands[i] = *v;
+      const Node &w = g_.node(v->node);
+      auto d = onnx_dims.find(w.name);
+      if (w.kind != OpKind::Weight || d == onnx_dims.end() ||
+          d->second == w.types.at(0).shape.dims)
+        continue;
+      // Written in the node's dims where nothing else reads it.
+      ok = !cast_variable(w);
+      for (int32_t u : readers[v->node])
+        ok = ok && group.count(u);
+      dims[v->node] = d->second;
+    }
+    if (!ok)
+      continue;
+    chosen.nodes = shape->nodes;
+    claimed.insert(group.begin(), group.end());
+    weight_dims_.insert(dims.begin(), dims.end());
+    restored_.emplace(last, std::move(chosen));
+  }
+
+  // Live once the chosen nodes are written: each stands for its operators
+  // (at its last one) and reads its operands.
+  std::vector<int32_t> owner(static_cast<size_t>(count));
+  std::iota(owner.begin(), owner.end(), 0);
+  for (const auto &[at, r] : restored_)
+    for (int32_t id : r.nodes)
+      owner[id] = at;
+  std::vector<bool> now(static_cast<size_t>(count), false);
+  for (ValueRef v : g_.outputs())
+    now[owner[v.node]] = true;
+  for (int32_t id = count - 1; id >= 0; --id) {
+    if (!now[id])
+      continue;
+    if (auto r = restored_.find(id); r != restored_.end()) {
+      for (ValueRef v : r->second.operands)
+        if (v.node >= 0)
+          now[owner[v.node]] = true;
+      continue;
+    }
+    for (ValueRef v : g_.node(id).inputs)
+      now[owner[v.node]] = true;
+  }
+  return now;
+}
+
+void Exporter::emit_restored(const Restored &r) {
+  onnx::NodeProto &k = *graph_->add_node();
+  k = *r.record;
+  auto *attrs = k.mutable_attribute();
+  for (int a = attrs->size() - 1; a >= 0; --a)
+    if (const std::string &nm = attrs->Get(a).name();
+        nm == kShapeAttr || nm == kOperandsAttr || nm == kResultsAttr)
+      attrs->DeleteSubrange(a, 1);
+  for (int i = 0; i < k.input_size(); ++i) {
+    if (r.operands[i].node >= 0) {
+      k.set_input(i, name(r.operands[i]));
+      continue;
+    }
+    if (k.input(i).empty() || !written_constants_.insert(k.input(i)).second)
+      continue;
+    for (const auto &t : kept_.graph().initializer())
+      if (t.name() == k.input(i))
+        *graph_->add_initializer() = t;
+  }
+  for (int o = 0; o < k.output_size(); ++o)
+    if (r.results[o].node >= 0)
+      k.set_output(o, name(r.results[o]));
+}
+
+} // namespace quarry::onnx_io

@@ -1,0 +1,123 @@
+//===- onnx_import_restorable.cc - Recording nodes export can write back --===//
+//
+// After a node's handler: the node, what it made and what that reads, in
+// the record export looks for (onnx_restorable.h).
+//
+//===----------------------------------------------------------------------===//
+#include "onnx_attrs.h"
+#include "onnx_importer.h"
+#include "onnx_kept.h"
+#include "onnx_restorable.h"
+
+#include <algorithm>
+
+namespace quarry::onnx_io {
+
+namespace {
+
+/// A constant a record keeps beside the model's weights (a Reshape's shape,
+/// a Resize's scales) holds at most this many values: a larger one is a
+/// weight the handler transformed, and keeping it would store it twice.
+constexpr int64_t kMaxRecordedConstant = 4096;
+
+} // namespace
+
+void Importer::record_restorable(const onnx::NodeProto &n, int before) {
+  // Past opset 17 a node is imported in its opset-17 form, which export
+  // raises again; a node with subgraphs goes back out by its own path.
+  if (opset_ > 17 || !default_domain(n.domain()))
+    return;
+  for (const auto &a : n.attribute())
+    if (a.has_g() || a.graphs_size() > 0)
+      return;
+  std::vector<ValueRef> results;
+  std::vector<std::string> result_refs;
+  for (const std::string &o : n.output()) {
+    if (o.empty()) {
+      result_refs.emplace_back();
+      continue;
+    }
+    // Computed here, as float32: not passed through, folded, kept or held
+    // for another type.
+    auto v = values_.find(o);
+    if (v == values_.end() || v->second.node < before || held_.count(o) ||
+        elem_.count(o) || untyped_.count(o))
+      return;
+    const Node &q = g_.node(v->second.node);
+    if (q.is_variable() || q.kind == OpKind::Opaque)
+      return;
+    results.push_back(v->second);
+    result_refs.push_back(value_ref(g_, v->second));
+    if (result_refs.back().empty())
+      return;
+  }
+  if (results.empty())
+    return;
+  const auto shape =
+      group_shape(g_, results, [&](int32_t id) { return id < before; });
+  if (!shape)
+    return;
+  for (int32_t id : shape->nodes)
+    if (g_.node(id).kind == OpKind::Opaque)
+      return;
+  std::vector<std::string> operands;
+  std::vector<onnx::TensorProto> constants;
+  std::vector<ValueRef> read;
+  for (const std::string &i : n.input()) {
+    if (i.empty()) {
+      operands.emplace_back();
+      continue;
+    }
+    if (held_.count(i) || elem_.count(i) || untyped_.count(i))
+      return;
+    if (auto v = values_.find(i); v != values_.end()) {
+      // A value the operators read: computed, or a float32 constant made a
+      // weight.
+      if (constants_.contains(i) &&
+          constants_.elem(i) != onnx::TensorProto::FLOAT)
+        return;
+      if (std::find(shape->leaves.begin(), shape->leaves.end(), v->second) ==
+          shape->leaves.end())
+        return;
+      operands.push_back(value_ref(g_, v->second));
+      read.push_back(v->second);
+      continue;
+    }
+    const Constant *c = constants_.find(i);
+    if (!c || c->shape.numel() > kMaxRecordedConstant)
+      return;
+    try {
+      if (!kept_constant(i, constants))
+        return;
+    } catch (const Error &) {
+      return;
+    }
+    operands.emplace_back(kConstantOperand);
+  }
+  // Anything else the operators read is a weight the handler made from the
+  // node's constants.
+  for (ValueRef l : shape->leaves)
+    if (std::find(read.begin(), read.end(), l) == read.end() &&
+        !(g_.node(l.node).kind == OpKind::Weight && l.node >= before))
+      return;
+
+  onnx::FunctionProto *f = nullptr;
+  for (auto &k : *kept_.mutable_functions())
+    if (k.name() == kRestorableFunction)
+      f = &k;
+  if (!f) {
+    f = kept_.add_functions();
+    f->set_name(kRestorableFunction);
+    f->set_domain("quarry");
+  }
+  onnx::NodeProto &r = *f->add_node();
+  r = n;
+  add_attr(r, kShapeAttr, shape->text);
+  add_attr(r, kOperandsAttr, operands);
+  add_attr(r, kResultsAttr, result_refs);
+  for (auto &t : constants)
+    if (kept_constants_.insert(t.name()).second)
+      *kept_.mutable_graph()->add_initializer() = std::move(t);
+}
+
+} // namespace quarry::onnx_io

@@ -1,0 +1,126 @@
+//===- onnx_restorable_test.cc - Untouched nodes go out as they were ------===//
+//
+// Import states an InstanceNormalization, a LogSoftmax or a 3-D convolution
+// as several of quarry's operators; export writes the node itself back,
+// at the model's opset, wherever the graph still holds those operators as
+// import made them, and quarry's forms where it does not.
+//
+//===----------------------------------------------------------------------===//
+#include "model_eval.h"
+#include "onnx_builder.h"
+
+#include "quarry/core/evaluate.h"
+#include "quarry/core/float_domain.h"
+#include "quarry/models/onnx.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+namespace quarry {
+namespace {
+
+using namespace quarry::testing;
+
+struct Written {
+  int64_t opset = 0;
+  std::vector<std::string> ops;
+  std::map<std::string, std::vector<int64_t>> initializers;
+  onnx::ModelProto model;
+};
+
+Written written(const Model &m) {
+  Written w;
+  EXPECT_TRUE(w.model.ParseFromString(export_onnx_bytes(m)));
+  for (const auto &op : w.model.opset_import())
+    if (op.domain().empty())
+      w.opset = op.version();
+  for (const auto &n : w.model.graph().node())
+    w.ops.push_back(n.op_type());
+  for (const auto &t : w.model.graph().initializer())
+    w.initializers[t.name()] = {t.dims().begin(), t.dims().end()};
+  return w;
+}
+
+/// `exported`, imported again, computes what `m` computes on the same
+/// seeded inputs.
+void computes_the_same(const Model &m, const std::string &exported) {
+  expect_same_outputs(m, import_onnx_bytes(exported, "exported"), 3);
+}
+
+/// Opset 6: an InstanceNormalization, then a LogSoftmax of its result.
+OnnxModel norm_then_log_softmax() {
+  OnnxModel m(6);
+  m.input("x", {1, 2, 3, 3}).output("y");
+  m.floats("s", {2}, {1, 2}).floats("b", {2}, {0, 1});
+  m.node("InstanceNormalization", {"x", "s", "b"}, {"n"}).set_name("norm");
+  m.ints("shape", {1, 18});
+  m.node("Reshape", {"n", "shape"}, {"r"});
+  m.node("LogSoftmax", {"r"}, {"y"}).set_name("lsm");
+  return m;
+}
+
+TEST(OnnxRestorable, CompositesGoBackAsTheModelHadThem) {
+  const Model m = import_onnx_bytes(norm_then_log_softmax().bytes(), "m");
+  const Written w = written(m);
+  EXPECT_EQ(w.ops, (std::vector<std::string>{"InstanceNormalization", "Reshape",
+                                             "LogSoftmax"}));
+  EXPECT_EQ(w.opset, 6);
+  EXPECT_EQ(w.model.graph().node(0).name(), "norm");
+  EXPECT_EQ(w.model.graph().node(0).output(0), "n");
+  // The scale and bias under their names, as [C].
+  EXPECT_EQ(w.initializers.at("s"), (std::vector<int64_t>{2}));
+  EXPECT_EQ(w.initializers.at("b"), (std::vector<int64_t>{2}));
+  computes_the_same(m, export_onnx_bytes(m));
+}
+
+TEST(OnnxRestorable, WhatARewriteTouchedGoesOutInQuarrysForms) {
+  Model m = import_onnx_bytes(norm_then_log_softmax().bytes(), "m");
+  // The LogSoftmax's result computed anew, as a rewrite does (without the
+  // name import gave it): its operators go out in quarry's forms, and the
+  // normalization, whose operator means the same at the opset those need,
+  // still as the model had it.
+  for (int32_t id = 0; id < m.graph.num_nodes(); ++id)
+    if (m.graph.node(id).name == "y")
+      m.graph.set_name(id, "");
+  const Written w = written(m);
+  EXPECT_EQ(std::count(w.ops.begin(), w.ops.end(), "InstanceNormalization"), 1);
+  EXPECT_EQ(std::count(w.ops.begin(), w.ops.end(), "LogSoftmax"), 0);
+  computes_the_same(m, export_onnx_bytes(m));
+}
+
+TEST(OnnxRestorable, ThreeDimensionalConvolutionStaysOneNode) {
+  OnnxModel c(6);
+  c.input("x", {1, 2, 3, 4, 4}).output("y");
+  std::vector<float> w(4 * 2 * 2 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<float>(i % 5) / 5 - 0.4f;
+  c.floats("w", {4, 2, 2, 3, 3}, w).floats("bias", {4}, {1, 2, 3, 4});
+  auto &conv = c.node("Conv", {"x", "w", "bias"}, {"y"});
+  set_ints(conv, "pads", {0, 1, 1, 0, 1, 1});
+  const Model m = import_onnx_bytes(c.bytes(), "conv3d");
+  const Written out = written(m);
+  EXPECT_EQ(out.ops, (std::vector<std::string>{"Conv"}));
+  EXPECT_EQ(out.opset, 6);
+  EXPECT_EQ(out.initializers.at("w"), (std::vector<int64_t>{4, 2, 2, 3, 3}));
+  EXPECT_EQ(out.initializers.at("bias"), (std::vector<int64_t>{4}));
+  computes_the_same(m, export_onnx_bytes(m));
+}
+
+TEST(OnnxRestorable, AConstantOperandIsWrittenAsTheModelHadIt) {
+  // Upsample's scales, a constant quarry reads as an attribute.
+  OnnxModel u(9);
+  u.input("x", {1, 1, 2, 2}).output("y");
+  u.floats("scales", {4}, {1, 1, 2, 3});
+  set_string(u.node("Upsample", {"x", "scales"}, {"y"}), "mode", "nearest");
+  const Model m = import_onnx_bytes(u.bytes(), "upsample");
+  const Written w = written(m);
+  EXPECT_EQ(w.ops, (std::vector<std::string>{"Upsample"}));
+  EXPECT_EQ(w.opset, 9);
+  EXPECT_EQ(w.initializers.at("scales"), (std::vector<int64_t>{4}));
+  computes_the_same(m, export_onnx_bytes(m));
+}
+
+} // namespace
+} // namespace quarry
