@@ -96,6 +96,15 @@ bool Importer::lower_branches(
   const auto taken = taken_;
   try {
     const ValueRef cond = reshape_to(*this, value(n.input(0)), {});
+    if (cond.node >= before) {
+      // The model has no name for its condition as a scalar: it goes out
+      // named after the condition, not as a value of quarry's.
+      const std::string scalar = n.input(0) + "_scalar";
+      taken_.erase(g_.node(cond.node).name);
+      const std::string q = fresh_name(scalar);
+      g_.set_name(cond.node, q);
+      record_names(q, {scalar}, "");
+    }
     std::vector<ValueRef> outs[2];
     std::vector<bool> bool_outs[2];
     for (int b = 0; b < 2; ++b) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <regex>
 
 namespace quarry {
 namespace {
@@ -92,6 +93,30 @@ TEST(OnnxExportBranches, AnIfImportWroteAsAWhereGoesOutAsAnIf) {
   EXPECT_EQ(w.then_ops, std::vector<std::string>{"Relu"});
   // The branch's value has the name it came in with.
   EXPECT_EQ(w.then_outputs, std::vector<std::string>{"y0_then"});
+}
+
+TEST(OnnxExportBranches, AConditionOfOneValueGoesOutUnderTheModelsNames) {
+  // A condition of shape [1], as exporters write one: import reshapes it
+  // to the scalar Where reads, and that value goes out named after it.
+  OnnxModel m;
+  m.input("x", {3}).output("y");
+  set_int(m.node("ReduceSum", {"x"}, {"s"}), "keepdims", 1);
+  m.floats("zero", {1}, {0});
+  m.node("Greater", {"s", "zero"}, {"cond"});
+  auto &n = m.node("If", {"cond"}, {"y"});
+  add_branch(n, "then_branch", "Relu", "x", {3}, "y_then");
+  add_branch(n, "else_branch", "Neg", "x", {3}, "y_else");
+  const Model imported = import_onnx_bytes(m.bytes(), "if1.onnx");
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(imported)));
+  expect_same_after_export(imported, out);
+  EXPECT_EQ(written(out).ifs, 1);
+  const std::regex quarrys("t[0-9]+(_.*)?");
+  for (const auto &node : out.graph().node())
+    for (const auto &name : node.output())
+      EXPECT_FALSE(std::regex_match(name, quarrys)) << name;
+  for (const auto &t : out.graph().initializer())
+    EXPECT_FALSE(std::regex_match(t.name(), quarrys)) << t.name();
 }
 
 TEST(OnnxExportBranches, ChoicesOnOneConditionAreOneIf) {
