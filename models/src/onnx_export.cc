@@ -47,9 +47,17 @@ onnx::ModelProto Exporter::run() {
   graph_ = model.mutable_graph();
   graph_->set_name("quarry");
   const auto live = choose_restored(g_.live_nodes());
+  // The names of the nodes written back and of their values are the
+  // model's: quarry's own names keep clear of them (prepare_kept's prefix).
   std::set<int32_t> restored_nodes;
-  for (const auto &[at, r] : restored_)
+  for (const auto &[at, r] : restored_) {
     restored_nodes.insert(r.nodes.begin(), r.nodes.end());
+    for (const std::string &name : r.record->output())
+      if (!name.empty())
+        reserved_.insert(name);
+    if (!r.record->name().empty())
+      reserved_.insert(r.record->name());
+  }
   fusions_ = onnx_io::find_export_fusions(g_, restored_nodes);
   const int64_t opset = prepare_kept(live, least_opset(live));
   auto *op = model.add_opset_import();

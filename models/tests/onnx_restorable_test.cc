@@ -12,11 +12,13 @@
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
 #include "quarry/models/onnx.h"
+#include "quarry/models/zoo.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace quarry {
 namespace {
@@ -88,6 +90,31 @@ TEST(OnnxRestorable, WhatARewriteTouchedGoesOutInQuarrysForms) {
   EXPECT_EQ(std::count(w.ops.begin(), w.ops.end(), "InstanceNormalization"), 1);
   EXPECT_EQ(std::count(w.ops.begin(), w.ops.end(), "LogSoftmax"), 0);
   computes_the_same(m, export_onnx_bytes(m));
+}
+
+TEST(OnnxRestorable, NamesOfNodesWrittenBackAreNotTakenAgain) {
+  // A model quarry wrote (its nodes named t5_conv, ...) imported, and every
+  // other node rewritten (its result computed anew, without a name):
+  // what goes out in quarry's forms is named apart from the nodes written
+  // back, as ONNX Runtime requires.
+  ModelOptions o;
+  o.size = 75;
+  const Model net = build_model("inception_v3", o);
+  Model m = import_onnx_bytes(export_onnx_bytes(net), "inception.onnx");
+  int k = 0;
+  for (int32_t id = 0; id < m.graph.num_nodes(); ++id)
+    if (!m.graph.node(id).is_variable() &&
+        m.graph.node(id).kind == OpKind::Conv2D && ++k % 2)
+      m.graph.set_name(id, "");
+  const Written w = written(m);
+  std::set<std::string> names;
+  for (const auto &n : w.model.graph().node())
+    EXPECT_TRUE(n.name().empty() || names.insert(n.name()).second)
+        << "two nodes are named " << n.name();
+  std::set<std::string> values;
+  for (const auto &n : w.model.graph().node())
+    for (const auto &out : n.output())
+      EXPECT_TRUE(values.insert(out).second) << out << " is computed twice";
 }
 
 TEST(OnnxRestorable, ThreeDimensionalConvolutionStaysOneNode) {
