@@ -123,6 +123,8 @@ bool Exporter::cast_variable(const Node &n) const {
 }
 
 int32_t Exporter::elem(ValueRef v) const {
+  if (auto t = typed_.find(v); t != typed_.end())
+    return t->second;
   const Node &n = g_.node(v.node);
   if (n.kind == OpKind::Opaque)
     return static_cast<int32_t>(n.attrs.list(ops::Opaque::kTypes).at(v.output));
@@ -247,7 +249,7 @@ int64_t Exporter::least_opset(const std::vector<bool> &live) const {
     if (!live[id] || restored_.count(id)) {
       continue;
     } else if (n.is_variable()) {
-      cast = cast || cast_variable(n);
+      cast = cast || (cast_variable(n) && !raw_only_.count(id));
     } else if (n.kind == OpKind::GridSample) {
       least = std::max<int64_t>(least, 16);
     } else if (n.kind == OpKind::LayerNorm) {
@@ -259,12 +261,25 @@ int64_t Exporter::least_opset(const std::vector<bool> &live) const {
   if (least > 0 || restored_.empty())
     return std::max(least, kOpset);
   // Only recorded nodes: the model's opset, and Cast's form of opset 6
-  // where an input or output is cast.
-  for (const auto &out : kept_.graph().output())
-    cast = cast ||
-           (out.type().has_tensor_type() &&
-            out.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT);
+  // where an input or output is cast (emit_outputs).
+  for (const auto &[v, declared] : declared_outputs())
+    cast = cast || (elem(v) == onnx::TensorProto::FLOAT && castable(declared));
   return cast ? 6 : 1;
+}
+
+std::vector<std::pair<ValueRef, int32_t>> Exporter::declared_outputs() const {
+  std::vector<std::pair<ValueRef, int32_t>> out;
+  const size_t first = g_.outputs().size() -
+                       (tail_ ? static_cast<size_t>(tail_->input_size()) : 0);
+  std::set<std::string> from_tail;
+  if (tail_)
+    from_tail.insert(tail_->output().begin(), tail_->output().end());
+  size_t next = 0;
+  for (const auto &vi : kept_.graph().output())
+    if (!from_tail.count(vi.name()) && next < first)
+      out.emplace_back(g_.outputs()[next++],
+                       vi.type().tensor_type().elem_type());
+  return out;
 }
 
 void Exporter::emit_outputs() {

@@ -28,6 +28,11 @@ void Exporter::emit(int32_t id) {
   const Shape &x0 = n.inputs.empty() ? Shape{} : g_.type(n.inputs[0])->shape;
   switch (n.kind) {
   case OpKind::Input:
+    if (cast_variable(n) && raw_only_.count(id)) {
+      add_value_info(graph_->add_input(), variable_name({id, 0}), n.types.at(0),
+                     input_elem_.at(n.name));
+      return;
+    }
     if (cast_variable(n)) {
       add_value_info(graph_->add_input(), variable_name({id, 0}), n.types.at(0),
                      input_elem_.at(n.name));

@@ -62,6 +62,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
                                           int64_t opset) {
   restored_.clear();
   weight_dims_.clear();
+  typed_.clear();
+  raw_only_.clear();
   const onnx::FunctionProto *records = nullptr;
   for (const auto &f : kept_.functions())
     if (f.name() == kRestorableFunction)
@@ -115,13 +117,19 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
     const std::vector<std::string> operand_refs =
         strings_attr(r, kOperandsAttr);
     const std::vector<std::string> result_refs = strings_attr(r, kResultsAttr);
+    std::vector<int64_t> types(operand_refs.size() + result_refs.size(), 0);
+    if (const onnx::AttributeProto *t = find_attr(r, kTypesAttr))
+      types.assign(t->ints().begin(), t->ints().end());
     if (!text || operand_refs.size() != static_cast<size_t>(r.input_size()) ||
-        result_refs.size() != static_cast<size_t>(r.output_size()))
+        result_refs.size() != static_cast<size_t>(r.output_size()) ||
+        types.size() != operand_refs.size() + result_refs.size())
       continue;
     Restored chosen;
     chosen.record = &r;
     chosen.results.assign(result_refs.size(), ValueRef{-1, 0});
     chosen.operands.assign(operand_refs.size(), ValueRef{-1, 0});
+    chosen.raw.assign(operand_refs.size(), false);
+    chosen.types.assign(types.begin(), types.end());
     std::vector<ValueRef> present;
     bool ok = true;
     for (size_t k = 0; ok && k < result_refs.size(); ++k) {
@@ -153,7 +161,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
       for (int32_t u : readers[id])
         ok = ok && (group.count(u) || (result && u > last));
     }
-    // Its operands, float32 as the node reads them.
+    // Its operands, in the types the node reads them: float32, a graph
+    // input in its own type, or a typed result of a node written back.
     std::map<int32_t, Ints> dims;
     for (size_t i = 0; ok && i < operand_refs.size(); ++i) {
       const std::string &ref = operand_refs[i];
@@ -167,14 +176,20 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
         continue;
       }
       const auto v = find(ref);
-      ok = v &&
-           std::find(shape->leaves.begin(), shape->leaves.end(), *v) !=
-               shape->leaves.end() &&
-           elem(*v) == onnx::TensorProto::FLOAT;
+      ok = v && std::find(shape->leaves.begin(), shape->leaves.end(), *v) !=
+                    shape->leaves.end();
       if (!ok)
         break;
       chosen.operands[i] = *v;
       const Node &w = g_.node(v->node);
+      const int32_t want =
+          types[i] ? static_cast<int32_t>(types[i]) : onnx::TensorProto::FLOAT;
+      chosen.raw[i] = want != onnx::TensorProto::FLOAT &&
+                      w.kind == OpKind::Input && cast_variable(w) &&
+                      input_elem_.at(w.name) == want;
+      ok = chosen.raw[i] || elem(*v) == want;
+      if (!ok)
+        break;
       auto d = onnx_dims.find(w.name);
       if (w.kind != OpKind::Weight || d == onnx_dims.end() ||
           d->second == w.types.at(0).shape.dims)
@@ -190,8 +205,13 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
     chosen.nodes = shape->nodes;
     claimed.insert(group.begin(), group.end());
     weight_dims_.insert(dims.begin(), dims.end());
+    for (size_t k = 0; k < chosen.results.size(); ++k)
+      if (const int64_t t = types[operand_refs.size() + k];
+          t && chosen.results[k].node >= 0)
+        typed_[chosen.results[k]] = static_cast<int32_t>(t);
     restored_.emplace(last, std::move(chosen));
   }
+  drop_mistyped(readers);
 
   // Live once the chosen nodes are written: each stands for its operators
   // (at its last one) and reads its operands.
@@ -200,6 +220,23 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
   for (const auto &[at, r] : restored_)
     for (int32_t id : r.nodes)
       owner[id] = at;
+  // A graph input held as float32 that only those read in its own type
+  // goes out without its float32 Cast.
+  std::set<int32_t> float_read;
+  for (int32_t id = 0; id < count; ++id)
+    for (int32_t u : readers[id])
+      if (owner[u] == u && !restored_.count(u))
+        float_read.insert(id);
+  for (const auto &[at, r] : restored_)
+    for (size_t i = 0; i < r.operands.size(); ++i)
+      if (r.operands[i].node >= 0 && !r.raw[i])
+        float_read.insert(r.operands[i].node);
+  for (ValueRef v : g_.outputs())
+    float_read.insert(v.node);
+  for (int32_t id = 0; id < count; ++id)
+    if (g_.node(id).kind == OpKind::Input && cast_variable(g_.node(id)) &&
+        !float_read.count(id))
+      raw_only_.insert(id);
   std::vector<bool> now(static_cast<size_t>(count), false);
   for (ValueRef v : g_.outputs())
     now[owner[v.node]] = true;
@@ -218,17 +255,74 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
   return now;
 }
 
+void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
+  // Until none is dropped: a node written back whose typed operand is no
+  // longer a typed result, or whose typed result something else reads (in
+  // quarry's forms, as float32), goes out in quarry's forms.
+  const auto outputs = declared_outputs();
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    std::map<int32_t, int32_t> owner;
+    for (const auto &[at, r] : restored_)
+      for (int32_t id : r.nodes)
+        owner[id] = at;
+    for (auto it = restored_.begin(); it != restored_.end();) {
+      const Restored &r = it->second;
+      const size_t inputs = r.operands.size();
+      bool ok = true;
+      for (size_t i = 0; i < inputs; ++i)
+        if (r.types[i] && !r.raw[i] && r.operands[i].node >= 0) {
+          auto t = typed_.find(r.operands[i]);
+          ok = ok && t != typed_.end() && t->second == r.types[i];
+        }
+      for (size_t k = 0; k < r.results.size(); ++k) {
+        const ValueRef v = r.results[k];
+        if (!r.types[inputs + k] || v.node < 0)
+          continue;
+        // A graph output the model declares of that type.
+        for (const auto &[out, declared] : outputs)
+          ok = ok && (out != v || declared == r.types[inputs + k]);
+        for (int32_t u : readers[v.node]) {
+          auto o = owner.find(u);
+          if (o == owner.end()) {
+            ok = false;
+            continue;
+          }
+          if (o->second == it->first)
+            continue;
+          const Restored &other = restored_.at(o->second);
+          bool reads = false;
+          for (size_t j = 0; j < other.operands.size(); ++j)
+            reads = reads || (other.operands[j] == v &&
+                              other.types[j] == r.types[inputs + k]);
+          ok = ok && reads;
+        }
+      }
+      if (ok) {
+        ++it;
+        continue;
+      }
+      for (ValueRef v : r.results)
+        typed_.erase(v);
+      it = restored_.erase(it);
+      dropped = true;
+    }
+  }
+}
+
 void Exporter::emit_restored(const Restored &r) {
   onnx::NodeProto &k = *graph_->add_node();
   k = *r.record;
   auto *attrs = k.mutable_attribute();
   for (int a = attrs->size() - 1; a >= 0; --a)
     if (const std::string &nm = attrs->Get(a).name();
-        nm == kShapeAttr || nm == kOperandsAttr || nm == kResultsAttr)
+        nm == kShapeAttr || nm == kOperandsAttr || nm == kResultsAttr ||
+        nm == kTypesAttr)
       attrs->DeleteSubrange(a, 1);
   for (int i = 0; i < k.input_size(); ++i) {
     if (r.operands[i].node >= 0) {
-      k.set_input(i, name(r.operands[i]));
+      k.set_input(i, r.raw[i] ? variable_name(r.operands[i])
+                              : name(r.operands[i]));
       continue;
     }
     if (k.input(i).empty() || !written_constants_.insert(k.input(i)).second)

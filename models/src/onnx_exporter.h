@@ -63,8 +63,8 @@ private:
   /// under its name in its own type, cast to float32 as `name`_float.
   bool cast_variable(const Node &n) const;
 
-  /// The ONNX element type of `v`: float32 but for kept nodes' outputs and
-  /// integer graph inputs.
+  /// The ONNX element type of `v`: float32 but for kept nodes' outputs,
+  /// integer graph inputs and the typed results of recorded nodes.
   int32_t elem(ValueRef v) const;
 
   static void add_value_info(onnx::ValueInfoProto *vi, const std::string &nm,
@@ -123,10 +123,16 @@ private:
     const onnx::NodeProto *record = nullptr;
     /// Per input: the value it reads; node -1 where absent or a constant.
     std::vector<ValueRef> operands;
+    /// Per input: read in the model's own type, a graph input that quarry
+    /// holds as float32 (its name as declared, not its float32 Cast).
+    std::vector<bool> raw;
     /// Per output: the value computing it; node -1 where unnamed.
     std::vector<ValueRef> results;
     /// The operators it stands for.
     std::vector<int32_t> nodes;
+    /// Per input, then per output: the model's type of a value quarry
+    /// holds as float32 (kTypesAttr), 0 for float32.
+    std::vector<int32_t> types;
   };
   /// The imported model's opset (its default domain's); 0 when it has
   /// none.
@@ -139,6 +145,10 @@ private:
   /// restored_ for the records whose operator did not change between the
   /// model's opset and `opset`; the live nodes then.
   std::vector<bool> find_restored(const std::vector<bool> &live, int64_t opset);
+  /// Drops the chosen records whose typed operands are no longer typed
+  /// results, or whose typed results a node in quarry's forms reads;
+  /// `readers` lists each node's live readers.
+  void drop_mistyped(const std::vector<std::vector<int32_t>> &readers);
   /// Writes a chosen record's node, reading and computing the exported
   /// names of its values.
   void emit_restored(const Restored &r);
@@ -199,6 +209,9 @@ private:
   /// Whether a float32 output is cast to `declared`: a numeric type other
   /// than float32 (a model may declare any number, and Cast takes few).
   static bool castable(int32_t declared);
+  /// The graph's outputs outside the untyped tail, each with the element
+  /// type the model declares for it (emit_outputs' pairing).
+  std::vector<std::pair<ValueRef, int32_t>> declared_outputs() const;
 
   /// The untyped tail converted to the export's opset: a model of it
   /// alone, what it reads from the graph typed as the graph types it.
@@ -222,6 +235,13 @@ private:
   /// Weights written in the dims a recorded node reads them in, not
   /// quarry's (a bias of [C], not [C,1,1]).
   std::map<int32_t, Ints> weight_dims_;
+  /// Results of the recorded nodes written back in the model's type, not
+  /// float32 (a bool, a quantized integer): only recorded nodes and graph
+  /// outputs read them.
+  std::map<ValueRef, int32_t> typed_;
+  /// Graph inputs quarry holds as float32 that only recorded nodes read, in
+  /// their own type: written without their float32 Cast.
+  std::set<int32_t> raw_only_;
   /// The kept model's constants written so far.
   std::set<std::string> written_constants_;
   std::map<std::string, int32_t> input_elem_;

@@ -32,16 +32,18 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
       return;
   std::vector<ValueRef> results;
   std::vector<std::string> result_refs;
+  // Per input, then per output: the ONNX type of a value quarry holds as
+  // float32 (a bool, a quantized integer), 0 for float32 itself.
+  std::vector<int64_t> types;
   for (const std::string &o : n.output()) {
     if (o.empty()) {
       result_refs.emplace_back();
       continue;
     }
-    // Computed here, as float32: not passed through, folded, kept or held
-    // for another type.
+    // Computed here: not passed through, folded or kept.
     auto v = values_.find(o);
-    if (v == values_.end() || v->second.node < before || held_.count(o) ||
-        elem_.count(o) || untyped_.count(o))
+    if (v == values_.end() || v->second.node < before || elem_.count(o) ||
+        untyped_.count(o))
       return;
     const Node &q = g_.node(v->second.node);
     if (q.is_variable() || q.kind == OpKind::Opaque)
@@ -66,10 +68,16 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
   for (const std::string &i : n.input()) {
     if (i.empty()) {
       operands.emplace_back();
+      types.push_back(0);
       continue;
     }
-    if (held_.count(i) || elem_.count(i) || untyped_.count(i))
+    if (untyped_.count(i))
       return;
+    auto held = held_.find(i);
+    auto other = elem_.find(i);
+    types.push_back(held != held_.end()    ? held->second
+                    : other != elem_.end() ? other->second
+                                           : 0);
     if (auto v = values_.find(i); v != values_.end()) {
       // A value the operators read: computed, or a float32 constant made a
       // weight.
@@ -86,6 +94,7 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
     const Constant *c = constants_.find(i);
     if (!c || c->shape.numel() > kMaxRecordedConstant)
       return;
+    types.back() = 0; // written in its own type
     try {
       if (!kept_constant(i, constants))
         return;
@@ -115,6 +124,12 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
   add_attr(r, kShapeAttr, shape->text);
   add_attr(r, kOperandsAttr, operands);
   add_attr(r, kResultsAttr, result_refs);
+  for (const std::string &o : n.output()) {
+    auto held = held_.find(o);
+    types.push_back(held == held_.end() ? 0 : held->second);
+  }
+  if (std::any_of(types.begin(), types.end(), [](int64_t t) { return t; }))
+    add_attr(r, kTypesAttr, types);
   for (auto &t : constants)
     if (kept_constants_.insert(t.name()).second)
       *kept_.mutable_graph()->add_initializer() = std::move(t);

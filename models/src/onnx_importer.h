@@ -204,8 +204,9 @@ private:
   void name_outputs(const onnx::NodeProto &n, int before);
   /// Records node `n`, which made the quarry operators numbered from
   /// `before` on, for export to write back as it was where the graph still
-  /// holds what it made (onnx_restorable.h); nothing where export could
-  /// not (another type than float32, a constant too large to keep twice).
+  /// holds what it made (onnx_restorable.h), with the model's types of
+  /// the values quarry holds as float32; nothing where export could not (a
+  /// value of the untyped tail, a constant too large to keep twice).
   void record_restorable(const onnx::NodeProto &n, int before);
   /// Records that quarry's name `quarry` stands for the ONNX values `onnx`,
   /// computed by the ONNX node `node_name` (onnx_kept.h); returns the

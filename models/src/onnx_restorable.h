@@ -21,6 +21,10 @@
 //                  constants are (graph.initializer of the kept model)
 //   kResultsAttr   per output: the reference of the value computing it, or
 //                  "" for an output the node leaves unnamed
+//   kTypesAttr     where the node reads or computes values quarry holds as
+//                  float32 but the model types otherwise (bools, quantized
+//                  integers): per input, then per output, that ONNX type,
+//                  0 for float32
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -40,6 +44,7 @@ inline constexpr const char *kRestorableFunction = "quarry_restorable";
 inline constexpr const char *kShapeAttr = "quarry_shape";
 inline constexpr const char *kOperandsAttr = "quarry_operands";
 inline constexpr const char *kResultsAttr = "quarry_results";
+inline constexpr const char *kTypesAttr = "quarry_types";
 inline constexpr const char *kConstantOperand = "=";
 
 /// The operators of a group, found from the values it computes.

@@ -117,6 +117,61 @@ TEST(OnnxRestorable, NamesOfNodesWrittenBackAreNotTakenAgain) {
       EXPECT_TRUE(values.insert(out).second) << out << " is computed twice";
 }
 
+TEST(OnnxRestorable, BoolsGoBackInTheirOwnType) {
+  // quarry holds bools as float32; a Not of opset 1 and an Or of opset 7
+  // go back as they were, reading and computing bools, without a Cast
+  // (whose form before opset 6 quarry does not write).
+  OnnxModel n(1);
+  n.input("x", {2, 3}, onnx::TensorProto::BOOL).output("y");
+  n.node("Not", {"x"}, {"y"});
+  n.proto()
+      .mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::BOOL);
+  const Model not_model = import_onnx_bytes(n.bytes(), "not");
+  const Written a = written(not_model);
+  EXPECT_EQ(a.ops, std::vector<std::string>{"Not"});
+  EXPECT_EQ(a.opset, 1);
+  EXPECT_EQ(a.model.graph().input(0).type().tensor_type().elem_type(),
+            onnx::TensorProto::BOOL);
+  EXPECT_EQ(a.model.graph().output(0).type().tensor_type().elem_type(),
+            onnx::TensorProto::BOOL);
+
+  OnnxModel o(7);
+  o.input("x", {3, 4}, onnx::TensorProto::BOOL)
+      .input("y", {4}, onnx::TensorProto::BOOL)
+      .output("z");
+  o.node("Or", {"x", "y"}, {"z"});
+  o.proto()
+      .mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::BOOL);
+  const Model or_model = import_onnx_bytes(o.bytes(), "or");
+  const Written b = written(or_model);
+  EXPECT_EQ(b.ops, std::vector<std::string>{"Or"});
+  EXPECT_EQ(b.opset, 7);
+  computes_the_same(or_model, export_onnx_bytes(or_model));
+}
+
+TEST(OnnxRestorable, ABoolReadAsANumberGoesOutInQuarrysForms) {
+  // The Not's bools are read as numbers (Cast to float, then an Add): the
+  // Not goes out as quarry computes it, and the file computes the same.
+  OnnxModel m(13);
+  m.input("x", {2, 3}, onnx::TensorProto::BOOL).output("y");
+  m.floats("w", {3}, {1, 2, 3});
+  m.node("Not", {"x"}, {"n"});
+  set_int(m.node("Cast", {"n"}, {"c"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Add", {"c", "w"}, {"y"});
+  const Model imported = import_onnx_bytes(m.bytes(), "not_add");
+  const Written w = written(imported);
+  EXPECT_EQ(std::count(w.ops.begin(), w.ops.end(), "Not"), 0);
+  computes_the_same(imported, export_onnx_bytes(imported));
+}
+
 TEST(OnnxRestorable, ThreeDimensionalConvolutionStaysOneNode) {
   OnnxModel c(6);
   c.input("x", {1, 2, 3, 4, 4}).output("y");
