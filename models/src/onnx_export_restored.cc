@@ -163,7 +163,7 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
     }
     // Its operands, in the types the node reads them: float32, a graph
     // input in its own type, or a typed result of a node written back.
-    std::map<int32_t, Ints> dims;
+    std::map<int32_t, Ints> &dims = chosen.weight_dims;
     for (size_t i = 0; ok && i < operand_refs.size(); ++i) {
       const std::string &ref = operand_refs[i];
       if (ref.empty())
@@ -204,7 +204,6 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
       continue;
     chosen.nodes = shape->nodes;
     claimed.insert(group.begin(), group.end());
-    weight_dims_.insert(dims.begin(), dims.end());
     for (size_t k = 0; k < chosen.results.size(); ++k)
       if (const int64_t t = types[operand_refs.size() + k];
           t && chosen.results[k].node >= 0)
@@ -212,6 +211,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
     restored_.emplace(last, std::move(chosen));
   }
   drop_mistyped(readers);
+  for (const auto &[at, r] : restored_)
+    weight_dims_.insert(r.weight_dims.begin(), r.weight_dims.end());
 
   // Live once the chosen nodes are written: each stands for its operators
   // (at its last one) and reads its operands.

@@ -133,6 +133,9 @@ private:
     /// Per input, then per output: the model's type of a value quarry
     /// holds as float32 (kTypesAttr), 0 for float32.
     std::vector<int32_t> types;
+    /// The weights it reads in the model's dims, not quarry's, which
+    /// nothing else reads (weight_dims_).
+    std::map<int32_t, Ints> weight_dims;
   };
   /// The imported model's opset (its default domain's); 0 when it has
   /// none.
