@@ -1,21 +1,14 @@
 //===- json_field_test.cc - JSON files read with clear errors -------------===//
 #include "quarry/core/json_field.h"
 
-#include "quarry/core/error.h"
+#include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
 
 namespace quarry {
 namespace {
 
-std::string error_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::error_of;
 
 TEST(JsonField, ErrorsNameTheFileAndTheField) {
   const std::string file = "f.json";
