@@ -19,6 +19,8 @@ Exporter::Exporter(const Model &m, uint64_t seed)
     kept_ = onnx_io::parse_kept(m.kept_onnx, "the model's kept nodes");
   for (const auto &vi : kept_.graph().input())
     input_elem_[vi.name()] = vi.type().tensor_type().elem_type();
+  for (const auto &t : kept_.graph().initializer())
+    kept_constants_.emplace(t.name(), &t);
   // A weight made of a float16 constant goes out as one while its values
   // are still float16 (the optimizer's new weights are float32).
   for (const Node &n : g_.nodes()) {

@@ -169,10 +169,7 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
       if (ref.empty())
         continue;
       if (ref == kConstantOperand) {
-        ok = std::any_of(kept_.graph().initializer().begin(),
-                         kept_.graph().initializer().end(), [&](const auto &t) {
-                           return t.name() == r.input(static_cast<int>(i));
-                         });
+        ok = kept_constants_.count(r.input(static_cast<int>(i))) > 0;
         continue;
       }
       const auto v = find(ref);
@@ -314,23 +311,17 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
 void Exporter::emit_restored(const Restored &r) {
   onnx::NodeProto &k = *graph_->add_node();
   k = *r.record;
-  auto *attrs = k.mutable_attribute();
-  for (int a = attrs->size() - 1; a >= 0; --a)
-    if (const std::string &nm = attrs->Get(a).name();
-        nm == kShapeAttr || nm == kOperandsAttr || nm == kResultsAttr ||
-        nm == kTypesAttr)
-      attrs->DeleteSubrange(a, 1);
+  onnx_io::drop_quarry_attrs(k);
   for (int i = 0; i < k.input_size(); ++i) {
     if (r.operands[i].node >= 0) {
       k.set_input(i, r.raw[i] ? variable_name(r.operands[i])
                               : name(r.operands[i]));
       continue;
     }
-    if (k.input(i).empty() || !written_constants_.insert(k.input(i)).second)
-      continue;
-    for (const auto &t : kept_.graph().initializer())
-      if (t.name() == k.input(i))
-        *graph_->add_initializer() = t;
+    auto c = kept_constants_.find(k.input(i));
+    if (c != kept_constants_.end() &&
+        written_constants_.insert(c->first).second)
+      *graph_->add_initializer() = *c->second;
   }
   for (int o = 0; o < k.output_size(); ++o)
     if (r.results[o].node >= 0)

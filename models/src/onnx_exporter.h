@@ -245,7 +245,8 @@ private:
   /// Graph inputs quarry holds as float32 that only recorded nodes read, in
   /// their own type: written without their float32 Cast.
   std::set<int32_t> raw_only_;
-  /// The kept model's constants written so far.
+  /// The kept model's constants, by name, and those written so far.
+  std::map<std::string, const onnx::TensorProto *> kept_constants_;
   std::set<std::string> written_constants_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;

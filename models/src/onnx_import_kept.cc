@@ -482,15 +482,17 @@ bool Importer::reads_untyped() const {
   return false;
 }
 
-onnx::FunctionProto &Importer::tail() {
+onnx::FunctionProto &Importer::kept_function(const char *name) {
   for (auto &f : *kept_.mutable_functions())
-    if (f.name() == kTailFunction)
+    if (f.name() == name)
       return f;
   onnx::FunctionProto *f = kept_.add_functions();
-  f->set_name(kTailFunction);
+  f->set_name(name);
   f->set_domain("quarry");
   return *f;
 }
+
+onnx::FunctionProto &Importer::tail() { return kept_function(kTailFunction); }
 
 std::string Importer::add_to_tail(const std::string &because) {
   const onnx::NodeProto &n = *node_;

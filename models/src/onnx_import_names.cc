@@ -53,16 +53,7 @@ void Importer::name_weight(ValueRef w, const std::string &onnx_name,
 onnx::NodeProto &Importer::record_names(const std::string &quarry,
                                         const std::vector<std::string> &onnx,
                                         const std::string &node_name) {
-  onnx::FunctionProto *f = nullptr;
-  for (auto &k : *kept_.mutable_functions())
-    if (k.name() == kNamesFunction)
-      f = &k;
-  if (!f) {
-    f = kept_.add_functions();
-    f->set_name(kNamesFunction);
-    f->set_domain("quarry");
-  }
-  onnx::NodeProto *r = f->add_node();
+  onnx::NodeProto *r = kept_function(kNamesFunction).add_node();
   r->set_op_type("Name");
   r->set_domain("quarry");
   r->add_input(quarry);

@@ -110,16 +110,7 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
         !(g_.node(l.node).kind == OpKind::Weight && l.node >= before))
       return;
 
-  onnx::FunctionProto *f = nullptr;
-  for (auto &k : *kept_.mutable_functions())
-    if (k.name() == kRestorableFunction)
-      f = &k;
-  if (!f) {
-    f = kept_.add_functions();
-    f->set_name(kRestorableFunction);
-    f->set_domain("quarry");
-  }
-  onnx::NodeProto &r = *f->add_node();
+  onnx::NodeProto &r = *kept_function(kRestorableFunction).add_node();
   r = n;
   add_attr(r, kShapeAttr, shape->text);
   add_attr(r, kOperandsAttr, operands);

@@ -165,6 +165,8 @@ private:
   /// Adds the current node to the untyped tail (onnx_kept.h), `because`
   /// why quarry keeps it; returns why it cannot ("" on success).
   std::string add_to_tail(const std::string &because);
+  /// The function of kept_ called `name` (onnx_kept.h), made on first use.
+  onnx::FunctionProto &kept_function(const char *name);
   /// The untyped tail in kept_, made on first use.
   onnx::FunctionProto &tail();
   /// Records in kept_ what export needs to write the model's interface as

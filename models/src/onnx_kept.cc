@@ -1,5 +1,6 @@
 //===- onnx_kept.cc - ONNX nodes quarry keeps without interpreting --------===//
 #include "onnx_kept.h"
+#include "onnx_restorable.h"
 
 #include <cmath>
 
@@ -289,8 +290,9 @@ const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {
 void drop_quarry_attrs(onnx::NodeProto &n) {
   auto *attrs = n.mutable_attribute();
   for (int i = attrs->size() - 1; i >= 0; --i)
-    if (attrs->Get(i).name() == kReadsAttr ||
-        attrs->Get(i).name() == kKeptBecauseAttr)
+    if (const std::string &a = attrs->Get(i).name();
+        a == kReadsAttr || a == kKeptBecauseAttr || a == kShapeAttr ||
+        a == kOperandsAttr || a == kResultsAttr || a == kTypesAttr)
       attrs->DeleteSubrange(i, 1);
 }
 

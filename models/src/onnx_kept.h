@@ -68,7 +68,8 @@ inline constexpr const char *kReadsAttr = "quarry_reads";
 inline constexpr const char *kKeptBecauseAttr = "quarry_kept_because";
 
 /// Removes the attributes quarry adds to a node it keeps (kReadsAttr,
-/// kKeptBecauseAttr): the node as the model wrote it.
+/// kKeptBecauseAttr) or records (onnx_restorable.h): the node as the model
+/// wrote it.
 void drop_quarry_attrs(onnx::NodeProto &n);
 
 /// Why quarry keeps node `n` (its kKeptBecauseAttr), "" when it does not
