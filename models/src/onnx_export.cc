@@ -245,11 +245,16 @@ Ints Exporter::algebra_pads(const Node &n, size_t stride_at, size_t pad_at,
 
 int64_t Exporter::least_opset(const std::vector<bool> &live) const {
   int64_t least = 0;
-  bool cast = false;
+  bool cast = false, kept = false;
   for (int32_t id = 0; id < g_.num_nodes(); ++id) {
     const Node &n = g_.node(id);
     if (!live[id] || restored_.count(id)) {
       continue;
+    } else if (n.kind == OpKind::Opaque) {
+      // A kept node goes out at any opset (prepare_kept converts it); a
+      // Cast import put before one needs Cast's form of opset 6.
+      kept = true;
+      cast = cast || kept_node(n).op_type() == "Cast";
     } else if (n.is_variable()) {
       cast = cast || (cast_variable(n) && !raw_only_.count(id));
     } else if (n.kind == OpKind::GridSample) {
@@ -260,9 +265,9 @@ int64_t Exporter::least_opset(const std::vector<bool> &live) const {
       least = std::max(least, kOpset);
     }
   }
-  if (least > 0 || restored_.empty())
+  if (least > 0 || (restored_.empty() && !kept) || source_opset() == 0)
     return std::max(least, kOpset);
-  // Only recorded nodes: the model's opset, and Cast's form of opset 6
+  // Only recorded and kept nodes: the model's opset, and Cast's form of opset 6
   // where an input or output is cast (emit_outputs).
   for (const auto &[v, declared] : declared_outputs())
     cast = cast || (elem(v) == onnx::TensorProto::FLOAT && castable(declared));

@@ -114,7 +114,7 @@ private:
 
   /// The opset quarry's own live nodes need: 14, 16 for GridSample, 17
   /// for LayerNormalization; where every live operator is a node written
-  /// back as recorded, none (6 where an interface value is cast).
+  /// back as recorded or a kept node, none (6 where a value is cast).
   int64_t least_opset(const std::vector<bool> &live) const;
 
   /// A recorded ONNX node written back in place of the operators import
