@@ -56,6 +56,18 @@ bool needs_stages(const Model &m) {
   return KeptOnnx(m, "").tail_size() > 0;
 }
 
+std::unique_ptr<runtime::Executable>
+prepare_model(const Model &m, const Bindings<float> &values,
+              runtime::Backend &backend, const std::string &file) {
+  try {
+    if (needs_stages(m))
+      return std::make_unique<StagedExecutable>(m, values, backend, file);
+    return backend.prepare(m.graph, values);
+  } catch (const Error &e) {
+    throw Error(file + ": " + e.what());
+  }
+}
+
 StagedExecutable::StagedExecutable(const Model &m,
                                    const Bindings<float> &weights,
                                    runtime::Backend &backend, std::string file)

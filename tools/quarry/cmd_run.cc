@@ -26,28 +26,6 @@ struct RunOptions : RunFlags {
   double tolerance = -1; ///< unset: runtime::precision_tolerance's
 };
 
-/// Errors from a backend name the graph file they concern.
-template <class F> auto about_file(const std::string &file, F &&f) {
-  try {
-    return f();
-  } catch (const Error &e) {
-    throw Error(file + ": " + e.what());
-  }
-}
-
-/// `m` prepared on `backend`: whole, or in stages around the nodes it
-/// keeps as ONNX (staged/), which then run on quarry's kernels for them.
-std::unique_ptr<runtime::Executable>
-prepare_model(const Model &m, const Bindings<float> &values,
-              runtime::Backend &backend, const std::string &file) {
-  return about_file(file, [&]() -> std::unique_ptr<runtime::Executable> {
-    if (staged::needs_stages(m))
-      return std::make_unique<staged::StagedExecutable>(m, values, backend,
-                                                        file);
-    return backend.prepare(m.graph, values);
-  });
-}
-
 /// Writes `outputs` to `dir` (save_output_files) named and typed as the
 /// model declares them: under the model's own names where it runs in
 /// stages (an untyped tail computes some), else the graph's; in the
@@ -81,7 +59,7 @@ void run(const RunOptions &o) {
   for (auto &[name, value] : read_input_files(g, o.inputs))
     values[name] = std::move(value);
   auto backend = make_run_backend(o);
-  auto exe = prepare_model(m, values, *backend, run_subject(o));
+  auto exe = staged::prepare_model(m, values, *backend, run_subject(o));
   exe->set_inputs(values);
   if (o.profile)
     print_steps(exe->profile(o.measure.warmup, o.measure.runs));

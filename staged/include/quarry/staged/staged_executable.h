@@ -27,6 +27,13 @@ namespace quarry::staged {
 /// an untyped tail.
 bool needs_stages(const Model &m);
 
+/// `m` prepared on `backend` from `values` (its weights, by name): whole,
+/// or in stages around the nodes it keeps as ONNX (a StagedExecutable),
+/// which then run on quarry's kernels for them. Errors name `file`.
+std::unique_ptr<runtime::Executable>
+prepare_model(const Model &m, const Bindings<float> &values,
+              runtime::Backend &backend, const std::string &file);
+
 class StagedExecutable : public runtime::Executable {
 public:
   /// Prepares `m`'s stages on `backend`, weights from `weights` (by name,
