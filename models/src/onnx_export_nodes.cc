@@ -9,6 +9,30 @@
 
 namespace quarry::onnx_io {
 
+namespace {
+
+/// The target of a reshape from `in` to `out` written so that it holds
+/// beyond these extents where it can: 0 (the input's extent) on each axis
+/// that keeps its extent, -1 for the largest of the others. At these
+/// extents it is `out`; a model imported at a fixed batch or image size
+/// then still reshapes at another (staged/open_dims.h checks whether the
+/// model computes the same there).
+Ints reshape_target(const Shape &in, const Shape &out) {
+  Ints t = out.dims;
+  for (int i = 0; i < std::min(in.rank(), out.rank()); ++i)
+    if (in[i] == out[i])
+      t[i] = 0;
+  int largest = -1;
+  for (int i = 0; i < out.rank(); ++i)
+    if (t[i] != 0 && (largest < 0 || out[i] > out[largest]))
+      largest = i;
+  if (largest >= 0)
+    t[largest] = -1;
+  return t;
+}
+
+} // namespace
+
 void Exporter::emit(int32_t id) {
   if (auto r = restored_.find(id); r != restored_.end())
     return emit_restored(r->second);
@@ -179,7 +203,8 @@ void Exporter::emit(int32_t id) {
     return;
   case OpKind::Reshape:
     node("Reshape",
-         {in(n, 0), ints(derived(out, "_shape"), n.types.at(0).shape.dims)},
+         {in(n, 0), ints(derived(out, "_shape"),
+                         reshape_target(x0, n.types.at(0).shape))},
          {out});
     return;
   case OpKind::Pointwise:

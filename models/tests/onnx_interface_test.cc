@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_builder.h"
+#include "without_records.h"
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/text.h"
@@ -148,6 +149,36 @@ TEST(OnnxInterface, LayerNormalizationStaysOneNode) {
   EXPECT_EQ(whole.graph().node(0).op_type(), "LayerNormalization");
   EXPECT_EQ(names(whole.graph().output()),
             (std::vector<std::string>{"y", "mean"}));
+}
+
+TEST(OnnxInterface, QuarrysReshapeCopiesTheExtentsItKeeps) {
+  // In quarry's forms (as a rewrite writes them) a reshape keeps what it
+  // can of the model's freedom: 0 where an axis keeps its extent, -1 for
+  // the largest other, so that it holds at another batch or length.
+  const std::vector<std::pair<Ints, Ints>> cases = {{{2, 3, 4}, {0, -1}},
+                                                    {{1, 1280}, {0, 1, 1, -1}}};
+  for (const auto &[dims, want] : cases) {
+    OnnxModel m;
+    m.input("x", dims).output("y");
+    m.ints("shape", dims.size() == 3 ? Ints{2, 12} : Ints{1, 1, 1, 1280});
+    m.node("Reshape", {"x", "shape"}, {"r"});
+    m.node("Relu", {"r"}, {"y"});
+    onnx::ModelProto out;
+    ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(
+        without_records(import_onnx_bytes(m.bytes(), "m.onnx")))));
+    const onnx::NodeProto *reshape = nullptr;
+    for (const auto &n : out.graph().node())
+      if (n.op_type() == "Reshape")
+        reshape = &n;
+    ASSERT_NE(reshape, nullptr);
+    const onnx::TensorProto *target = nullptr;
+    for (const auto &t : out.graph().initializer())
+      if (t.name() == reshape->input(1))
+        target = &t;
+    ASSERT_NE(target, nullptr);
+    EXPECT_EQ(Ints(target->int64_data().begin(), target->int64_data().end()),
+              want);
+  }
 }
 
 TEST(OnnxInterface, AModelBuiltInQuarryIsNamedByQuarry) {
