@@ -19,14 +19,6 @@ namespace quarry {
 
 namespace {
 
-onnx::ModelProto parse(std::string_view bytes, const char *which) {
-  onnx::ModelProto m;
-  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw Error(std::string("model ") + which +
-                " is not an ONNX model (truncated or not protobuf)");
-  return m;
-}
-
 /// A dimension as declared: its value, its symbolic name, or "?".
 std::string dim_text(const onnx::TensorShapeProto::Dimension &d) {
   if (d.has_dim_value())
@@ -124,12 +116,21 @@ std::vector<std::string> differences(const onnx::ModelProto &a,
 
 std::vector<std::string> interface_differences(std::string_view a,
                                                std::string_view b) {
-  return differences(parse(a, "A"), parse(b, "B"));
+  return differences(onnx_io::parse_model(a, "A"),
+                     onnx_io::parse_model(b, "B"));
 }
 
 } // namespace quarry
 
 namespace quarry::onnx_io {
+
+onnx::ModelProto parse_model(std::string_view bytes, const char *which) {
+  onnx::ModelProto m;
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw Error(std::string("model ") + which +
+                " is not an ONNX model (truncated or not protobuf)");
+  return m;
+}
 
 namespace {
 

@@ -13,8 +13,13 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 
 namespace quarry::onnx_io {
+
+/// The serialized model `bytes`; throws quarry::Error naming it as the
+/// `which` model ("A", "original") where it is no ONNX model.
+onnx::ModelProto parse_model(std::string_view bytes, const char *which);
 
 /// Gives `model` (written from a graph whose kept parts are `kept`, with
 /// `prefix` before the names of quarry's values that kept nodes would

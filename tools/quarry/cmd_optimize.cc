@@ -8,6 +8,7 @@
 #include "quarry/core/text.h"
 #include "quarry/models/model_file.h"
 #include "quarry/models/onnx.h"
+#include "quarry/models/onnx_open_dims.h"
 #include "quarry/models/zoo.h"
 #include "quarry/optimizer/cost_table.h"
 #include "quarry/optimizer/report.h"
@@ -15,6 +16,7 @@
 #include "quarry/rulepack/rule_pack_io.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
+#include "quarry/staged/open_dims.h"
 #include "quarry/staged/staged_executable.h"
 #include "quarry/staged/staged_timer.h"
 
@@ -43,6 +45,37 @@ std::string fixed3(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", x);
   return text;
+}
+
+/// Writes the rewritten `m` to --out; an ONNX model whose open input
+/// dimensions --input-shape fixed declares open again those at whose other
+/// values it computes what the input model computes (staged/open_dims.h).
+void write_rewritten(const OptimizeOptions &o, const Model &m) {
+  const bool onnx = o.model.ends_with(".onnx") && o.out.ends_with(".onnx");
+  const std::string original = onnx ? read_file_bytes(o.model) : "";
+  if (!onnx || o.written.external_data || open_input_dims(original).empty())
+    return write_model(m, o.out, o.measure.seed, o.written);
+  std::string written;
+  try {
+    written = export_onnx_bytes(m, o.measure.seed);
+  } catch (const Error &) {
+    // Past 2 GiB: written with external data, at the fixed dimensions.
+    return write_model(m, o.out, o.measure.seed, o.written);
+  }
+  auto cpu = runtime::make_backend("cpu", run_backend_options(o));
+  const staged::OpenDims open =
+      staged::keep_open_dims(original, written, run_import_options(o), *cpu,
+                             o.measure.seed, o.tolerance, o.model);
+  write_file_atomic(o.out, open.model);
+  if (open.kept.empty())
+    return;
+  std::string names;
+  for (const std::string &name : open.kept)
+    names += (names.empty() ? "" : ", ") + name;
+  std::printf("declared open again: %s (at other values of %s the written "
+              "model computes what %s computes)\n",
+              names.c_str(), open.kept.size() == 1 ? "it" : "them",
+              o.model.c_str());
 }
 
 void optimize(OptimizeOptions &o) {
@@ -178,7 +211,7 @@ void optimize(OptimizeOptions &o) {
       (o.measure_top == 0 || table || (!r.timed.empty() && !r.kept_original));
   if (!o.out.empty()) {
     if (rewritten)
-      write_model(r.model, o.out, o.measure.seed, o.written);
+      write_rewritten(o, r.model);
     else
       write_model_unchanged(model_file(o), original, o.out, o.measure.seed);
     // What an application of the input would find changed (a symbolic

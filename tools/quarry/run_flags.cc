@@ -87,6 +87,15 @@ std::string model_file(const RunFlags &f) {
   return names_builtin(f.model) ? std::string() : f.model;
 }
 
+OnnxImportOptions run_import_options(const RunFlags &f) {
+  OnnxImportOptions onnx;
+  for (const std::string &s : f.input_shapes)
+    onnx.input_shapes.insert(parse_input_shape(s));
+  for (const std::string &s : f.input_values)
+    onnx.input_values.insert(parse_input_value(s));
+  return onnx;
+}
+
 Model read_run_model(const RunFlags &f) {
   if (f.model.empty())
     throw UsageError("give the model: a .qg or .onnx file, or a built-in "
@@ -111,11 +120,7 @@ Model read_run_model(const RunFlags &f) {
   if (f.size != 0)
     throw UsageError(f.model + ": --size applies to built-in networks (a "
                                "file declares its inputs)");
-  OnnxImportOptions onnx;
-  for (const std::string &s : f.input_shapes)
-    onnx.input_shapes.insert(parse_input_shape(s));
-  for (const std::string &s : f.input_values)
-    onnx.input_values.insert(parse_input_value(s));
+  const OnnxImportOptions onnx = run_import_options(f);
   if ((!onnx.input_shapes.empty() || !onnx.input_values.empty()) &&
       !f.model.ends_with(".onnx"))
     throw UsageError(f.model + ": --input-shape and --input-value apply to "

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "quarry/core/model.h"
+#include "quarry/models/onnx.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/measure.h"
 
@@ -39,6 +40,9 @@ void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help);
 /// The backend --backend names, on --threads threads.
 runtime::BackendOptions run_backend_options(const RunFlags &f);
 std::unique_ptr<runtime::Backend> make_run_backend(const RunFlags &f);
+
+/// The options --input-shape and --input-value give an ONNX import.
+OnnxImportOptions run_import_options(const RunFlags &f);
 
 /// The graph file (.qg with its weights file, or .onnx with --input-shape
 /// applied) or the named network at --size, with --batch applied; errors
