@@ -82,8 +82,9 @@ void Exporter::emit(int32_t id) {
     if (cast_variable(n)) {
       *graph_->add_initializer() = onnx_io::encode_tensor(
           variable_name({id, 0}), written, input_elem_.at(n.name));
-      attr(node("Cast", {variable_name({id, 0})}, {out}), "to",
-           int64_t{onnx::TensorProto::FLOAT});
+      if (!raw_only_.count(id))
+        attr(node("Cast", {variable_name({id, 0})}, {out}), "to",
+             int64_t{onnx::TensorProto::FLOAT});
       return;
     }
     *graph_->add_initializer() = onnx_io::encode_tensor(name({id, 0}), written);

@@ -181,9 +181,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
       const Node &w = g_.node(v->node);
       const int32_t want =
           types[i] ? static_cast<int32_t>(types[i]) : onnx::TensorProto::FLOAT;
-      chosen.raw[i] = want != onnx::TensorProto::FLOAT &&
-                      w.kind == OpKind::Input && cast_variable(w) &&
-                      input_elem_.at(w.name) == want;
+      chosen.raw[i] = want != onnx::TensorProto::FLOAT && w.is_variable() &&
+                      cast_variable(w) && input_elem_.at(w.name) == want;
       ok = chosen.raw[i] || elem(*v) == want;
       if (!ok)
         break;
@@ -218,8 +217,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
   for (const auto &[at, r] : restored_)
     for (int32_t id : r.nodes)
       owner[id] = at;
-  // A graph input held as float32 that only those read in its own type
-  // goes out without its float32 Cast.
+  // A graph input or weight held as float32 that only those read in its
+  // own type goes out without its float32 Cast.
   std::set<int32_t> float_read;
   for (int32_t id = 0; id < count; ++id)
     for (int32_t u : readers[id])
@@ -232,7 +231,7 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
   for (ValueRef v : g_.outputs())
     float_read.insert(v.node);
   for (int32_t id = 0; id < count; ++id)
-    if (g_.node(id).kind == OpKind::Input && cast_variable(g_.node(id)) &&
+    if (g_.node(id).is_variable() && cast_variable(g_.node(id)) &&
         !float_read.count(id))
       raw_only_.insert(id);
   std::vector<bool> now(static_cast<size_t>(count), false);

@@ -239,11 +239,11 @@ private:
   /// quarry's (a bias of [C], not [C,1,1]).
   std::map<int32_t, Ints> weight_dims_;
   /// Results of the recorded nodes written back in the model's type, not
-  /// float32 (a bool, a quantized integer): only recorded nodes and graph
-  /// outputs read them.
+  /// float32 (a bool, a quantized integer, float16): only recorded nodes
+  /// and graph outputs read them.
   std::map<ValueRef, int32_t> typed_;
-  /// Graph inputs quarry holds as float32 that only recorded nodes read, in
-  /// their own type: written without their float32 Cast.
+  /// Graph inputs and weights quarry holds as float32 that only recorded
+  /// nodes read, in their own type: written without their float32 Cast.
   std::set<int32_t> raw_only_;
   /// The kept model's constants, by name, and those written so far.
   std::map<std::string, const onnx::TensorProto *> kept_constants_;

@@ -170,6 +170,8 @@ void Importer::read_inputs_and_initializers() {
     values_[input.name()] = v;
     if (held_exactly(elem))
       held_[input.name()] = elem; // as float32; export casts it
+    else if (held_as_float(elem) && elem != onnx::TensorProto::FLOAT)
+      half_[input.name()] = elem;
     else if (!held_as_float(elem))
       elem_[input.name()] = elem; // only kept nodes read it
     if (elem != onnx::TensorProto::FLOAT)
@@ -204,6 +206,7 @@ Model Importer::run() {
     const int before = g_.num_nodes();
     import_node(handlers);
     name_outputs(*n, before);
+    note_half_outputs(*n);
     record_restorable(*n, before);
   }
   node_ = nullptr;

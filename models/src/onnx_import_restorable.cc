@@ -20,7 +20,41 @@ namespace {
 /// weight the handler transformed, and keeping it would store it twice.
 constexpr int64_t kMaxRecordedConstant = 4096;
 
+bool half(int32_t elem) {
+  return elem == onnx::TensorProto::FLOAT16 ||
+         elem == onnx::TensorProto::BFLOAT16;
+}
+
 } // namespace
+
+int32_t Importer::half_elem(const std::string &name) const {
+  if (auto h = half_.find(name); h != half_.end())
+    return h->second;
+  if (constants_.contains(name) && half(constants_.elem(name)))
+    return constants_.elem(name);
+  return 0;
+}
+
+void Importer::note_half_outputs(const onnx::NodeProto &n) {
+  int32_t elem = 0;
+  if (n.op_type() == "Cast" && default_domain(n.domain())) {
+    for (const auto &a : n.attribute())
+      if (a.name() == "to" && half(static_cast<int32_t>(a.i())))
+        elem = static_cast<int32_t>(a.i());
+  } else if (n.op_type() == "CastLike" && default_domain(n.domain())) {
+    elem = n.input_size() > 1 ? half_elem(n.input(1)) : 0;
+  } else {
+    for (const std::string &i : n.input())
+      if (!i.empty() && !elem)
+        elem = half_elem(i);
+  }
+  if (!elem)
+    return;
+  for (const std::string &o : n.output())
+    if (!o.empty() && values_.count(o) && !held_.count(o) && !elem_.count(o) &&
+        !untyped_.count(o) && !constants_.contains(o))
+      half_[o] = elem;
+}
 
 void Importer::record_restorable(const onnx::NodeProto &n, int before) {
   // Past opset 17 a node is imported in its opset-17 form, which export
@@ -77,12 +111,13 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
     auto other = elem_.find(i);
     types.push_back(held != held_.end()    ? held->second
                     : other != elem_.end() ? other->second
-                                           : 0);
+                                           : half_elem(i));
     if (auto v = values_.find(i); v != values_.end()) {
-      // A value the operators read: computed, or a float32 constant made a
-      // weight.
+      // A value the operators read: computed, or a float32 (or float16,
+      // bfloat16) constant made a weight.
       if (constants_.contains(i) &&
-          constants_.elem(i) != onnx::TensorProto::FLOAT)
+          constants_.elem(i) != onnx::TensorProto::FLOAT &&
+          !half(constants_.elem(i)))
         return;
       if (std::find(shape->leaves.begin(), shape->leaves.end(), v->second) ==
           shape->leaves.end())
@@ -117,7 +152,7 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
   add_attr(r, kResultsAttr, result_refs);
   for (const std::string &o : n.output()) {
     auto held = held_.find(o);
-    types.push_back(held == held_.end() ? 0 : held->second);
+    types.push_back(held == held_.end() ? half_elem(o) : held->second);
   }
   if (std::any_of(types.begin(), types.end(), [](int64_t t) { return t; }))
     add_attr(r, kTypesAttr, types);

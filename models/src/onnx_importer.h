@@ -210,6 +210,13 @@ private:
   /// the values quarry holds as float32; nothing where export could not (a
   /// value of the untyped tail, a constant too large to keep twice).
   void record_restorable(const onnx::NodeProto &n, int before);
+  /// Notes which of node `n`'s outputs the model types float16 or
+  /// bfloat16 (computed as float32): a Cast's to them, and what any other
+  /// node computes from them, unless quarry holds it otherwise (half_).
+  void note_half_outputs(const onnx::NodeProto &n);
+  /// float16 or bfloat16 where the model types value `name` so (a graph
+  /// input, an initializer, a node's output), else 0.
+  int32_t half_elem(const std::string &name) const;
   /// Records that quarry's name `quarry` stands for the ONNX values `onnx`,
   /// computed by the ONNX node `node_name` (onnx_kept.h); returns the
   /// record.
@@ -252,6 +259,9 @@ private:
   /// (onnx_typed).
   std::map<std::string, int32_t> held_;
   std::map<std::string, ValueRef> held_casts_;
+  /// The graph inputs and node outputs the model types float16 or
+  /// bfloat16, with that type, by ONNX name (note_half_outputs).
+  std::map<std::string, int32_t> half_;
   /// The opset-17 forms of later nodes, while they are imported, and the
   /// names they took (opset17_form).
   std::deque<onnx::NodeProto> opset17_nodes_;

@@ -23,8 +23,8 @@
 //                  "" for an output the node leaves unnamed
 //   kTypesAttr     where the node reads or computes values quarry holds as
 //                  float32 but the model types otherwise (bools, quantized
-//                  integers): per input, then per output, that ONNX type,
-//                  0 for float32
+//                  integers, float16, bfloat16): per input, then per
+//                  output, that ONNX type, 0 for float32
 //
 //===----------------------------------------------------------------------===//
 #pragma once

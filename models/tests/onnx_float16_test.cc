@@ -124,6 +124,31 @@ TEST(OnnxFloat16, ComputesInFloat32AndKeepsItsTypes) {
     }
 }
 
+TEST(OnnxFloat16, NodesOfFloat16GoOutAsTheModelWroteThem) {
+  // Computed as float32 inside, written back in float16: no Cast in or
+  // out, the weight in float16, each node as the model had it.
+  for (const int32_t elem : {TP::FLOAT16, TP::BFLOAT16}) {
+    SCOPED_TRACE(TP::DataType_Name(static_cast<TP::DataType>(elem)));
+    OnnxModel m(17);
+    m.input("x", {1, 2, 4, 4}, elem).output("y");
+    declare(m.proto().mutable_graph()->mutable_output(0), elem);
+    half_initializer(m, "W", elem, {3, 2, 1, 1}, {1, -2, 0.5f, 3, -1, 2}, true);
+    m.node("Conv", {"x", "W"}, {"c"}).set_name("conv");
+    m.node("Relu", {"c"}, {"y"}).set_name("relu");
+    const Model g = import_onnx_bytes(m.bytes(), "half.onnx");
+    onnx::ModelProto written;
+    ASSERT_TRUE(written.ParseFromString(export_onnx_bytes(g)));
+    std::vector<std::string> ops;
+    for (const auto &n : written.graph().node())
+      ops.push_back(n.op_type() + ":" + n.name());
+    EXPECT_EQ(ops, (std::vector<std::string>{"Conv:conv", "Relu:relu"}));
+    ASSERT_EQ(written.graph().initializer_size(), 1);
+    EXPECT_EQ(written.graph().initializer(0).data_type(), elem);
+    EXPECT_EQ(written.graph().initializer(0).raw_data(),
+              m.proto().graph().initializer(0).raw_data());
+  }
+}
+
 TEST(OnnxFloat16, ConstantsFoldToTheirTypesValues) {
   // 1/3 cast to float16 is 0.333251953125, not float32's 0.333333343.
   OnnxModel m(17);
