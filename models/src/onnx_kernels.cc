@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -214,14 +216,16 @@ std::vector<HeldValue> non_zero(const Inputs &in) {
 // TopK
 //===----------------------------------------------------------------------===//
 
-/// Whether `a` orders above `b` when sorting by size: NaN above every
-/// number, as numpy's sort (which ONNX's reference uses) places it.
-bool above(float a, float b) {
-  if (std::isnan(a))
-    return !std::isnan(b);
-  if (std::isnan(b))
-    return false;
-  return a > b;
+/// `v`'s place when sorting by size, as an unsigned integer that orders
+/// so: -0 and 0 alike, every NaN alike and above every number, as numpy's
+/// sort (which ONNX's reference uses) places it.
+uint32_t size_rank(float v) {
+  if (std::isnan(v))
+    return UINT32_MAX;
+  uint32_t bits;
+  const float zeroed = v == 0.0f ? 0.0f : v;
+  std::memcpy(&bits, &zeroed, sizeof bits);
+  return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
 }
 
 /// K: input 1 from opset 10, attribute `k` before.
@@ -255,26 +259,31 @@ std::vector<HeldValue> top_k(const onnx::NodeProto &n, const Inputs &in) {
   const int64_t inner = span_elements(x.shape, axis + 1, rank);
   Shape out_shape = x.shape;
   out_shape[axis] = k;
+  if (length > int64_t{UINT32_MAX})
+    throw Error("axis " + std::to_string(axis) + " of X " + x.shape.str() +
+                " is longer than TopK's index takes (2^32)");
   std::vector<float> values(static_cast<size_t>(out_shape.numel()));
   std::vector<float> indices(values.size());
-  std::vector<int64_t> order(static_cast<size_t>(length));
+  std::vector<uint64_t> order(static_cast<size_t>(length));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t l) { return x[(o * length + l) * inner + i]; };
-      // Index as the last key makes the order total, so partial_sort
-      // gives what a stable sort's first K would.
-      auto first = [&](int64_t a, int64_t b) {
-        float va = at(a), vb = at(b);
-        bool ab = largest ? above(va, vb) : above(vb, va);
-        bool ba = largest ? above(vb, va) : above(va, vb);
-        return ab || (!ba && a < b);
-      };
-      std::iota(order.begin(), order.end(), int64_t{0});
-      std::partial_sort(order.begin(), order.begin() + k, order.end(), first);
+      // Each element as one integer: its rank by `above` (first in
+      // ascending order), then its index, which makes the order total, so
+      // the first K after nth_element and a sort are a stable sort's.
+      for (int64_t l = 0; l < length; ++l) {
+        const uint32_t rank = size_rank(at(l));
+        order[l] =
+            uint64_t{largest ? ~rank : rank} << 32 | static_cast<uint32_t>(l);
+      }
+      if (k < length)
+        std::nth_element(order.begin(), order.begin() + k, order.end());
+      std::sort(order.begin(), order.begin() + k);
       for (int64_t j = 0; j < k; ++j) {
+        const auto from = static_cast<int64_t>(order[j] & UINT32_MAX);
         int64_t to = (o * k + j) * inner + i;
-        values[to] = at(order[j]);
-        indices[to] = static_cast<float>(order[j]);
+        values[to] = at(from);
+        indices[to] = static_cast<float>(from);
       }
     }
   std::vector<HeldValue> out;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace quarry::onnx_io::kernels {
@@ -39,27 +40,74 @@ Extent extent_of(const float *b, bool center_point) {
           std::max(b[0], b[2])};
 }
 
-/// Whether `a` and `b` overlap by more than `iou_threshold`, computed in
-/// float32 as ONNX Runtime does; boxes of no area never suppress.
-bool suppresses(const Extent &a, const Extent &b, float iou_threshold) {
-  float ix_min = std::max(a.x_min, b.x_min);
-  float ix_max = std::min(a.x_max, b.x_max);
-  if (ix_max <= ix_min)
-    return false;
-  float iy_min = std::max(a.y_min, b.y_min);
-  float iy_max = std::min(a.y_max, b.y_max);
-  if (iy_max <= iy_min)
-    return false;
-  float intersection = (ix_max - ix_min) * (iy_max - iy_min);
-  if (intersection <= 0.0f)
-    return false;
-  float area_a = (a.x_max - a.x_min) * (a.y_max - a.y_min);
-  float area_b = (b.x_max - b.x_min) * (b.y_max - b.y_min);
-  float union_area = area_a + area_b - intersection;
-  if (area_a <= 0.0f || area_b <= 0.0f || union_area <= 0.0f)
-    return false;
-  return intersection / union_area > iou_threshold;
+float area_of(const Extent &e) {
+  return (e.x_max - e.x_min) * (e.y_max - e.y_min);
 }
+
+/// The boxes kept so far, an array per coordinate, so that a candidate is
+/// compared with a block of them at once. The arrays run to a whole number
+/// of blocks, the last one filled with empty boxes, which overlap nothing.
+class KeptBoxes {
+public:
+  static constexpr size_t kBlock = 16;
+
+  void add(const Extent &e) {
+    if (count_ % kBlock == 0) {
+      const float inf = std::numeric_limits<float>::infinity();
+      const size_t size = count_ + kBlock;
+      x_min_.resize(size, inf);
+      y_min_.resize(size, inf);
+      x_max_.resize(size, -inf);
+      y_max_.resize(size, -inf);
+      area_.resize(size, 0.0f);
+    }
+    x_min_[count_] = e.x_min;
+    x_max_[count_] = e.x_max;
+    y_min_[count_] = e.y_min;
+    y_max_[count_] = e.y_max;
+    area_[count_] = area_of(e);
+    ++count_;
+  }
+
+  /// Whether `a` overlaps a kept box by more than `iou_threshold`, in
+  /// float32 as ONNX Runtime computes it; boxes of no area never suppress.
+  /// Each comparison takes the form that is false on NaN, where ONNX
+  /// Runtime's early returns then reach a NaN ratio, which is no overlap.
+  bool suppress(const Extent &a, float iou_threshold) const {
+    const float area_a = area_of(a);
+    if (!(area_a > 0.0f))
+      return false;
+    for (size_t start = 0; start < count_; start += kBlock) {
+      const float *__restrict x0 = x_min_.data() + start;
+      const float *__restrict x1 = x_max_.data() + start;
+      const float *__restrict y0 = y_min_.data() + start;
+      const float *__restrict y1 = y_max_.data() + start;
+      const float *__restrict area = area_.data() + start;
+      int hit = 0;
+      for (size_t k = 0; k < kBlock; ++k) {
+        // std::max and std::min's own forms, NaN included.
+        const float ix_min = a.x_min < x0[k] ? x0[k] : a.x_min;
+        const float ix_max = x1[k] < a.x_max ? x1[k] : a.x_max;
+        const float iy_min = a.y_min < y0[k] ? y0[k] : a.y_min;
+        const float iy_max = y1[k] < a.y_max ? y1[k] : a.y_max;
+        const float intersection = (ix_max - ix_min) * (iy_max - iy_min);
+        const float union_area = area_a + area[k] - intersection;
+        const bool overlaps = (ix_max > ix_min) & (iy_max > iy_min) &
+                              (intersection > 0.0f) & (area[k] > 0.0f) &
+                              (union_area > 0.0f) &
+                              (intersection / union_area > iou_threshold);
+        hit |= overlaps ? 1 : 0;
+      }
+      if (hit)
+        return true;
+    }
+    return false;
+  }
+
+private:
+  std::vector<float> x_min_, x_max_, y_min_, y_max_, area_;
+  size_t count_ = 0;
+};
 
 /// An optional scalar float operand; an empty tensor counts as absent, as
 /// in ONNX's reference.
@@ -140,14 +188,14 @@ std::vector<int64_t> select_boxes(const NmsArgs &a,
       candidates.begin(), candidates.end(),
       [&](int64_t l, int64_t r) { return score_before(scores[l], scores[r]); });
   std::vector<int64_t> kept;
+  KeptBoxes kept_boxes;
   for (int64_t c : candidates) {
     if (static_cast<int64_t>(kept.size()) >= a.max_per_class)
       break;
-    bool clear = std::none_of(kept.begin(), kept.end(), [&](int64_t k) {
-      return suppresses(boxes[c], boxes[k], a.iou_threshold);
-    });
-    if (clear)
-      kept.push_back(c);
+    if (kept_boxes.suppress(boxes[c], a.iou_threshold))
+      continue;
+    kept.push_back(c);
+    kept_boxes.add(boxes[c]);
   }
   return kept;
 }

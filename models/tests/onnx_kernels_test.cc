@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
+#include <random>
 
 namespace quarry {
 namespace {
@@ -351,6 +353,105 @@ TEST(OnnxKernels, NonMaxSuppressionKeepsOnlyScoresAboveTheThreshold) {
                         {&boxes, &scores, &most, &iou, &threshold});
   EXPECT_EQ(out[0].value.shape, (Shape{1, 3}));
   EXPECT_EQ(out[0].value.data, (std::vector<float>{0, 0, 1}));
+}
+
+/// Whether `a` orders above `b` by size: NaN above every number, -0 and
+/// 0 alike (numpy's sort, ONNX's reference).
+bool above(float a, float b) {
+  if (std::isnan(a))
+    return !std::isnan(b);
+  return !std::isnan(b) && a > b;
+}
+
+TEST(OnnxKernels, TopKIsAStableSortsFirstK) {
+  // Ties, signed zeros and NaNs among 3,072 values, K = 1,000 and all.
+  std::mt19937 rng(7);
+  std::vector<float> pool = {0.0f,          -0.0f,    1.5f,     -2.0f,
+                             std::nanf(""), INFINITY, -INFINITY};
+  std::vector<float> x(3072);
+  for (float &v : x)
+    v = rng() % 3 ? pool[rng() % pool.size()]
+                  : static_cast<float>(static_cast<int>(rng() % 200) - 100);
+  HeldValue xv = value({3072}, x);
+  for (const int64_t k : {int64_t{1000}, int64_t{3072}})
+    for (const bool largest : {true, false}) {
+      HeldValue kv = value({1}, {static_cast<float>(k)}, kInt64);
+      onnx::NodeProto n = node("TopK");
+      add_attr(n, "largest", int64_t{largest});
+      auto out = run_kernel(n, kOpset, {&xv, &kv});
+      std::vector<int64_t> order(x.size());
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return largest ? above(x[a], x[b]) : above(x[b], x[a]);
+      });
+      ASSERT_EQ(out[1].value.numel(), k);
+      for (int64_t j = 0; j < k; ++j)
+        ASSERT_EQ(out[1].value[j], static_cast<float>(order[j]))
+            << "k " << k << " largest " << largest << " at " << j;
+    }
+}
+
+TEST(OnnxKernels, NonMaxSuppressionAsOnePairAtATime) {
+  // 600 random boxes, some of no area, some NaN, against the pairwise
+  // definition: a box is kept unless it overlaps a kept one by more than
+  // the threshold, in float32, boxes of no area never suppressing.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> at(0.0f, 50.0f), size(0.0f, 12.0f);
+  const int n = 600;
+  std::vector<float> boxes, scores;
+  for (int i = 0; i < n; ++i) {
+    const float y = at(rng), x = at(rng);
+    const float h = i % 37 ? size(rng) : 0.0f, w = size(rng);
+    boxes.insert(boxes.end(), {y, x, y + h, x + w});
+    scores.push_back(i % 53 ? at(rng) : std::nanf(""));
+  }
+  boxes[4 * 17 + 2] = std::nanf("");
+  HeldValue bv = value({1, n, 4}, boxes), sv = value({1, 1, n}, scores);
+  HeldValue most = value({1}, {static_cast<float>(n)}, kInt64);
+  HeldValue iou = value({1}, {0.3f});
+  auto out =
+      run_kernel(node("NonMaxSuppression"), kOpset, {&bv, &sv, &most, &iou});
+  auto suppresses = [&](int a, int b) {
+    const float *p = &boxes[4 * a], *q = &boxes[4 * b];
+    auto lo = [](float u, float v) { return std::min(u, v); };
+    auto hi = [](float u, float v) { return std::max(u, v); };
+    const float ax0 = lo(p[1], p[3]), ax1 = hi(p[1], p[3]);
+    const float ay0 = lo(p[0], p[2]), ay1 = hi(p[0], p[2]);
+    const float bx0 = lo(q[1], q[3]), bx1 = hi(q[1], q[3]);
+    const float by0 = lo(q[0], q[2]), by1 = hi(q[0], q[2]);
+    const float ix0 = std::max(ax0, bx0), ix1 = std::min(ax1, bx1);
+    if (ix1 <= ix0)
+      return false;
+    const float iy0 = std::max(ay0, by0), iy1 = std::min(ay1, by1);
+    if (iy1 <= iy0)
+      return false;
+    const float inter = (ix1 - ix0) * (iy1 - iy0);
+    if (inter <= 0.0f)
+      return false;
+    const float area_a = (ax1 - ax0) * (ay1 - ay0);
+    const float area_b = (bx1 - bx0) * (by1 - by0);
+    const float uni = area_a + area_b - inter;
+    if (area_a <= 0.0f || area_b <= 0.0f || uni <= 0.0f)
+      return false;
+    return inter / uni > 0.3f;
+  };
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return !std::isnan(scores[a]) &&
+           (std::isnan(scores[b]) || scores[a] > scores[b]);
+  });
+  std::vector<float> want;
+  std::vector<int> kept;
+  for (int c : order)
+    if (std::none_of(kept.begin(), kept.end(),
+                     [&](int k) { return suppresses(c, k); })) {
+      kept.push_back(c);
+      want.insert(want.end(), {0, 0, static_cast<float>(c)});
+    }
+  EXPECT_GT(kept.size(), 100u);
+  EXPECT_LT(kept.size(), static_cast<size_t>(n));
+  EXPECT_EQ(out[0].value.data, want);
 }
 
 /// X = [[1, 2], [3, 4]], one roi sampled once at its centre (0.5, 0.5).
