@@ -68,6 +68,10 @@ onnx::ModelProto Exporter::run() {
   for (const auto &other : kept_.opset_import())
     if (!onnx_io::default_domain(other.domain()))
       *model.add_opset_import() = other;
+  // The model's local functions, which its kept nodes may call.
+  for (const auto &f : kept_.functions())
+    if (f.domain() != onnx_io::kRecordDomain)
+      *model.add_functions() = f;
   // Every graph input, read or not: an application feeds them all.
   for (int32_t id = 0; id < g_.num_nodes(); ++id)
     if (live[id] || g_.node(id).kind == OpKind::Input)

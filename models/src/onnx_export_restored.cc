@@ -64,10 +64,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
   weight_dims_.clear();
   typed_.clear();
   raw_only_.clear();
-  const onnx::FunctionProto *records = nullptr;
-  for (const auto &f : kept_.functions())
-    if (f.name() == kRestorableFunction)
-      records = &f;
+  const onnx::FunctionProto *records =
+      onnx_io::quarry_record(kept_, kRestorableFunction);
   const int64_t source = source_opset();
   if (!records || source == 0)
     return live;

@@ -199,6 +199,13 @@ Model Importer::run() {
          std::to_string(kLatestOpset) + " are)");
   kept_.set_ir_version(model_.ir_version());
   *kept_.mutable_opset_import() = model_.opset_import();
+  // The model's local functions, which its kept nodes may call.
+  for (const auto &f : model_.functions()) {
+    if (f.domain() == kRecordDomain)
+      fail("local function '" + f.name() + "' is of domain '" + kRecordDomain +
+           "', which quarry keeps for its own records");
+    *kept_.add_functions() = f;
+  }
   read_inputs_and_initializers();
   const auto &handlers = onnx_handlers();
   for (const onnx::NodeProto *n : nodes_in_order()) {
@@ -321,7 +328,7 @@ std::vector<const onnx::NodeProto *> Importer::nodes_in_order() {
 void Importer::record_interface() {
   onnx::FunctionProto &f = *kept_.add_functions();
   f.set_name(kInterfaceFunction);
-  f.set_domain("quarry");
+  f.set_domain(kRecordDomain);
   // The operators the model's own runtime ran (onnx_kept.h).
   std::set<std::string> types;
   for (const auto &n : model_.graph().node())
@@ -329,7 +336,7 @@ void Importer::record_interface() {
       types.insert(n.op_type());
   onnx::NodeProto &ops = *f.add_node();
   ops.set_op_type(kOperatorsRecord);
-  ops.set_domain("quarry");
+  ops.set_domain(kRecordDomain);
   add_attr(ops, "types", std::vector<std::string>(types.begin(), types.end()));
   for (const auto &input : model_.graph().input()) {
     if (untyped_.count(input.name())) { // read by the tail under its name

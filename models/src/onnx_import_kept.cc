@@ -484,11 +484,11 @@ bool Importer::reads_untyped() const {
 
 onnx::FunctionProto &Importer::kept_function(const char *name) {
   for (auto &f : *kept_.mutable_functions())
-    if (f.name() == name)
+    if (f.name() == name && f.domain() == kRecordDomain)
       return f;
   onnx::FunctionProto *f = kept_.add_functions();
   f->set_name(name);
-  f->set_domain("quarry");
+  f->set_domain(kRecordDomain);
   return *f;
 }
 

@@ -55,7 +55,7 @@ onnx::NodeProto &Importer::record_names(const std::string &quarry,
                                         const std::string &node_name) {
   onnx::NodeProto *r = kept_function(kNamesFunction).add_node();
   r->set_op_type("Name");
-  r->set_domain("quarry");
+  r->set_domain(kRecordDomain);
   r->add_input(quarry);
   for (const std::string &o : onnx)
     r->add_output(o);

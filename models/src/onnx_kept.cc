@@ -255,11 +255,16 @@ std::string changed_operator(const onnx::NodeProto &op, int64_t from,
   return same ? "" : op.op_type();
 }
 
-const onnx::FunctionProto *interface_record(const onnx::ModelProto &kept) {
+const onnx::FunctionProto *quarry_record(const onnx::ModelProto &kept,
+                                         const char *name) {
   for (const auto &f : kept.functions())
-    if (f.name() == kInterfaceFunction)
+    if (f.name() == name && f.domain() == kRecordDomain)
       return &f;
   return nullptr;
+}
+
+const onnx::FunctionProto *interface_record(const onnx::ModelProto &kept) {
+  return quarry_record(kept, kInterfaceFunction);
 }
 
 std::set<std::string> imported_operators(const onnx::ModelProto &kept) {
@@ -274,17 +279,11 @@ std::set<std::string> imported_operators(const onnx::ModelProto &kept) {
 }
 
 const onnx::FunctionProto *names_record(const onnx::ModelProto &kept) {
-  for (const auto &f : kept.functions())
-    if (f.name() == kNamesFunction)
-      return &f;
-  return nullptr;
+  return quarry_record(kept, kNamesFunction);
 }
 
 const onnx::FunctionProto *untyped_tail(const onnx::ModelProto &kept) {
-  for (const auto &f : kept.functions())
-    if (f.name() == kTailFunction)
-      return &f;
-  return nullptr;
+  return quarry_record(kept, kTailFunction);
 }
 
 void drop_quarry_attrs(onnx::NodeProto &n) {

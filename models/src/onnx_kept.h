@@ -88,6 +88,15 @@ inline constexpr const char *kInterfaceFunction = "quarry_interface";
 /// of values with the ONNX names the imported model gave them.
 inline constexpr const char *kNamesFunction = "quarry_names";
 
+/// The domain of quarry's records in Model::kept_onnx. The model's own
+/// local functions, which kept nodes may call, are there too, in their
+/// domains; export writes those back.
+inline constexpr const char *kRecordDomain = "quarry";
+
+/// Record `name` of `kept` (a function of kRecordDomain), or nullptr.
+const onnx::FunctionProto *quarry_record(const onnx::ModelProto &kept,
+                                         const char *name);
+
 /// The names record of `kept`, or nullptr when it has none.
 const onnx::FunctionProto *names_record(const onnx::ModelProto &kept);
 

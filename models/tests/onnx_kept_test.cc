@@ -348,6 +348,54 @@ TEST(OnnxKept, KeptNodesAloneGoOutAtTheModelsOpset) {
   }
 }
 
+/// x -> Relu -> custom MyAct (a local function: Neg, Relu) -> y, the
+/// function in `domain`.
+OnnxModel calling_a_local_function(const std::string &domain) {
+  OnnxModel m(17);
+  auto *op = m.proto().add_opset_import();
+  op->set_domain(domain);
+  op->set_version(1);
+  m.input("x", {2, 3});
+  OnnxModel::value(m.proto().mutable_graph()->add_output(), "y", {2, 3});
+  m.node("Relu", {"x"}, {"a"});
+  m.node("MyAct", {"a"}, {"y"}).set_domain(domain);
+  onnx::FunctionProto &f = *m.proto().add_functions();
+  f.set_name("MyAct");
+  f.set_domain(domain);
+  f.add_input("t");
+  f.add_output("u");
+  auto *fop = f.add_opset_import();
+  fop->set_domain("");
+  fop->set_version(17);
+  auto *neg = f.add_node();
+  neg->set_op_type("Neg");
+  neg->add_input("t");
+  neg->add_output("t2");
+  auto *relu = f.add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("t2");
+  relu->add_output("u");
+  return m;
+}
+
+TEST(OnnxKept, TheModelsLocalFunctionsGoOutWithTheNodesCallingThem) {
+  const Model g =
+      import_onnx_bytes(calling_a_local_function("custom").bytes(), "f.onnx");
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(g)));
+  ASSERT_EQ(out.functions_size(), 1); // quarry's records stay behind
+  EXPECT_EQ(out.functions(0).name(), "MyAct");
+  EXPECT_EQ(out.functions(0).domain(), "custom");
+  EXPECT_EQ(out.functions(0).node_size(), 2);
+  // A model's function in quarry's domain for its records is refused.
+  EXPECT_EQ(error_of([] {
+              import_onnx_bytes(calling_a_local_function("quarry").bytes(),
+                                "f.onnx");
+            }),
+            "f.onnx: local function 'MyAct' is of domain 'quarry', which "
+            "quarry keeps for its own records");
+}
+
 TEST(OnnxKept, AnUntypedTailIsConvertedToTheExportsOpset) {
   // Unsqueeze takes its axes as an input from opset 13 on.
   OnnxModel m(12);
