@@ -208,14 +208,8 @@ Model Importer::run() {
   }
   read_inputs_and_initializers();
   const auto &handlers = onnx_handlers();
-  for (const onnx::NodeProto *n : nodes_in_order()) {
-    node_ = n;
-    const int before = g_.num_nodes();
-    import_node(handlers);
-    name_outputs(*n, before);
-    note_half_outputs(*n);
-    record_restorable(*n, before);
-  }
+  for (const onnx::NodeProto *n : nodes_in_order())
+    import_call_or_node(*n, handlers, 0);
   node_ = nullptr;
   if (model_.graph().output_size() == 0)
     fail("the graph has no outputs (truncated file?)");

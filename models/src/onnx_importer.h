@@ -193,6 +193,19 @@ private:
   /// its outputs are then defined by their names in `g`.
   void import_branch(const onnx::GraphProto &g,
                      const std::map<std::string, Handler, std::less<>> &table);
+  /// The model's local function node `n` calls, where import inlines it
+  /// (onnx_import_functions.cc); nullptr otherwise.
+  const onnx::FunctionProto *local_function(const onnx::NodeProto &n) const;
+  /// The nodes of `f`'s body as `call` runs them, kept in inlined_.
+  std::vector<const onnx::NodeProto *>
+  inline_call(const onnx::NodeProto &call, const onnx::FunctionProto &f);
+  /// Imports node `n` of the graph (at `depth` 0, recorded for export) or
+  /// of an inlined body: a call of a local function as its body's nodes,
+  /// any other node by its handler.
+  void
+  import_call_or_node(const onnx::NodeProto &n,
+                      const std::map<std::string, Handler, std::less<>> &table,
+                      int depth);
   /// Takes back what a failed handler added after `num_nodes` nodes.
   void roll_back(int num_nodes);
   ValueRef in_const_as_value(const std::string &name);
@@ -266,6 +279,10 @@ private:
   /// names they took (opset17_form).
   std::deque<onnx::NodeProto> opset17_nodes_;
   std::set<std::string> opset17_names_;
+  /// The nodes of the local functions' bodies as their calls run them,
+  /// and the functions being inlined, outermost first.
+  std::deque<onnx::NodeProto> inlined_;
+  std::vector<const onnx::FunctionProto *> calling_;
 };
 
 /// Whether ONNX operator `op` gives outputs of its first operand's type

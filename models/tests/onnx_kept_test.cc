@@ -381,12 +381,25 @@ OnnxModel calling_a_local_function(const std::string &domain) {
 TEST(OnnxKept, TheModelsLocalFunctionsGoOutWithTheNodesCallingThem) {
   const Model g =
       import_onnx_bytes(calling_a_local_function("custom").bytes(), "f.onnx");
+  // Inlined: quarry's operators, nothing kept.
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  Bindings<float> b;
+  b["x"] = Tensor<float>(Shape{2, 3}, std::vector<float>{-2, -1, 0, 1, 2, 3});
+  EXPECT_EQ(evaluate(FloatDomain{}, g.graph, b).at(0).data,
+            (std::vector<float>{0, 0, 0, 0, 0, 0})); // relu(-relu(x))
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(g)));
   ASSERT_EQ(out.functions_size(), 1); // quarry's records stay behind
   EXPECT_EQ(out.functions(0).name(), "MyAct");
   EXPECT_EQ(out.functions(0).domain(), "custom");
   EXPECT_EQ(out.functions(0).node_size(), 2);
+  // A function calling itself is refused, naming the call.
+  OnnxModel loop = calling_a_local_function("custom");
+  loop.proto().mutable_functions(0)->mutable_node(1)->set_op_type("MyAct");
+  loop.proto().mutable_functions(0)->mutable_node(1)->set_domain("custom");
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(loop.bytes(), "f.onnx"); }),
+            "f.onnx: node 'MyAct_y/1' (MyAct): calls local function 'MyAct' "
+            "within itself, which ONNX does not allow");
   // A model's function in quarry's domain for its records is refused.
   EXPECT_EQ(error_of([] {
               import_onnx_bytes(calling_a_local_function("quarry").bytes(),
@@ -394,6 +407,65 @@ TEST(OnnxKept, TheModelsLocalFunctionsGoOutWithTheNodesCallingThem) {
             }),
             "f.onnx: local function 'MyAct' is of domain 'quarry', which "
             "quarry keeps for its own records");
+}
+
+TEST(OnnxKept, ALocalFunctionTakesItsCallsAttributesAndCallsAnother) {
+  // Scaled(x) = LeakyRelu(Neg(x), alpha from the call), through Inner,
+  // itself a function; the call sets alpha 0.5.
+  OnnxModel m(17);
+  auto *op = m.proto().add_opset_import();
+  op->set_domain("local");
+  op->set_version(1);
+  m.input("x", {4});
+  OnnxModel::value(m.proto().mutable_graph()->add_output(), "y", {4});
+  auto &call = m.node("Scaled", {"x"}, {"y"});
+  call.set_domain("local");
+  set_float(call, "alpha", 0.5f);
+  const auto function = [&](const std::string &name) -> onnx::FunctionProto & {
+    onnx::FunctionProto &f = *m.proto().add_functions();
+    f.set_name(name);
+    f.set_domain("local");
+    f.add_input("t");
+    f.add_output("u");
+    auto *fop = f.add_opset_import();
+    fop->set_domain("");
+    fop->set_version(17);
+    return f;
+  };
+  onnx::FunctionProto &inner = function("Inner");
+  inner.add_attribute("alpha");
+  auto *leaky = inner.add_node();
+  leaky->set_op_type("LeakyRelu");
+  leaky->add_input("t");
+  leaky->add_output("u");
+  auto *alpha = leaky->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_ref_attr_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  onnx::FunctionProto &outer = function("Scaled");
+  outer.add_attribute("alpha");
+  auto *neg = outer.add_node();
+  neg->set_op_type("Neg");
+  neg->add_input("t");
+  neg->add_output("n");
+  auto *in = outer.add_node();
+  in->set_op_type("Inner");
+  in->set_domain("local");
+  in->add_input("n");
+  in->add_output("u");
+  *in->add_attribute() = *alpha;
+  const Model g = import_onnx_bytes(m.bytes(), "f.onnx");
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  Bindings<float> b;
+  b["x"] = Tensor<float>(Shape{4}, std::vector<float>{-2, -1, 1, 2});
+  EXPECT_EQ(evaluate(FloatDomain{}, g.graph, b).at(0).data,
+            (std::vector<float>{2, 1, -0.5f, -1}));
+  // Out again: the call as the model wrote it, with both functions.
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(export_onnx_bytes(g)));
+  ASSERT_EQ(out.graph().node_size(), 1);
+  EXPECT_EQ(out.graph().node(0).op_type(), "Scaled");
+  EXPECT_EQ(out.functions_size(), 2);
 }
 
 TEST(OnnxKept, AnUntypedTailIsConvertedToTheExportsOpset) {
