@@ -105,6 +105,13 @@ std::string Exporter::name(ValueRef v) const {
   const Node &n = g_.node(v.node);
   if (n.is_variable())
     return variable_name(v) + (cast_variable(n) ? "_float" : "");
+  return typed_name(v) + (read_as_float_.count(v) ? "_float" : "");
+}
+
+std::string Exporter::typed_name(ValueRef v) const {
+  const Node &n = g_.node(v.node);
+  if (n.is_variable())
+    return name(v);
   return prefix_ + std::to_string(v.node) +
          (n.num_outputs > 1 ? "_" + std::to_string(v.output) : "");
 }
@@ -272,9 +279,15 @@ int64_t Exporter::least_opset(const std::vector<bool> &live) const {
   if (least > 0 || (restored_.empty() && !kept) || source_opset() == 0)
     return std::max(least, kOpset);
   // Only recorded and kept nodes: the model's opset, and Cast's form of opset 6
-  // where an input or output is cast (emit_outputs).
+  // where an input or output is cast (emit_outputs), or a float16 value
+  // where it meets float32 (emit_restored).
   for (const auto &[v, declared] : declared_outputs())
     cast = cast || (elem(v) == onnx::TensorProto::FLOAT && castable(declared));
+  cast = cast || !read_as_float_.empty();
+  for (const auto &[at, r] : restored_)
+    for (size_t i = 0; i < r.operands.size(); ++i)
+      cast = cast || (r.types[i] && !r.raw[i] && r.operands[i].node >= 0 &&
+                      !typed_.count(r.operands[i]));
   return cast ? 6 : 1;
 }
 
@@ -315,14 +328,19 @@ void Exporter::emit_outputs() {
                   std::to_string(first) + ")");
     const ValueRef v = g_.outputs()[next++];
     const int32_t declared = vi.type().tensor_type().elem_type();
-    std::string out = name(v);
-    if (elem(v) == onnx::TensorProto::FLOAT && castable(declared)) {
+    // A float16 result declared so goes out as computed; one declared
+    // otherwise, as its float32 copy.
+    const bool typed = elem(v) == declared || !read_as_float_.count(v);
+    std::string out = typed ? typed_name(v) : name(v);
+    const int32_t out_elem = typed ? elem(v) : onnx::TensorProto::FLOAT;
+    if (out_elem == onnx::TensorProto::FLOAT && castable(declared)) {
       const std::string cast = derived(out, "_out" + std::to_string(next - 1));
       attr(node("Cast", {out}, {cast}), "to", int64_t{declared});
       out = cast;
     }
     add_value_info(graph_->add_output(), out, *g_.type(v),
-                   out == name(v) ? elem(v) : declared);
+                   out == name(v) || out == typed_name(v) ? out_elem
+                                                          : declared);
   }
   if (next != first)
     throw Error("export: the graph computes " + std::to_string(first) +

@@ -181,7 +181,11 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
           types[i] ? static_cast<int32_t>(types[i]) : onnx::TensorProto::FLOAT;
       chosen.raw[i] = want != onnx::TensorProto::FLOAT && w.is_variable() &&
                       cast_variable(w) && input_elem_.at(w.name) == want;
-      ok = chosen.raw[i] || elem(*v) == want;
+      // A float16 operand reads a float32 value cast (emit_restored).
+      const bool half = want == onnx::TensorProto::FLOAT16 ||
+                        want == onnx::TensorProto::BFLOAT16;
+      ok = chosen.raw[i] || elem(*v) == want ||
+           (half && elem(*v) == onnx::TensorProto::FLOAT);
       if (!ok)
         break;
       auto d = onnx_dims.find(w.name);
@@ -253,8 +257,13 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
 void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
   // Until none is dropped: a node written back whose typed operand is no
   // longer a typed result, or whose typed result something else reads (in
-  // quarry's forms, as float32), goes out in quarry's forms.
+  // quarry's forms, as float32), goes out in quarry's forms; but float16
+  // and bfloat16 are cast where they meet quarry's forms (typed_).
   const auto outputs = declared_outputs();
+  const auto half = [](int64_t t) {
+    return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16;
+  };
+  read_as_float_.clear();
   for (bool dropped = true; dropped;) {
     dropped = false;
     std::map<int32_t, int32_t> owner;
@@ -268,15 +277,17 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
       for (size_t i = 0; i < inputs; ++i)
         if (r.types[i] && !r.raw[i] && r.operands[i].node >= 0) {
           auto t = typed_.find(r.operands[i]);
-          ok = ok && t != typed_.end() && t->second == r.types[i];
+          ok = ok && ((t == typed_.end() && half(r.types[i])) ||
+                      (t != typed_.end() && t->second == r.types[i]));
         }
       for (size_t k = 0; k < r.results.size(); ++k) {
         const ValueRef v = r.results[k];
-        if (!r.types[inputs + k] || v.node < 0)
+        const int64_t type = r.types[inputs + k];
+        if (!type || v.node < 0 || half(type))
           continue;
         // A graph output the model declares of that type.
         for (const auto &[out, declared] : outputs)
-          ok = ok && (out != v || declared == r.types[inputs + k]);
+          ok = ok && (out != v || declared == type);
         for (int32_t u : readers[v.node]) {
           auto o = owner.find(u);
           if (o == owner.end()) {
@@ -303,16 +314,60 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
       dropped = true;
     }
   }
+  // The float16 results something else reads as float32: quarry's forms,
+  // a recorded node reading float32, a graph output declared otherwise.
+  std::map<int32_t, int32_t> owner;
+  for (const auto &[at, r] : restored_)
+    for (int32_t id : r.nodes)
+      owner[id] = at;
+  for (const auto &[v, type] : typed_) {
+    if (!half(type))
+      continue;
+    bool as_float = false;
+    for (const auto &[out, declared] : outputs)
+      as_float = as_float || (out == v && declared != type);
+    for (int32_t u : readers[v.node]) {
+      auto o = owner.find(u);
+      if (o == owner.end()) { // quarry's forms
+        as_float = true;
+        continue;
+      }
+      if (o->second == owner.at(v.node))
+        continue; // within the node computing it
+      const Restored &other = restored_.at(o->second);
+      for (size_t j = 0; j < other.operands.size(); ++j)
+        as_float = as_float || (other.operands[j] == v && !other.types[j]);
+    }
+    if (as_float)
+      read_as_float_.insert(v);
+  }
 }
 
 void Exporter::emit_restored(const Restored &r) {
+  // A float32 value a float16 operand reads, cast first (once).
+  std::vector<std::string> operands(r.operands.size());
+  for (size_t i = 0; i < r.operands.size(); ++i) {
+    const ValueRef v = r.operands[i];
+    if (v.node < 0)
+      continue;
+    if (r.raw[i]) {
+      operands[i] = variable_name(v);
+    } else if (r.types[i] && !typed_.count(v)) {
+      operands[i] = name(v) + "_as_" + std::to_string(r.types[i]);
+      if (half_copies_.insert(v).second)
+        attr(node("Cast", {name(v)},
+                  {derived(name(v), "_as_" + std::to_string(r.types[i]))}),
+             "to", static_cast<int64_t>(r.types[i]));
+    } else {
+      operands[i] = r.types[i] ? typed_name(v) : name(v);
+    }
+  }
   onnx::NodeProto &k = *graph_->add_node();
   k = *r.record;
   onnx_io::drop_quarry_attrs(k);
   for (int i = 0; i < k.input_size(); ++i) {
     if (r.operands[i].node >= 0) {
-      k.set_input(i, r.raw[i] ? variable_name(r.operands[i])
-                              : name(r.operands[i]));
+      k.set_input(i, operands[i]);
       continue;
     }
     auto c = kept_constants_.find(k.input(i));
@@ -322,7 +377,12 @@ void Exporter::emit_restored(const Restored &r) {
   }
   for (int o = 0; o < k.output_size(); ++o)
     if (r.results[o].node >= 0)
-      k.set_output(o, name(r.results[o]));
+      k.set_output(o, typed_name(r.results[o]));
+  // The float32 copy of a float16 result quarry's forms read.
+  for (ValueRef v : r.results)
+    if (v.node >= 0 && read_as_float_.count(v))
+      attr(node("Cast", {typed_name(v)}, {derived(typed_name(v), "_float")}),
+           "to", int64_t{onnx::TensorProto::FLOAT});
 }
 
 } // namespace quarry::onnx_io

@@ -55,6 +55,10 @@ private:
   /// the prefix, which no kept name starts with.
   std::string name(ValueRef v) const;
   std::string in(const Node &n, int k) const { return name(n.inputs[k]); }
+  /// The name under which a recorded node written back computes `v` in
+  /// its own type: name(v), unless v is a float16 or bfloat16 result that
+  /// quarry's forms read too, which read its float32 copy under name(v).
+  std::string typed_name(ValueRef v) const;
   /// A variable's own name, unless a kept node uses it.
   std::string variable_name(ValueRef v) const;
   /// A variable quarry holds as float32 that the model declared of another
@@ -240,8 +244,13 @@ private:
   std::map<int32_t, Ints> weight_dims_;
   /// Results of the recorded nodes written back in the model's type, not
   /// float32 (a bool, a quantized integer, float16): only recorded nodes
-  /// and graph outputs read them.
+  /// and graph outputs read them, but for float16 and bfloat16, which are
+  /// cast where quarry's forms meet them: to float32 (read_as_float_)
+  /// after the node computing them, to their type (half_copies_) before a
+  /// recorded node reading a float32 value.
   std::map<ValueRef, int32_t> typed_;
+  std::set<ValueRef> read_as_float_;
+  std::set<ValueRef> half_copies_;
   /// Graph inputs and weights quarry holds as float32 that only recorded
   /// nodes read, in their own type: written without their float32 Cast.
   std::set<int32_t> raw_only_;

@@ -149,6 +149,46 @@ TEST(OnnxFloat16, NodesOfFloat16GoOutAsTheModelWroteThem) {
   }
 }
 
+TEST(OnnxFloat16, WhereQuarrysFormsMeetFloat16NodesTheyCast) {
+  // Relu, Neg, Relu in float16, the Neg's record gone, as where a rewrite
+  // changed it: it goes out as quarry's, in float32, between two Casts,
+  // and the Relus stay float16 nodes.
+  OnnxModel m(17);
+  m.input("x", {4}, TP::FLOAT16).output("y");
+  declare(m.proto().mutable_graph()->mutable_output(0), TP::FLOAT16);
+  m.node("Relu", {"x"}, {"r"}).set_name("first");
+  m.node("Neg", {"r"}, {"n"}).set_name("neg");
+  m.node("Relu", {"n"}, {"y"}).set_name("second");
+  Model g = import_onnx_bytes(m.bytes(), "half.onnx");
+  onnx::ModelProto kept;
+  ASSERT_TRUE(kept.ParseFromString(g.kept_onnx));
+  for (auto &f : *kept.mutable_functions()) {
+    if (f.name() != "quarry_restorable")
+      continue;
+    auto *nodes = f.mutable_node();
+    for (int i = nodes->size() - 1; i >= 0; --i)
+      if (nodes->Get(i).op_type() == "Neg")
+        nodes->DeleteSubrange(i, 1);
+  }
+  kept.SerializeToString(&g.kept_onnx);
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(export_onnx_bytes(g)));
+  std::vector<std::string> ops;
+  for (const auto &n : written.graph().node())
+    ops.push_back(n.op_type() == "Cast"
+                      ? "Cast" + std::to_string(n.attribute(0).i())
+                      : n.op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Relu", "Cast1", "Neg", "Cast10",
+                                           "Relu"}));
+  EXPECT_EQ(interface_differences(m.bytes(), written.SerializeAsString()),
+            std::vector<std::string>{});
+  const Model back = import_onnx_bytes(written.SerializeAsString(), "b.onnx");
+  Bindings<float> b;
+  b["x"] = Tensor<float>(Shape{4}, std::vector<float>{-2, -0.5f, 0.5f, 3});
+  EXPECT_EQ(evaluate(FloatDomain{}, back.graph, b).at(0).data,
+            (std::vector<float>{0, 0, 0, 0}));
+}
+
 TEST(OnnxFloat16, ConstantsFoldToTheirTypesValues) {
   // 1/3 cast to float16 is 0.333251953125, not float32's 0.333333343.
   OnnxModel m(17);
