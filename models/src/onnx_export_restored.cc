@@ -182,10 +182,8 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
       chosen.raw[i] = want != onnx::TensorProto::FLOAT && w.is_variable() &&
                       cast_variable(w) && input_elem_.at(w.name) == want;
       // A float16 operand reads a float32 value cast (emit_restored).
-      const bool half = want == onnx::TensorProto::FLOAT16 ||
-                        want == onnx::TensorProto::BFLOAT16;
       ok = chosen.raw[i] || elem(*v) == want ||
-           (half && elem(*v) == onnx::TensorProto::FLOAT);
+           (half_float(want) && elem(*v) == onnx::TensorProto::FLOAT);
       if (!ok)
         break;
       auto d = onnx_dims.find(w.name);
@@ -261,7 +259,7 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
   // and bfloat16 are cast where they meet quarry's forms (typed_).
   const auto outputs = declared_outputs();
   const auto half = [](int64_t t) {
-    return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16;
+    return half_float(static_cast<int32_t>(t));
   };
   read_as_float_.clear();
   for (bool dropped = true; dropped;) {

@@ -20,17 +20,12 @@ namespace {
 /// weight the handler transformed, and keeping it would store it twice.
 constexpr int64_t kMaxRecordedConstant = 4096;
 
-bool half(int32_t elem) {
-  return elem == onnx::TensorProto::FLOAT16 ||
-         elem == onnx::TensorProto::BFLOAT16;
-}
-
 } // namespace
 
 int32_t Importer::half_elem(const std::string &name) const {
   if (auto h = half_.find(name); h != half_.end())
     return h->second;
-  if (constants_.contains(name) && half(constants_.elem(name)))
+  if (constants_.contains(name) && half_float(constants_.elem(name)))
     return constants_.elem(name);
   return 0;
 }
@@ -39,7 +34,7 @@ void Importer::note_half_outputs(const onnx::NodeProto &n) {
   int32_t elem = 0;
   if (n.op_type() == "Cast" && default_domain(n.domain())) {
     for (const auto &a : n.attribute())
-      if (a.name() == "to" && half(static_cast<int32_t>(a.i())))
+      if (a.name() == "to" && half_float(static_cast<int32_t>(a.i())))
         elem = static_cast<int32_t>(a.i());
   } else if (n.op_type() == "CastLike" && default_domain(n.domain())) {
     elem = n.input_size() > 1 ? half_elem(n.input(1)) : 0;
@@ -118,7 +113,7 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
       // bfloat16) constant made a weight.
       if (constants_.contains(i) &&
           constants_.elem(i) != onnx::TensorProto::FLOAT &&
-          !half(constants_.elem(i)))
+          !half_float(constants_.elem(i)))
         return;
       if (std::find(shape->leaves.begin(), shape->leaves.end(), v->second) ==
           shape->leaves.end())

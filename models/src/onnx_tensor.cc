@@ -227,6 +227,11 @@ bool held_as_float(int32_t elem) {
          elem == onnx::TensorProto::BFLOAT16;
 }
 
+bool half_float(int32_t elem) {
+  return elem == onnx::TensorProto::FLOAT16 ||
+         elem == onnx::TensorProto::BFLOAT16;
+}
+
 bool held_exactly(int32_t elem) {
   return elem == onnx::TensorProto::BOOL || elem == onnx::TensorProto::INT8 ||
          elem == onnx::TensorProto::UINT8 || elem == onnx::TensorProto::INT16 ||
@@ -234,9 +239,7 @@ bool held_exactly(int32_t elem) {
 }
 
 float round_to(int32_t elem, float v) {
-  const bool narrower =
-      elem == onnx::TensorProto::FLOAT16 || elem == onnx::TensorProto::BFLOAT16;
-  return narrower ? widen(elem, narrow(elem, v)) : v;
+  return half_float(elem) ? widen(elem, narrow(elem, v)) : v;
 }
 
 onnx::TensorProto encode_tensor(const std::string &name, const Tensor<float> &t,

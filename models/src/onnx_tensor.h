@@ -41,6 +41,9 @@ bool decodable(int32_t elem);
 /// which quarry computes in float32.
 bool held_as_float(int32_t elem);
 
+/// Whether `elem` is float16 or bfloat16: held as float32, narrower.
+bool half_float(int32_t elem);
+
 /// Whether ONNX element type `elem` holds whole numbers: not a float type
 /// (bools and the integers).
 bool integral(int32_t elem);
