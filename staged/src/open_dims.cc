@@ -14,7 +14,9 @@ namespace quarry::staged {
 
 namespace {
 
-/// `m`'s outputs on `backend` from `inputs` (by name) and its weights.
+/// `m`'s outputs on `backend` from `inputs` (by name) and its weights,
+/// which an imported model has all of (prepared from the table, not a
+/// copy of it).
 std::vector<Tensor<float>> outputs_of(const Model &m,
                                       const Bindings<float> &inputs,
                                       runtime::Backend &backend,
@@ -23,9 +25,7 @@ std::vector<Tensor<float>> outputs_of(const Model &m,
   for (auto &[name, t] : values)
     if (auto it = inputs.find(name); it != inputs.end())
       t = it->second;
-  for (const auto &[name, t] : m.weights)
-    values[name] = t;
-  auto exe = prepare_model(m, values, backend, file);
+  auto exe = prepare_model(m, m.weights, backend, file);
   return runtime::run_once(*exe, values);
 }
 
