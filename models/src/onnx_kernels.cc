@@ -303,7 +303,7 @@ bool has_kernel(const std::string &op_type) {
       "EyeLike",  "IsInf",    "IsNaN",
       "Cast",     "CastLike", "Gather",
       "Add",      "Sub",      "Mul",
-      "Div",      "Mod"};
+      "Div",      "Mod",      "BitShift"};
   return std::find(std::begin(kOperators), std::end(kOperators), op_type) !=
          std::end(kOperators);
 }
@@ -343,7 +343,8 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return cast(n, in, op == "CastLike");
   if (op == "Gather")
     return gather(n, in);
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod")
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod" ||
+      op == "BitShift")
     return binary(n, in);
   throw Error("quarry has no kernel for operator " + op);
 }

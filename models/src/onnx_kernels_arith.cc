@@ -5,7 +5,7 @@
 // gathered, cast. quarry's algebra holds floats; kept as ONNX, these run
 // here on every run, so they must not be an import each time. Integers are
 // computed as int64 and wrapped to their type's width, as ONNX's integer
-// arithmetic wraps; floats in float32.
+// arithmetic wraps (a BitShift's too); floats in float32.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_kernels_impl.h"
@@ -124,17 +124,30 @@ std::vector<HeldValue> binary(const onnx::NodeProto &n, const Inputs &in) {
   const bool fmod = int_attr(n, "fmod", 0) != 0;
   if (op == "Mod" && !ints && !fmod)
     throw Error("Mod of floats needs fmod=1");
+  const bool left = string_attr(n, "direction", "") == "LEFT";
+  if (op == "BitShift") {
+    using TP = onnx::TensorProto;
+    if (a.elem != TP::UINT8 && a.elem != TP::UINT16 && a.elem != TP::UINT32 &&
+        a.elem != TP::UINT64)
+      throw Error("BitShift takes unsigned integers, not element type " +
+                  std::to_string(a.elem));
+    if (!left && string_attr(n, "direction", "") != "RIGHT")
+      throw Error("direction must be \"LEFT\" or \"RIGHT\", not \"" +
+                  string_attr(n, "direction", "") + "\"");
+  }
   enum {
     kAdd,
     kSub,
     kMul,
     kDiv,
-    kMod
+    kMod,
+    kShift
   } const fn = op == "Add"   ? kAdd
                : op == "Sub" ? kSub
                : op == "Mul" ? kMul
                : op == "Div" ? kDiv
-                             : kMod;
+               : op == "Mod" ? kMod
+                             : kShift;
   std::vector<int64_t> pos(s.rank(), 0);
   for (size_t k = 0; k < out.size(); ++k) {
     int64_t ia = 0, ib = 0;
@@ -156,6 +169,12 @@ std::vector<HeldValue> binary(const onnx::NodeProto &n, const Inputs &in) {
         r = p * q;
       else if (fn == kDiv)
         r = p / q; // truncates toward zero, as ONNX's integer division
+      else if (fn == kShift)
+        // Past the width every bit is shifted out (as numpy, ONNX's
+        // reference); wrapped() drops what passes the type's.
+        r = q < 0 || q >= 64 ? 0
+            : left ? static_cast<int64_t>(static_cast<uint64_t>(p) << q)
+                   : static_cast<int64_t>(static_cast<uint64_t>(p) >> q);
       else {
         r = p % q; // fmod: the sign of the dividend
         if (!fmod && r != 0 && ((r < 0) != (q < 0)))

@@ -106,7 +106,7 @@ std::vector<HeldValue> is_nan(const Inputs &in);
 std::vector<HeldValue> cast(const onnx::NodeProto &n, const Inputs &in,
                             bool like);
 std::vector<HeldValue> gather(const onnx::NodeProto &n, const Inputs &in);
-/// Add, Sub, Mul, Div and Mod, broadcasting.
+/// Add, Sub, Mul, Div, Mod and BitShift, broadcasting.
 std::vector<HeldValue> binary(const onnx::NodeProto &n, const Inputs &in);
 
 } // namespace quarry::onnx_io::kernels

@@ -355,6 +355,24 @@ TEST(OnnxKernels, NonMaxSuppressionKeepsOnlyScoresAboveTheThreshold) {
   EXPECT_EQ(out[0].value.data, (std::vector<float>{0, 0, 1}));
 }
 
+TEST(OnnxKernels, BitShiftWrapsToItsTypesWidth) {
+  HeldValue x = value({4}, {1, 200, 255, 3}, onnx::TensorProto::UINT8);
+  HeldValue y = value({4}, {1, 1, 4, 9}, onnx::TensorProto::UINT8);
+  onnx::NodeProto left = node("BitShift");
+  add_attr(left, "direction", std::string("LEFT"));
+  auto out = run_kernel(left, kOpset, {&x, &y});
+  // 200 << 1 and 255 << 4 lose their high bits; 3 << 9 all of them.
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{2, 144, 240, 0}));
+  EXPECT_EQ(out[0].elem, onnx::TensorProto::UINT8);
+  onnx::NodeProto right = node("BitShift");
+  add_attr(right, "direction", std::string("RIGHT"));
+  out = run_kernel(right, kOpset, {&x, &y});
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{0, 100, 15, 0}));
+  HeldValue f = value({1}, {1});
+  EXPECT_EQ(error_of([&] { run_kernel(left, kOpset, {&f, &f}); }),
+            "BitShift takes unsigned integers, not element type 1");
+}
+
 /// Whether `a` orders above `b` by size: NaN above every number, -0 and
 /// 0 alike (numpy's sort, ONNX's reference).
 bool above(float a, float b) {
