@@ -104,11 +104,10 @@ void Importer::import_call_or_node(
     const std::map<std::string, Handler, std::less<>> &table, int depth) {
   const int before = g_.num_nodes();
   if (const onnx::FunctionProto *f = local_function(n)) {
-    if (std::find(calling_.begin(), calling_.end(), f) != calling_.end()) {
-      node_ = &n;
+    node_ = &n; // what a refusal names
+    if (std::find(calling_.begin(), calling_.end(), f) != calling_.end())
       fail("calls local function '" + f->name() +
            "' within itself, which ONNX does not allow");
-    }
     calling_.push_back(f);
     for (const onnx::NodeProto *body : inline_call(n, *f))
       import_call_or_node(*body, table, depth + 1);

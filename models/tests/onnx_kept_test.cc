@@ -400,6 +400,15 @@ TEST(OnnxKept, TheModelsLocalFunctionsGoOutWithTheNodesCallingThem) {
   EXPECT_EQ(error_of([&] { import_onnx_bytes(loop.bytes(), "f.onnx"); }),
             "f.onnx: node 'MyAct_y/1' (MyAct): calls local function 'MyAct' "
             "within itself, which ONNX does not allow");
+  // A body past 2^18 nodes in all is refused before it is imported.
+  OnnxModel big = calling_a_local_function("custom");
+  onnx::FunctionProto &f = *big.proto().mutable_functions(0);
+  const onnx::NodeProto relu = f.node(1);
+  for (int k = 0; k < (1 << 18); ++k)
+    *f.add_node() = relu;
+  EXPECT_EQ(error_of([&] { import_onnx_bytes(big.bytes(), "f.onnx"); }),
+            "f.onnx: node 'MyAct_y' (MyAct): inlining the model's local "
+            "functions makes more than 262144 nodes (calls within calls)");
   // A model's function in quarry's domain for its records is refused.
   EXPECT_EQ(error_of([] {
               import_onnx_bytes(calling_a_local_function("quarry").bytes(),
