@@ -262,9 +262,11 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
     return half_float(static_cast<int32_t>(t));
   };
   read_as_float_.clear();
+  // Which recorded node each operator belongs to, as of the last pass.
+  std::map<int32_t, int32_t> owner;
   for (bool dropped = true; dropped;) {
     dropped = false;
-    std::map<int32_t, int32_t> owner;
+    owner.clear();
     for (const auto &[at, r] : restored_)
       for (int32_t id : r.nodes)
         owner[id] = at;
@@ -314,10 +316,7 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
   }
   // The float16 results something else reads as float32: quarry's forms,
   // a recorded node reading float32, a graph output declared otherwise.
-  std::map<int32_t, int32_t> owner;
-  for (const auto &[at, r] : restored_)
-    for (int32_t id : r.nodes)
-      owner[id] = at;
+  // (The last pass dropped nothing: `owner` is the records kept.)
   for (const auto &[v, type] : typed_) {
     if (!half(type))
       continue;
