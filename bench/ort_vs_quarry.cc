@@ -197,9 +197,7 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
   // A model that keeps nodes (a detector's NonMaxSuppression) runs in
   // stages around them, as `quarry run` runs it.
   std::unique_ptr<runtime::Executable> exe =
-      staged::needs_stages(m) ? std::make_unique<staged::StagedExecutable>(
-                                    m, values, *backend, quarry_file)
-                              : backend->prepare(m.graph, values);
+      staged::prepare_model(m, values, *backend, quarry_file);
   exe->set_inputs(values);
   std::vector<std::string> inputs;
   for (const Node &n : m.graph.nodes())
