@@ -348,6 +348,31 @@ TEST(OnnxKept, KeptNodesAloneGoOutAtTheModelsOpset) {
   }
 }
 
+/// A local function `name` of `domain` added to `m`: input t, output u,
+/// ONNX's opset 17, no nodes yet.
+onnx::FunctionProto &add_function(OnnxModel &m, const std::string &name,
+                                  const std::string &domain) {
+  onnx::FunctionProto &f = *m.proto().add_functions();
+  f.set_name(name);
+  f.set_domain(domain);
+  f.add_input("t");
+  f.add_output("u");
+  auto *op = f.add_opset_import();
+  op->set_domain("");
+  op->set_version(17);
+  return f;
+}
+
+/// A node `op` of `f`'s body reading `in`, computing `out`.
+onnx::NodeProto &add_body_node(onnx::FunctionProto &f, const std::string &op,
+                               const std::string &in, const std::string &out) {
+  onnx::NodeProto &n = *f.add_node();
+  n.set_op_type(op);
+  n.add_input(in);
+  n.add_output(out);
+  return n;
+}
+
 /// x -> Relu -> custom MyAct (a local function: Neg, Relu) -> y, the
 /// function in `domain`.
 OnnxModel calling_a_local_function(const std::string &domain) {
@@ -359,22 +384,9 @@ OnnxModel calling_a_local_function(const std::string &domain) {
   OnnxModel::value(m.proto().mutable_graph()->add_output(), "y", {2, 3});
   m.node("Relu", {"x"}, {"a"});
   m.node("MyAct", {"a"}, {"y"}).set_domain(domain);
-  onnx::FunctionProto &f = *m.proto().add_functions();
-  f.set_name("MyAct");
-  f.set_domain(domain);
-  f.add_input("t");
-  f.add_output("u");
-  auto *fop = f.add_opset_import();
-  fop->set_domain("");
-  fop->set_version(17);
-  auto *neg = f.add_node();
-  neg->set_op_type("Neg");
-  neg->add_input("t");
-  neg->add_output("t2");
-  auto *relu = f.add_node();
-  relu->set_op_type("Relu");
-  relu->add_input("t2");
-  relu->add_output("u");
+  onnx::FunctionProto &f = add_function(m, "MyAct", domain);
+  add_body_node(f, "Neg", "t", "t2");
+  add_body_node(f, "Relu", "t2", "u");
   return m;
 }
 
@@ -430,39 +442,18 @@ TEST(OnnxKept, ALocalFunctionTakesItsCallsAttributesAndCallsAnother) {
   auto &call = m.node("Scaled", {"x"}, {"y"});
   call.set_domain("local");
   set_float(call, "alpha", 0.5f);
-  const auto function = [&](const std::string &name) -> onnx::FunctionProto & {
-    onnx::FunctionProto &f = *m.proto().add_functions();
-    f.set_name(name);
-    f.set_domain("local");
-    f.add_input("t");
-    f.add_output("u");
-    auto *fop = f.add_opset_import();
-    fop->set_domain("");
-    fop->set_version(17);
-    return f;
-  };
-  onnx::FunctionProto &inner = function("Inner");
+  onnx::FunctionProto &inner = add_function(m, "Inner", "local");
   inner.add_attribute("alpha");
-  auto *leaky = inner.add_node();
-  leaky->set_op_type("LeakyRelu");
-  leaky->add_input("t");
-  leaky->add_output("u");
-  auto *alpha = leaky->add_attribute();
+  auto *alpha = add_body_node(inner, "LeakyRelu", "t", "u").add_attribute();
   alpha->set_name("alpha");
   alpha->set_ref_attr_name("alpha");
   alpha->set_type(onnx::AttributeProto::FLOAT);
-  onnx::FunctionProto &outer = function("Scaled");
+  onnx::FunctionProto &outer = add_function(m, "Scaled", "local");
   outer.add_attribute("alpha");
-  auto *neg = outer.add_node();
-  neg->set_op_type("Neg");
-  neg->add_input("t");
-  neg->add_output("n");
-  auto *in = outer.add_node();
-  in->set_op_type("Inner");
-  in->set_domain("local");
-  in->add_input("n");
-  in->add_output("u");
-  *in->add_attribute() = *alpha;
+  add_body_node(outer, "Neg", "t", "n");
+  onnx::NodeProto &in = add_body_node(outer, "Inner", "n", "u");
+  in.set_domain("local");
+  *in.add_attribute() = *alpha;
   const Model g = import_onnx_bytes(m.bytes(), "f.onnx");
   EXPECT_TRUE(kept_operator_types(g).empty());
   Bindings<float> b;

@@ -369,7 +369,9 @@ TEST(OnnxKernels, BitShiftWrapsToItsTypesWidth) {
   out = run_kernel(right, kOpset, {&x, &y});
   EXPECT_EQ(out[0].value.data, (std::vector<float>{0, 100, 15, 0}));
   HeldValue f = value({1}, {1});
-  EXPECT_EQ(error_of([&] { run_kernel(left, kOpset, {&f, &f}); }),
+  EXPECT_EQ(error_of([&] {
+              run_kernel(left, kOpset, {&f, &f});
+            }),
             "BitShift takes unsigned integers, not element type 1");
 }
 

@@ -24,6 +24,19 @@ OnnxModel flatten_relu() {
   return m;
 }
 
+/// keep_open_dims of `original` and `written` at `fixed`, on cpu.
+OpenDims open_dims_of(const std::string &original, const std::string &written,
+                      const OnnxImportOptions &fixed) {
+  auto cpu = runtime::make_backend("cpu");
+  return keep_open_dims(original, written, fixed, *cpu, 1, 1e-6, "m.onnx");
+}
+
+/// `original` imported at `fixed` and exported.
+std::string written_at(const std::string &original,
+                       const OnnxImportOptions &fixed) {
+  return export_onnx_bytes(import_onnx_bytes(original, "m.onnx", fixed));
+}
+
 OnnxImportOptions at_batch(int64_t n) {
   OnnxImportOptions o;
   o.input_shapes["x"] = Shape{n, 2, 3};
@@ -33,16 +46,14 @@ OnnxImportOptions at_batch(int64_t n) {
 TEST(OpenDims, DeclaredOpenWhereTheWrittenModelHoldsAtOtherValues) {
   // The Flatten written back as the model wrote it holds at any batch.
   const std::string original = flatten_relu().bytes();
-  const std::string written =
-      export_onnx_bytes(import_onnx_bytes(original, "m.onnx", at_batch(2)));
-  auto cpu = runtime::make_backend("cpu");
-  const OpenDims open =
-      keep_open_dims(original, written, at_batch(2), *cpu, 1, 1e-6, "m.onnx");
+  const std::string written = written_at(original, at_batch(2));
+  const OpenDims open = open_dims_of(original, written, at_batch(2));
   EXPECT_EQ(open.kept, std::vector<std::string>{"N"});
   EXPECT_TRUE(open.fixed.empty());
   // It runs at a batch it was never checked at.
   const Model m = import_onnx_bytes(open.model, "open.onnx", at_batch(7));
   const Bindings<float> in = runtime::random_run_inputs(m.graph, 3);
+  auto cpu = runtime::make_backend("cpu");
   auto exe = prepare_model(m, in, *cpu, "open.onnx");
   const auto out = runtime::run_once(*exe, in);
   ASSERT_EQ(out.size(), 1u);
@@ -58,9 +69,7 @@ TEST(OpenDims, QuarrysReshapeHoldsAtOtherValues) {
   const std::string original = flatten_relu().bytes();
   const std::string written = export_onnx_bytes(
       without_records(import_onnx_bytes(original, "m.onnx", at_batch(2))));
-  auto cpu = runtime::make_backend("cpu");
-  const OpenDims open =
-      keep_open_dims(original, written, at_batch(2), *cpu, 1, 1e-6, "m.onnx");
+  const OpenDims open = open_dims_of(original, written, at_batch(2));
   EXPECT_EQ(open.kept, std::vector<std::string>{"N"});
 }
 
@@ -77,11 +86,8 @@ TEST(OpenDims, LeftFixedWhereTheWrittenModelHoldsTheValue) {
   m.node("Mul", {"x", "nf"}, {"y"});
   OnnxImportOptions fixed;
   fixed.input_shapes["x"] = Shape{2, 4};
-  const std::string written =
-      export_onnx_bytes(import_onnx_bytes(m.bytes(), "m.onnx", fixed));
-  auto cpu = runtime::make_backend("cpu");
-  const OpenDims open =
-      keep_open_dims(m.bytes(), written, fixed, *cpu, 1, 1e-6, "m.onnx");
+  const std::string written = written_at(m.bytes(), fixed);
+  const OpenDims open = open_dims_of(m.bytes(), written, fixed);
   EXPECT_TRUE(open.kept.empty());
   EXPECT_EQ(open.fixed, std::vector<std::string>{"N"});
   EXPECT_EQ(open.model, written);
@@ -103,11 +109,8 @@ TEST(OpenDims, EachDimensionOnItsOwn) {
   m.node("Add", {"x", "b"}, {"y"});
   OnnxImportOptions fixed;
   fixed.input_shapes["x"] = Shape{1, 4};
-  const std::string written =
-      export_onnx_bytes(import_onnx_bytes(m.bytes(), "m.onnx", fixed));
-  auto cpu = runtime::make_backend("cpu");
-  const OpenDims open =
-      keep_open_dims(m.bytes(), written, fixed, *cpu, 1, 1e-6, "m.onnx");
+  const std::string written = written_at(m.bytes(), fixed);
+  const OpenDims open = open_dims_of(m.bytes(), written, fixed);
   EXPECT_EQ(open.kept, std::vector<std::string>{"N"});
   EXPECT_EQ(open.fixed, std::vector<std::string>{"C"});
 }
