@@ -164,6 +164,12 @@ std::string Importer::check_kept_node(const onnx::NodeProto &n,
     if (const int r = rank_of("I"); r >= 0 && r < 2)
       return "its input I has rank " + std::to_string(r) +
              " where MaxUnpool reads its channels (dimension 1)";
+  // STFT's inference reads the signal's dimensions 0 to 2 unchecked (found
+  // by fuzzing: a signal of rank 1).
+  if (n.op_type() == "STFT")
+    if (const int r = rank_of("signal"); r >= 0 && r != 3)
+      return "its input signal has rank " + std::to_string(r) +
+             " where STFT takes [batch, length, 1 or 2]";
   for (const auto &[x, w] : {std::pair{"X", "W"}, std::pair{"x", "w"}})
     if (const int rx = rank_of(x), rw = rank_of(w);
         rx >= 0 && rw >= 0 && rx != rw)
