@@ -15,6 +15,7 @@
 #include "device_kernels.h"
 #include "quarry/core/op_registry.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -239,24 +240,49 @@ struct ConvSetup {
 /// choice then kept for the process. So a configuration runs the same
 /// algorithm in every graph it appears in, and graphs that differ only in
 /// how their steps are issued (one stream or several) compute bitwise the
-/// same results.
+/// same results. cuDNN times each algorithm once per search, and kernels of
+/// a few microseconds vary between launches by more than algorithms differ,
+/// so the search runs kFindRounds times and the algorithm of the smallest
+/// median time wins.
 cudnnConvolutionFwdAlgo_t fastest_algorithm(Context &c, const ConvSetup &cs,
                                             const std::string &key) {
+  constexpr int kFindRounds = 3;
   static std::mutex mu;
   static std::map<std::string, cudnnConvolutionFwdAlgo_t> chosen;
   const std::lock_guard<std::mutex> lock(mu);
   if (auto it = chosen.find(key); it != chosen.end())
     return it->second;
-  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int found = 0;
-  QUARRY_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
-      c.cudnn, cs.xd.get(), cs.wd.get(), cs.cd.get(), cs.yd.get(),
-      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
-  for (int i = 0; i < found; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS)
-      return chosen[key] = perf[i].algo;
-  throw Error("backend cuda: cudnnFindConvolutionForwardAlgorithm found no "
-              "algorithm for this convolution");
+  std::map<cudnnConvolutionFwdAlgo_t, std::vector<float>> times;
+  for (int round = 0; round < kFindRounds; ++round) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int found = 0;
+    QUARRY_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
+        c.cudnn, cs.xd.get(), cs.wd.get(), cs.cd.get(), cs.yd.get(),
+        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+    for (int i = 0; i < found; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS)
+        times[perf[i].algo].push_back(perf[i].time);
+  }
+  // An algorithm that failed in some round is as good as absent: only
+  // those that ran every round compete.
+  bool any = false;
+  cudnnConvolutionFwdAlgo_t best{};
+  float best_ms = 0;
+  for (auto &[algo, ms] : times) {
+    if (ms.size() != kFindRounds)
+      continue;
+    std::nth_element(ms.begin(), ms.begin() + kFindRounds / 2, ms.end());
+    const float median = ms[kFindRounds / 2];
+    if (!any || median < best_ms) {
+      any = true;
+      best = algo;
+      best_ms = median;
+    }
+  }
+  if (!any)
+    throw Error("backend cuda: cudnnFindConvolutionForwardAlgorithm found no "
+                "algorithm for this convolution");
+  return chosen[key] = best;
 }
 
 ConvSetup conv_setup(Context &c, const Node &n, Operands in) {
