@@ -15,9 +15,11 @@ timed on the same input at batch 1, alternately, round after round:
 Each method's figure is the median of its rounds' medians. TF32 is off
 everywhere (fp32 table). quarry's outputs are compared with torch eager's
 (largest absolute error over the largest magnitude). The compile time of
-torch.compile (its first calls) and of `quarry optimize` are reported. The
-JSON goes to --out after every network, so a run cut short keeps what it
-measured.
+torch.compile (its first calls) and of `quarry optimize` are reported, and
+so is where quarry's time goes: `quarry run --profile`'s account of each
+file's steps (fused, on streams, on the host) and `quarry cost`'s operators
+summed by kind. The JSON goes to --out after every network, so a run cut
+short keeps what it measured.
 
   bench/gpu_vs_torch.py --quarry build/bin/quarry \
       --rules rules/quarry-k3.verified.pb --out results/gpu_vs_torch.json
@@ -170,6 +172,51 @@ def quarry_optimize(args, onnx_path, out_path, streams):
     return seconds, p.stdout.strip().splitlines()[-3:]
 
 
+def quarry_steps(args, onnx_path, inputs, streams):
+    """What `quarry run --profile` says of how the graph runs (on cuda: its
+    steps, those cuDNN fused, streams and waves, steps run on the host)."""
+    cmd = [args.quarry, "run", onnx_path, "--backend", args.backend,
+           "--runs", "3", "--warmup", "2", "--streams", streams, "--profile"]
+    for name, path in inputs.items():
+        cmd += ["--input", "%s=%s" % (name, path)]
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=args.timeout)
+    lines = [l.rstrip() for l in p.stdout.splitlines() if l.strip()]
+    return lines[-4:] if p.returncode == 0 else (
+        ["exit %d" % p.returncode] + (p.stderr or p.stdout).splitlines()[-3:])
+
+
+# node, ms, source, operator[attributes](operands)
+COST_LINE = re.compile(r"^\S.*?\s([0-9.]+)\s+[a-z]+\s+([A-Za-z_0-9]+)[\[(]")
+
+
+def quarry_cost_by_op(args, onnx_path):
+    """`quarry cost` on one stream: each operator alone, summed by operator
+    kind (the largest first), and the planned graph's summary lines, so a
+    network slower than PyTorch shows where its time goes."""
+    cmd = [args.quarry, "cost", onnx_path, "--backend", args.backend,
+           "--streams", "1", "--runs", "5"]
+    if args.cost_cache:
+        cmd += ["--cost-cache", args.cost_cache]
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=args.timeout)
+    if p.returncode != 0:
+        return {"error": "exit %d: %s" % (
+            p.returncode, (p.stderr or p.stdout).strip()[-400:])}
+    kinds = {}
+    for line in p.stdout.splitlines():
+        m = COST_LINE.match(line)
+        if m:
+            k = kinds.setdefault(m.group(2), [0.0, 0])
+            k[0] += float(m.group(1))
+            k[1] += 1
+    top = sorted(kinds.items(), key=lambda kv: -kv[1][0])[:12]
+    return {"ms_by_operator": {k: {"ms": round(v[0], 4), "nodes": v[1]}
+                               for k, v in top},
+            "summary": [l.strip() for l in p.stdout.splitlines()
+                        if l.startswith(("sum ", "kernels ", "on "))]}
+
+
 def compare(ref, got_path):
     """Largest absolute difference over the reference's largest magnitude."""
     import numpy as np
@@ -214,7 +261,9 @@ def one_model(args, name, work, torch):
                 entry.setdefault("failed", {})["torch_cuda_graph"] = \
                     ("%s: %s" % (type(e).__name__, e))[:600]
                 torch.cuda.synchronize()
-            if args.compile_mode != "off":
+            if args.compile_mode != "off" and (
+                    args.compile_models is None
+                    or name in args.compile_models.split(",")):
                 try:
                     compiled = torch.compile(model, mode=args.compile_mode)
                     t0 = time.monotonic()
@@ -291,6 +340,22 @@ def one_model(args, name, work, torch):
     if devices:
         entry["quarry_device"] = devices.get("quarry") or next(
             iter(devices.values()))
+    if not args.no_breakdown:
+        entry["quarry_steps"] = {}
+        for key, path, streams in (
+                ("quarry", onnx_path, "1"), ("quarry_streams", onnx_path, "auto"),
+                ("quarry_optimized_streams", optimized.get("auto"), "auto")):
+            if path is None:
+                continue
+            try:
+                entry["quarry_steps"][key] = quarry_steps(args, path, inputs,
+                                                          streams)
+            except subprocess.TimeoutExpired:
+                entry["quarry_steps"][key] = ["timed out"]
+        try:
+            entry["quarry_cost"] = quarry_cost_by_op(args, onnx_path)
+        except subprocess.TimeoutExpired:
+            entry["quarry_cost"] = {"error": "timed out"}
     torch_best = [entry["ms"][k] for k in
                   ("torch_eager", "torch_cuda_graph", "torch_compile")
                   if k in entry["ms"]]
@@ -334,6 +399,11 @@ def main():
     ap.add_argument("--cost-cache", help="quarry optimize's --cost-cache")
     ap.add_argument("--compile-mode", default="reduce-overhead",
                     help="torch.compile's mode, or off")
+    ap.add_argument("--compile-models",
+                    help="torch.compile only these (comma-separated; "
+                    "default: every model)")
+    ap.add_argument("--no-breakdown", action="store_true",
+                    help="skip the per-step and per-operator breakdowns")
     ap.add_argument("--timeout", type=int, default=240,
                     help="seconds one quarry command may take")
     ap.add_argument("--backend", default="cuda")

@@ -33,7 +33,8 @@
 # QUARRY_BENCH_RUNS (default 20) sets the benchmarks' timed runs,
 # QUARRY_GPU_STEPS (default "tests conformance torch costs optimize") picks
 # the steps ("runtime", the operator benchmark, is not among the default),
-# QUARRY_TORCH_MODELS and QUARRY_TORCH_ARGS narrow and tune gpu_vs_torch,
+# QUARRY_TORCH_MODELS and QUARRY_TORCH_ARGS narrow and tune gpu_vs_torch
+# (QUARRY_TORCH_LIMIT: its seconds, default 360),
 # QUARRY_COST_MODELS the built-in networks whose costs are measured, and
 # QUARRY_COMMIT the commit the bundle was packed from (where the copy of the
 # tree on the GPU machine has no or a stale .git).
@@ -171,7 +172,7 @@ for s in $steps; do
     ;;
   torch)
     if python3 -c 'import torch, torchvision, onnx' 2>/dev/null; then
-      step gpu_vs_torch 300 env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
+      step gpu_vs_torch "${QUARRY_TORCH_LIMIT:-360}" env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
         --quarry "$build_dir/bin/quarry" --backend "$backend" \
         --rules rules/quarry-k3.verified.pb --cost-cache "$costs" \
         ${QUARRY_TORCH_MODELS:+--models "$QUARRY_TORCH_MODELS"} \
