@@ -2,7 +2,8 @@
 //
 // ONNX's booleans are float32 0 and 1 in quarry's graph: a comparison is
 // broadcast[eq|ne|lt|le|gt|ge], Not, And, Or and Xor are arithmetic on 0
-// and 1, a Cast to BOOL is x != 0, and Where is where(c, x, y). The
+// and 1, a Cast to BOOL is x != 0, IsNaN is x != x, and Where is
+// where(c, x, y). The
 // importer remembers which values ONNX types as bool (Importer::is_bool):
 // export casts a model output back to its declared type, and a kept node
 // reading one reads it cast to BOOL.
@@ -44,6 +45,12 @@ void logical_not(I &m) {
   m.set_bool_output(0);
 }
 
+/// IsNaN(x) is x != x, which holds for NaN alone.
+void is_nan(I &m) {
+  m.set_output(0, binary(m, BroadcastFn::Ne, m.in(0), m.in(0)));
+  m.set_bool_output(0);
+}
+
 void where(I &m) {
   if (!m.is_bool(0))
     m.fail("its condition is not a bool");
@@ -65,6 +72,7 @@ void add_logic_handlers(std::map<std::string, Handler, std::less<>> &table) {
   table["Or"] = logic(BroadcastFn::Max);
   table["Xor"] = logic(BroadcastFn::Ne);
   table["Not"] = logical_not;
+  table["IsNaN"] = is_nan;
   table["Where"] = where;
 }
 

@@ -1,7 +1,7 @@
 //===- onnx_logic_test.cc - Comparisons, logic, Where and computed Ifs ----===//
 //
 // ONNX's booleans are 0 and 1 in quarry's graph: comparisons, Not, And, Or,
-// Xor and Where import as operators that run; a model output that is a
+// Xor, IsNaN and Where import as operators that run; a model output that is a
 // bool is cast back to BOOL by export; a kept node reading one reads it
 // cast to BOOL; an If on a computed condition becomes both branches and a
 // where per output.
@@ -16,6 +16,8 @@
 #include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace quarry {
 namespace {
@@ -54,6 +56,21 @@ TEST(OnnxLogic, ComparisonsAndWhereRunAndBoolsGoBackOutAsBools) {
   const Model back = import_onnx_bytes(out.SerializeAsString(), "back.onnx");
   EXPECT_TRUE(kept_operator_types(back).empty());
   EXPECT_EQ(eval_first(back, in), (std::vector<float>{3, -2, 0.5f, 5}));
+}
+
+TEST(OnnxLogic, IsNanImportsAsAComparisonThatRuns) {
+  // The NaN-safe softmax PyTorch exports for attention:
+  // y = Where(IsNaN(x), 0, x), imported as where(x != x, 0, x).
+  OnnxModel m;
+  m.input("x", {4}).output("y");
+  m.floats("zero", {}, {0});
+  m.node("IsNaN", {"x"}, {"nan"});
+  m.node("Where", {"nan", "zero", "x"}, {"y"});
+  const Model g = import_onnx_bytes(m.bytes(), "n.onnx");
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  Bindings<float> in;
+  in.emplace("x", Tensor<float>(Shape{4}, {1, std::nanf(""), -2, 0}));
+  EXPECT_EQ(eval_first(g, in), (std::vector<float>{1, 0, -2, 0}));
 }
 
 TEST(OnnxLogic, AnOutputOfATypeNoCastMakesGoesOutAsItIsHeld) {
