@@ -141,6 +141,40 @@ TEST(CudaBackend, AnOperatorWithoutAKernelRunsOnTheHostInTheGraph) {
       << e->steps()[0].impl;
 }
 
+TEST(CudaBackend, WhereAndIsNanRunOnTheDevice) {
+  // The condition [4,1], the chosen operands [1,6] and [4,6]: where
+  // broadcasts all three; x != x is ONNX's IsNaN as import writes it. A
+  // NaN in the operand not chosen never reaches the result.
+  const Graph g = parse_graph(
+      "input c: [4,1]\ninput s: [1]\ninput x: [1,6]\ninput y: [4,6]\n"
+      "z = where(broadcast[fn=gt](c, s), x, y)\n"
+      "n = broadcast[fn=ne](y, y)\noutput z, n\n");
+  auto gpu = make_cuda_backend();
+  auto ref = make_reference_backend();
+  auto e = gpu->prepare(g, {});
+  for (uint64_t seed : {2, 3, 4}) {
+    auto inputs = random_run_bindings(g, seed);
+    auto &y = inputs.at("y").data;
+    y[1] = std::nanf("");
+    y[10] = std::nanf("");
+    const auto got = run_once(*e, inputs);
+    const auto want = run_once(*ref->prepare(g, inputs), inputs);
+    SCOPED_TRACE(seed);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < got.size(); ++o)
+      for (size_t i = 0; i < got[o].data.size(); ++i) {
+        const float a = got[o].data[i], b = want[o].data[i];
+        EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b)))
+            << "output " << o << " element " << i << ": " << a << " against "
+            << b;
+      }
+    EXPECT_EQ(got[1].data[1], 1.0f);
+    EXPECT_EQ(got[1].data[0], 0.0f);
+  }
+  EXPECT_EQ(e->steps()[0].impl.find("on the host"), std::string::npos)
+      << e->steps()[0].impl;
+}
+
 /// A graph prepared on one stream and on as many as its widest wave needs,
 /// with the same weights, run on several inputs: the same bits out, and
 /// not all of them NaN (which would prove nothing).

@@ -48,6 +48,14 @@ __global__ void broadcast_kernel(ops::BroadcastFn fn, const float *a,
                                 b[walk_offset(w, 1, i)]);
 }
 
+__global__ void where_kernel(const float *c, const float *a, const float *b,
+                             float *y, Walk w, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n)
+    y[i] = c[walk_offset(w, 0, i)] != 0.0f ? a[walk_offset(w, 1, i)]
+                                           : b[walk_offset(w, 2, i)];
+}
+
 __global__ void gather_kernel(const float *x, float *y, Walk w, int64_t n) {
   const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (i < n)
@@ -212,6 +220,15 @@ void launch_broadcast(cudaStream_t stream, ops::BroadcastFn fn, const float *a,
     return;
   broadcast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(fn, a, b, y, w, n);
   check_launch("broadcast");
+}
+
+void launch_where(cudaStream_t stream, const float *c, const float *a,
+                  const float *b, float *y, const Walk &w) {
+  const int64_t n = w.numel();
+  if (n == 0)
+    return;
+  where_kernel<<<blocks_for(n), kThreads, 0, stream>>>(c, a, b, y, w, n);
+  check_launch("where");
 }
 
 void launch_gather(cudaStream_t stream, const float *x, float *y,

@@ -2,10 +2,10 @@
 //-*-===//
 //
 // The operators cuDNN and cuBLAS have no call for: pointwise functions,
-// broadcasting arithmetic, strided gathers (slice), padding, reductions,
-// pooling with explicit padding and transposed convolution. Each launch_
-// function enqueues one kernel on `stream` and checks the launch; what they
-// compute per element, window or reduced value is core's own
+// broadcasting arithmetic and where, strided gathers (slice), padding,
+// reductions, pooling with explicit padding and transposed convolution. Each
+// launch_ function enqueues one kernel on `stream` and checks the launch; what
+// they compute per element, window or reduced value is core's own
 // (ops/scalar_fns.h), so results match the reference within float
 // rounding. Shapes are described
 // by small structs passed to the kernel by value (ranks up to kMaxRank).
@@ -27,14 +27,14 @@ namespace quarry::runtime::cuda {
 
 inline constexpr int kMaxRank = 8;
 
-/// A row-major walk over an output of extents `dims`, reading up to two
+/// A row-major walk over an output of extents `dims`, reading up to three
 /// operands: operand k's element for output index (i0..ir-1) is at
 /// offset[k] + sum_d i_d * stride[k][d].
 struct Walk {
   int rank = 0;
   int64_t dims[kMaxRank] = {};
-  int64_t stride[2][kMaxRank] = {};
-  int64_t offset[2] = {};
+  int64_t stride[3][kMaxRank] = {};
+  int64_t offset[3] = {};
   int64_t numel() const {
     int64_t n = 1;
     for (int d = 0; d < rank; ++d)
@@ -50,6 +50,11 @@ void launch_pointwise(cudaStream_t stream, ops::PointwiseFn fn, float alpha,
 /// y = broadcast[fn](a, b) over `w` (a through stride[0], b stride[1]).
 void launch_broadcast(cudaStream_t stream, ops::BroadcastFn fn, const float *a,
                       const float *b, float *y, const Walk &w);
+
+/// y = where(c, a, b) over `w` (c through stride[0], a stride[1], b
+/// stride[2]): a where c is not 0, else b (ops/where.h).
+void launch_where(cudaStream_t stream, const float *c, const float *a,
+                  const float *b, float *y, const Walk &w);
 
 /// y[i] = x[offset[0] + ...] over `w`: a strided gather (slice).
 void launch_gather(cudaStream_t stream, const float *x, float *y,

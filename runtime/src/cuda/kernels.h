@@ -65,6 +65,7 @@ QUARRY_CUDA_KERNEL(ops::Reduce)
 QUARRY_CUDA_KERNEL(ops::Pool2DExplicit)
 QUARRY_CUDA_KERNEL(ops::ConvTranspose)
 QUARRY_CUDA_KERNEL(ops::LayerNorm)
+QUARRY_CUDA_KERNEL(ops::Where)
 
 #undef QUARRY_CUDA_KERNEL
 

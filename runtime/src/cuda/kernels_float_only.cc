@@ -2,7 +2,8 @@
 //
 // The float-only operators of ONNX import (core/ops/float_only.h): softmax
 // through cuDNN, the rest through quarry's own kernels (device_kernels.h),
-// which also carry broadcasting arithmetic for every function and shape.
+// which also carry broadcasting arithmetic for every function and shape, and
+// where.
 //
 //===----------------------------------------------------------------------===//
 #include "device_kernels.h"
@@ -51,6 +52,23 @@ Step CudaKernel<ops::Broadcast>::make(Context &c, const Node &n, Operands in,
   return [&c, fn, w, a = in[0].data, b = in[1].data, y = out[0].data] {
     launch_broadcast(c.stream, fn, a, b, y, w);
   };
+}
+
+Step CudaKernel<ops::Where>::make(Context &c, const Node &n, Operands in,
+                                  Operands out) {
+  const Shape &r = out[0].shape();
+  check_rank(n, r.rank());
+  Walk w;
+  w.rank = r.rank();
+  for (int k = 0; k < 3; ++k) {
+    const auto strides = ops::broadcast_strides(in[k].shape(), r);
+    for (int d = 0; d < w.rank; ++d) {
+      w.dims[d] = r[d];
+      w.stride[k][d] = strides[d];
+    }
+  }
+  return [&c, w, cond = in[0].data, a = in[1].data, b = in[2].data,
+          y = out[0].data] { launch_where(c.stream, cond, a, b, y, w); };
 }
 
 Step CudaKernel<ops::Pointwise>::make(Context &c, const Node &n, Operands in,
