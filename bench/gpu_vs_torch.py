@@ -18,8 +18,9 @@ everywhere (fp32 table). quarry's outputs are compared with torch eager's
 torch.compile (its first calls) and of `quarry optimize` are reported, and
 so is where quarry's time goes: `quarry run --profile`'s account of each
 file's steps (fused, on streams, on the host) and `quarry cost`'s operators
-summed by kind. The JSON goes to --out after every network, so a run cut
-short keeps what it measured.
+summed by kind. Each network is measured in a process of its own, so a
+fault that poisons one CUDA context ends that network alone. The JSON goes
+to --out after every network, so a run cut short keeps what it measured.
 
   bench/gpu_vs_torch.py --quarry build/bin/quarry \
       --rules rules/quarry-k3.verified.pb --out results/gpu_vs_torch.json
@@ -409,6 +410,7 @@ def main():
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--onnx-dir", help="no torch: time quarry alone on "
                     "DIR/NAME.onnx")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     torch = None
@@ -441,11 +443,14 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gpu_vs_torch.") as work:
         for name in [m for m in args.models.split(",") if m]:
             t0 = time.monotonic()
-            try:
-                entry = one_model(args, name, work, torch)
-            except Exception as e:  # noqa: BLE001 - next network
-                entry = {"model": name,
-                         "error": ("%s: %s" % (type(e).__name__, e))[:800]}
+            if not args.child:
+                entry = isolated(name, work)
+            else:
+                try:
+                    entry = one_model(args, name, work, torch)
+                except Exception as e:  # noqa: BLE001 - next network
+                    entry = {"model": name,
+                             "error": ("%s: %s" % (type(e).__name__, e))[:800]}
             entry["seconds"] = round(time.monotonic() - t0, 1)
             result["networks"].append(entry)
             write()
@@ -455,6 +460,24 @@ def main():
                                "quarry_streams_speedup", "error", "failed",
                                "seconds")}), flush=True)
     write()
+
+
+def isolated(name, work):
+    """One network measured by a child process of this script: a fault that
+    poisons the CUDA context (PyTorch's, say) or a crash ends that network
+    alone."""
+    out = os.path.join(work, name + ".json")
+    cmd = [sys.executable, os.path.abspath(__file__)] + sys.argv[1:] + [
+        "--models", name, "--out", out, "--child"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    sys.stderr.write(p.stderr[-2000:])
+    try:
+        with open(out) as f:
+            return json.load(f)["networks"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return {"model": name, "error": "child exit %d: %s" % (
+            p.returncode, p.stderr.strip()[-600:])}
 
 
 if __name__ == "__main__":
