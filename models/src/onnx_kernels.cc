@@ -295,15 +295,32 @@ std::vector<HeldValue> top_k(const onnx::NodeProto &n, const Inputs &in) {
 } // namespace
 
 bool has_kernel(const std::string &op_type) {
-  static const char *const kOperators[] = {
-      "NonZero",  "TopK",     "NonMaxSuppression",
-      "RoiAlign", "ArgMax",   "ArgMin",
-      "GatherND", "Compress", "OneHot",
-      "Unique",   "CumSum",   "Trilu",
-      "EyeLike",  "IsInf",    "IsNaN",
-      "Cast",     "CastLike", "Gather",
-      "Add",      "Sub",      "Mul",
-      "Div",      "Mod",      "BitShift"};
+  static const char *const kOperators[] = {"NonZero",
+                                           "TopK",
+                                           "NonMaxSuppression",
+                                           "RoiAlign",
+                                           "ArgMax",
+                                           "ArgMin",
+                                           "GatherND",
+                                           "Compress",
+                                           "OneHot",
+                                           "Unique",
+                                           "CumSum",
+                                           "Trilu",
+                                           "EyeLike",
+                                           "IsInf",
+                                           "IsNaN",
+                                           "Cast",
+                                           "CastLike",
+                                           "Gather",
+                                           "Add",
+                                           "Sub",
+                                           "Mul",
+                                           "Div",
+                                           "Mod",
+                                           "BitShift",
+                                           "NegativeLogLikelihoodLoss",
+                                           "SoftmaxCrossEntropyLoss"};
   return std::find(std::begin(kOperators), std::end(kOperators), op_type) !=
          std::end(kOperators);
 }
@@ -339,6 +356,10 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return is_inf(n, in);
   if (op == "IsNaN")
     return is_nan(in);
+  if (op == "NegativeLogLikelihoodLoss")
+    return negative_log_likelihood_loss(n, in);
+  if (op == "SoftmaxCrossEntropyLoss")
+    return softmax_cross_entropy_loss(n, in);
   if (op == "Cast" || op == "CastLike")
     return cast(n, in, op == "CastLike");
   if (op == "Gather")

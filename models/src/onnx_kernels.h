@@ -6,9 +6,11 @@
 // positions: NonZero and TopK; NonMaxSuppression and RoiAlign (what
 // detection models end in); ArgMax, ArgMin, GatherND, Compress, OneHot and
 // Unique (selecting by index or value); CumSum, Trilu, EyeLike, IsInf and
-// IsNaN (masks and running sums); and what quarry keeps when it reads
-// integers a kernel computed: Cast, CastLike, Gather, and Add, Sub, Mul,
-// Div and Mod on integers (wrapping as ONNX's integers do). They run on
+// IsNaN (masks and running sums); NegativeLogLikelihoodLoss and
+// SoftmaxCrossEntropyLoss (training graphs' losses); and what quarry keeps
+// when it reads integers a kernel computed: Cast, CastLike, Gather, and
+// Add, Sub, Mul, Div and Mod on integers (wrapping as ONNX's integers do).
+// They run on
 // concrete values between a model's static stages
 // (quarry/models/onnx_stages.h), with ONNX's semantics of each operator at
 // the model's opset.
