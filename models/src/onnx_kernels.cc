@@ -295,32 +295,15 @@ std::vector<HeldValue> top_k(const onnx::NodeProto &n, const Inputs &in) {
 } // namespace
 
 bool has_kernel(const std::string &op_type) {
-  static const char *const kOperators[] = {"NonZero",
-                                           "TopK",
-                                           "NonMaxSuppression",
-                                           "RoiAlign",
-                                           "ArgMax",
-                                           "ArgMin",
-                                           "GatherND",
-                                           "Compress",
-                                           "OneHot",
-                                           "Unique",
-                                           "CumSum",
-                                           "Trilu",
-                                           "EyeLike",
-                                           "IsInf",
-                                           "IsNaN",
-                                           "Cast",
-                                           "CastLike",
-                                           "Gather",
-                                           "Add",
-                                           "Sub",
-                                           "Mul",
-                                           "Div",
-                                           "Mod",
-                                           "BitShift",
-                                           "NegativeLogLikelihoodLoss",
-                                           "SoftmaxCrossEntropyLoss"};
+  // clang-format off
+  static const char *const kOperators[] = {
+      "NonZero", "TopK", "NonMaxSuppression", "RoiAlign", "ArgMax", "ArgMin",
+      "GatherND", "Compress", "OneHot", "Unique", "CumSum", "Trilu",
+      "EyeLike", "IsInf", "IsNaN", "HannWindow", "HammingWindow",
+      "BlackmanWindow", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+      "Cast", "CastLike", "Gather", "Add", "Sub", "Mul", "Div", "Mod",
+      "BitShift"};
+  // clang-format on
   return std::find(std::begin(kOperators), std::end(kOperators), op_type) !=
          std::end(kOperators);
 }
@@ -356,6 +339,13 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return is_inf(n, in);
   if (op == "IsNaN")
     return is_nan(in);
+  // ONNX's coefficients: Hamming's are 25/46 and 21/46.
+  if (op == "HannWindow")
+    return window(n, in, 0.5, 0.5, 0);
+  if (op == "HammingWindow")
+    return window(n, in, 25.0 / 46.0, 21.0 / 46.0, 0);
+  if (op == "BlackmanWindow")
+    return window(n, in, 0.42, 0.5, 0.08);
   if (op == "NegativeLogLikelihoodLoss")
     return negative_log_likelihood_loss(n, in);
   if (op == "SoftmaxCrossEntropyLoss")

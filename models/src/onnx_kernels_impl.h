@@ -3,8 +3,9 @@
 // The kernels of onnx_kernels.h live in one file per family: NonZero and
 // TopK with the dispatch (onnx_kernels.cc), the detection operators
 // (onnx_kernels_detection.cc), and the index and mask operators
-// (onnx_kernels_index.cc, onnx_kernels_masks.cc), the classification
-// losses (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
+// (onnx_kernels_index.cc, onnx_kernels_masks.cc), window functions
+// (onnx_kernels_windows.cc), the classification losses
+// (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
 // (onnx_kernels_arith.cc). This declares the
 // helpers they share for reading attributes and operands, and each
 // family's entry points for the dispatch.
@@ -79,7 +80,8 @@ HeldValue make_value(Shape shape, std::vector<float> data, int32_t elem);
 
 //===----------------------------------------------------------------------===//
 // Families (onnx_kernels_detection.cc, onnx_kernels_index.cc,
-// onnx_kernels_masks.cc, onnx_kernels_loss.cc, onnx_kernels_arith.cc)
+// onnx_kernels_masks.cc, onnx_kernels_windows.cc, onnx_kernels_loss.cc,
+// onnx_kernels_arith.cc)
 //===----------------------------------------------------------------------===//
 
 std::vector<HeldValue> non_max_suppression(const onnx::NodeProto &n,
@@ -102,6 +104,11 @@ std::vector<HeldValue> trilu(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> eye_like(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_inf(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_nan(const Inputs &in);
+
+/// `size` samples of a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N): Hann,
+/// Hamming and Blackman windows by their coefficients.
+std::vector<HeldValue> window(const onnx::NodeProto &n, const Inputs &in,
+                              double a0, double a1, double a2);
 
 std::vector<HeldValue> negative_log_likelihood_loss(const onnx::NodeProto &n,
                                                     const Inputs &in);

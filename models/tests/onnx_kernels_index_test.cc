@@ -1,10 +1,10 @@
 //===- onnx_kernels_index_test.cc - Index and mask kernels ----------------===//
 //
 // ArgMax, ArgMin, GatherND, Compress, OneHot, Unique, CumSum, Trilu,
-// EyeLike, IsInf and IsNaN beyond ONNX's backend tests (which
-// onnx_kernels_test.cc runs): NaN and ties, how an operator changed
-// between opsets, the element types of their outputs, and the operands
-// they refuse.
+// EyeLike, IsInf, IsNaN and the window functions beyond ONNX's backend
+// tests (which onnx_kernels_test.cc runs): NaN and ties, how an operator
+// changed between opsets, the element types of their outputs, and the
+// operands they refuse.
 //
 //===----------------------------------------------------------------------===//
 #include "../src/onnx_attrs.h"
@@ -412,6 +412,46 @@ TEST(OnnxKernelsIndex, EmptyOperandsGiveEmptyOutputs) {
       run_kernel(node("OneHot"), kOpset, {&no_indices, &depth, &values})[0]
           .value.shape,
       (Shape{0, 5}));
+}
+
+//===----------------------------------------------------------------------===//
+// HannWindow, HammingWindow, BlackmanWindow
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxKernelsIndex, WindowsFollowTheirFormulas) {
+  const HeldValue four = value({}, {4}, kInt64);
+  auto hann = run_kernel(node("HannWindow"), kOpset, {&four});
+  EXPECT_EQ(hann[0].elem, kFloat);
+  ASSERT_EQ(hann[0].value.shape, (Shape{4}));
+  const std::vector<float> want{0, 0.5f, 1, 0.5f};
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(hann[0].value.data[i], want[i], 1e-7) << i;
+  // Symmetric: the last sample mirrors the first.
+  onnx::NodeProto symmetric = node("BlackmanWindow");
+  add_attr(symmetric, "periodic", int64_t{0});
+  const auto b = run_kernel(symmetric, kOpset, {&four})[0].value.data;
+  EXPECT_NEAR(b[0], 0.0f, 1e-7);
+  EXPECT_NEAR(b[3], b[0], 1e-7);
+  EXPECT_NEAR(
+      b[1], 0.42 - 0.5 * std::cos(2 * M_PI / 3) + 0.08 * std::cos(4 * M_PI / 3),
+      1e-7);
+  // Hamming never reaches zero: 25/46 - 21/46 at the ends.
+  EXPECT_NEAR(
+      run_kernel(node("HammingWindow"), kOpset, {&four})[0].value.data[0],
+      4.0 / 46.0, 1e-7);
+  onnx::NodeProto f16 = node("HannWindow");
+  add_attr(f16, "output_datatype", int64_t{onnx::TensorProto::FLOAT16});
+  EXPECT_EQ(run_kernel(f16, kOpset, {&four})[0].elem,
+            onnx::TensorProto::FLOAT16);
+
+  const HeldValue negative = value({}, {-1}, kInt64);
+  EXPECT_EQ(
+      error_of([&] { run_kernel(node("HannWindow"), kOpset, {&negative}); }),
+      "size -1 is negative");
+  onnx::NodeProto strings = node("HannWindow");
+  add_attr(strings, "output_datatype", int64_t{onnx::TensorProto::STRING});
+  EXPECT_EQ(error_of([&] { run_kernel(strings, kOpset, {&four}); }),
+            "output_datatype 8 is not an element type quarry holds");
 }
 
 } // namespace
