@@ -4,7 +4,7 @@
 // TopK with the dispatch (onnx_kernels.cc), the detection operators
 // (onnx_kernels_detection.cc), and the index and mask operators
 // (onnx_kernels_index.cc, onnx_kernels_masks.cc), window functions
-// (onnx_kernels_windows.cc), the classification losses
+// (onnx_kernels_signal.cc), the classification losses
 // (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
 // (onnx_kernels_arith.cc). This declares the
 // helpers they share for reading attributes and operands, and each
@@ -80,7 +80,7 @@ HeldValue make_value(Shape shape, std::vector<float> data, int32_t elem);
 
 //===----------------------------------------------------------------------===//
 // Families (onnx_kernels_detection.cc, onnx_kernels_index.cc,
-// onnx_kernels_masks.cc, onnx_kernels_windows.cc, onnx_kernels_loss.cc,
+// onnx_kernels_masks.cc, onnx_kernels_signal.cc, onnx_kernels_loss.cc,
 // onnx_kernels_arith.cc)
 //===----------------------------------------------------------------------===//
 

@@ -1,5 +1,4 @@
-//===- onnx_kernels_windows.cc - Window functions
-//--------------------------===//
+//===- onnx_kernels_signal.cc - Window functions ---------------------------===//
 //
 // HannWindow, HammingWindow and BlackmanWindow (opset 17): `size` samples
 // of a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N the size where the
