@@ -25,27 +25,54 @@ void Importer::inline_branch(
     fail("the branch taken has " + std::to_string(g.output_size()) +
          " outputs for the node's " + std::to_string(n.output_size()));
   import_branch(g, table);
-  for (int k = 0; k < n.output_size(); ++k) {
-    const std::string &from = g.output(k).name(), &to = n.output(k);
-    if (to.empty())
-      continue;
-    if (auto v = values_.find(from); v != values_.end())
-      values_[to] = v->second;
-    else if (const Constant *c = constants_.find(from))
-      constants_.set(to, *c);
-    else if (untyped_.count(from)) {
-      onnx::NodeProto rename;
-      rename.set_op_type("Identity");
-      rename.set_name(to);
-      rename.add_input(from);
-      rename.add_output(to);
-      *tail().add_node() = std::move(rename);
-      untyped_.insert(to);
-    } else
-      fail("the branch taken never computes its output '" + from + "'");
-    if (auto e = elem_.find(from); e != elem_.end())
-      elem_[to] = e->second;
-  }
+  for (int k = 0; k < n.output_size(); ++k)
+    if (!alias_value(g.output(k).name(), n.output(k)))
+      fail("the branch taken never computes its output '" + g.output(k).name() +
+           "'");
+}
+
+bool Importer::alias_value(const std::string &from, const std::string &to) {
+  if (to.empty())
+    return true;
+  if (auto v = values_.find(from); v != values_.end())
+    values_[to] = v->second;
+  else if (const Constant *c = constants_.find(from))
+    constants_.set(to, *c);
+  else if (untyped_.count(from)) {
+    onnx::NodeProto rename;
+    rename.set_op_type("Identity");
+    rename.set_name(to);
+    rename.add_input(from);
+    rename.add_output(to);
+    *tail().add_node() = std::move(rename);
+    untyped_.insert(to);
+  } else
+    return false;
+  if (auto e = elem_.find(from); e != elem_.end())
+    elem_[to] = e->second;
+  return true;
+}
+
+Importer::Snapshot Importer::snapshot() const {
+  return Snapshot{g_.num_nodes(), kept_,           values_, constants_,
+                  untyped_,       tail_reads_,     held_,   held_casts_,
+                  elem_,          kept_constants_, taken_};
+}
+
+void Importer::restore(Snapshot s) {
+  g_.truncate(s.num_nodes);
+  for (auto it = weights_.begin(); it != weights_.end();)
+    it = s.taken.count(it->first) ? std::next(it) : weights_.erase(it);
+  kept_ = std::move(s.kept);
+  values_ = std::move(s.values);
+  constants_ = std::move(s.constants);
+  untyped_ = std::move(s.untyped);
+  tail_reads_ = std::move(s.tail_reads);
+  held_ = std::move(s.held);
+  held_casts_ = std::move(s.held_casts);
+  elem_ = std::move(s.elem);
+  kept_constants_ = std::move(s.kept_constants);
+  taken_ = std::move(s.taken);
 }
 
 void Importer::import_branch(
@@ -83,20 +110,10 @@ bool Importer::lower_branches(
   if (!has_input(0) || !values_.count(n.input(0)) || elem_.count(n.input(0)))
     return false;
   // A failed attempt leaves everything as it was.
-  const int before = g_.num_nodes();
-  const onnx::ModelProto kept = kept_;
-  const auto values = values_;
-  const auto constants = constants_;
-  const auto untyped = untyped_;
-  const auto tail_reads = tail_reads_;
-  const auto held = held_;
-  const auto held_casts = held_casts_;
-  const auto elem = elem_;
-  const auto kept_constants = kept_constants_;
-  const auto taken = taken_;
+  Snapshot saved = snapshot();
   try {
     const ValueRef cond = reshape_to(*this, value(n.input(0)), {});
-    if (cond.node >= before) {
+    if (cond.node >= saved.num_nodes) {
       // The model has no name for its condition as a scalar: it goes out
       // named after the condition, not as a value of quarry's.
       const std::string scalar = n.input(0) + "_scalar";
@@ -137,19 +154,7 @@ bool Importer::lower_branches(
     return true;
   } catch (const Error &) {
     node_ = &n;
-    g_.truncate(before);
-    for (auto it = weights_.begin(); it != weights_.end();)
-      it = taken.count(it->first) ? std::next(it) : weights_.erase(it);
-    kept_ = kept;
-    values_ = values;
-    constants_ = constants;
-    untyped_ = untyped;
-    tail_reads_ = tail_reads;
-    held_ = held;
-    held_casts_ = held_casts;
-    elem_ = elem;
-    kept_constants_ = kept_constants;
-    taken_ = taken;
+    restore(std::move(saved));
     return false;
   }
 }

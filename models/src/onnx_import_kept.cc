@@ -275,6 +275,10 @@ void Importer::import_node(
   if (default_domain(n.domain()) && n.op_type() == "If" &&
       lower_branches(table))
     return;
+  if (default_domain(n.domain()) &&
+      ((n.op_type() == "Loop" && unroll_loop(table)) ||
+       (n.op_type() == "Scan" && unroll_scan(table))))
+    return;
   const std::string why = needs_keeping(table);
   if (!why.empty()) {
     const std::string failed = keep_node(why);

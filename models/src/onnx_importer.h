@@ -156,6 +156,42 @@ private:
   /// where(cond, then, else) per output; false (nothing changed) when that
   /// cannot express it (a branch output of another shape, a kept node).
   bool lower_branches(const std::map<std::string, Handler, std::less<>> &table);
+  /// A Loop of a constant trip count, or a Scan, as its body's nodes once
+  /// per iteration (onnx_import_loops.cc); false (nothing changed) where
+  /// that cannot express it.
+  bool unroll_loop(const std::map<std::string, Handler, std::less<>> &table);
+  bool unroll_scan(const std::map<std::string, Handler, std::less<>> &table);
+  /// What an attempt to import the current node as other nodes changes
+  /// (lower_branches, the unrolled loops), put back by restore() where it
+  /// fails.
+  struct Snapshot {
+    int num_nodes = 0;
+    onnx::ModelProto kept;
+    std::map<std::string, ValueRef> values;
+    ConstantTable constants;
+    std::set<std::string> untyped;
+    std::vector<ValueRef> tail_reads;
+    std::map<std::string, int32_t> held;
+    std::map<std::string, ValueRef> held_casts;
+    std::map<std::string, int32_t> elem;
+    std::set<std::string> kept_constants;
+    std::set<std::string> taken;
+  };
+  Snapshot snapshot() const;
+  void restore(Snapshot s);
+  /// The value named `name` as quarry's (a constant made a weight); throws
+  /// where it is not a float tensor quarry holds (a bool, an integer, one
+  /// of the untyped tail).
+  ValueRef float_tensor(const std::string &name);
+  /// The rank of value or constant `name`.
+  int rank_of(const std::string &name);
+  /// Sets output `k` of the current node to the values named `names`
+  /// stacked along a new axis `axis`: a constant where they all are, else
+  /// float tensors (float_tensor).
+  void stack_output(int k, const std::vector<std::string> &names, int64_t axis);
+  /// Makes node output `to` the value named `from` (a value, a constant, or
+  /// one of the untyped tail); false where nothing of that name was made.
+  bool alias_value(const std::string &from, const std::string &to);
   /// After handler of the current node ran: an operator that passes its
   /// operand's type through (Reshape, Concat, ...) gives a bool of a bool,
   /// a quantized integer of one.
@@ -283,6 +319,8 @@ private:
   /// and the functions being inlined, outermost first.
   std::deque<onnx::NodeProto> inlined_;
   std::vector<const onnx::FunctionProto *> calling_;
+  /// The bodies of unrolled loops, renamed for each iteration.
+  std::deque<onnx::GraphProto> unrolled_;
 };
 
 /// Whether ONNX operator `op` gives outputs of its first operand's type

@@ -12,14 +12,20 @@
 
 namespace quarry::testing {
 
-/// The values of `m`'s first output, reference-evaluated on inputs `in`
-/// with the model's own weights.
-inline std::vector<float> eval_first(const Model &m,
-                                     const Bindings<float> &in) {
+/// `m`'s outputs, reference-evaluated on inputs `in` with the model's own
+/// weights.
+inline std::vector<Tensor<float>> eval_all(const Model &m,
+                                           const Bindings<float> &in) {
   Bindings<float> b = in;
   for (const auto &[name, w] : m.weights)
     b.emplace(name, w);
-  return evaluate(FloatDomain{}, m.graph, b).at(0).data;
+  return evaluate(FloatDomain{}, m.graph, b);
+}
+
+/// The values of `m`'s first output (eval_all).
+inline std::vector<float> eval_first(const Model &m,
+                                     const Bindings<float> &in) {
+  return eval_all(m, in).at(0).data;
 }
 
 /// `a` and `b` (one model exported and imported again) compute the same,
