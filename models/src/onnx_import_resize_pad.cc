@@ -47,10 +47,8 @@ void grid_sample(I &m) {
                {m.in(0), m.in(1)}));
 }
 
-/// The output extents of `sx` at `scales`, floored as ONNX has them; fails
-/// where one is not in its scale's ratio to the input: quarry's resize
-/// maps coordinates by out/in, ONNX by the scale.
-Ints scaled_extents(I &m, const Shape &sx, const std::vector<double> &scales) {
+/// The output extents of `sx` at `scales`, floored as ONNX has them.
+Ints floored_extents(I &m, const Shape &sx, const std::vector<double> &scales) {
   if (static_cast<int>(scales.size()) != sx.rank())
     m.fail("scales must have one value per axis");
   Ints out;
@@ -60,13 +58,72 @@ Ints scaled_extents(I &m, const Shape &sx, const std::vector<double> &scales) {
       m.fail("scale " + std::to_string(scales[i]) + " of axis " +
              std::to_string(i) + " gives no extent quarry holds");
     out.push_back(static_cast<int64_t>(std::floor(want)));
-    if (static_cast<double>(out.back()) != want)
-      m.fail("scale " + std::to_string(scales[i]) + " of axis " +
-             std::to_string(i) + " gives " + std::to_string(out.back()) +
-             " of " + std::to_string(sx[i]) +
-             ", not in that ratio, which quarry's resize needs");
   }
   return out;
+}
+
+/// floored_extents, failing where one is not in its scale's ratio to the
+/// input: quarry's resize maps coordinates by out/in, ONNX by the scale.
+Ints scaled_extents(I &m, const Shape &sx, const std::vector<double> &scales) {
+  Ints out = floored_extents(m, sx, scales);
+  for (int i = 0; i < sx.rank(); ++i)
+    if (static_cast<double>(out[i]) != static_cast<double>(sx[i]) * scales[i])
+      m.fail("scale " + std::to_string(scales[i]) + " of axis " +
+             std::to_string(i) + " gives " + std::to_string(out[i]) + " of " +
+             std::to_string(sx[i]) +
+             ", not in that ratio, which quarry's resize needs");
+  return out;
+}
+
+/// A resize whose scales are not out/in (ONNX floors the extents but maps
+/// coordinates by the scale): along each resized axis a product with the
+/// constant [in, out] matrix of its taps at that scale, the axis moved
+/// last and back.
+ValueRef resize_by_products(I &m, ValueRef x, const Attrs &attrs,
+                            const Ints &out,
+                            const std::vector<double> &scales) {
+  const Shape sx = m.shape(x);
+  const int r = sx.rank();
+  ValueRef v = x;
+  for (int a = 0; a < r; ++a) {
+    if (sx[a] == out[a] && scales[a] == 1.0)
+      continue;
+    const int64_t in = sx[a];
+    if (in * out[a] > (int64_t{1} << 24))
+      m.fail("scale " + std::to_string(scales[a]) + " of axis " +
+             std::to_string(a) + " is not " + std::to_string(out[a]) + "/" +
+             std::to_string(in) + ", and its matrix of " + std::to_string(in) +
+             " x " + std::to_string(out[a]) + " taps is past 2^24 values");
+    const ops::Resize::Taps taps =
+        ops::Resize::taps(attrs, in, out[a], scales[a]);
+    std::vector<double> sums(static_cast<size_t>(in * out[a]), 0.0);
+    for (int64_t o = 0; o < out[a]; ++o)
+      for (size_t k = 0; k < taps.index[o].size(); ++k)
+        sums[taps.index[o][k] * out[a] + o] += taps.weight[o][k];
+    Tensor<float> mat(Shape{in, out[a]}, 0.0f);
+    for (size_t i = 0; i < sums.size(); ++i)
+      mat.data[i] = static_cast<float>(sums[i]);
+    Ints perm, back(static_cast<size_t>(r));
+    for (int d = 0; d < r; ++d)
+      if (d != a)
+        perm.push_back(d);
+    perm.push_back(a);
+    for (int d = 0; d < r; ++d)
+      back[static_cast<size_t>(perm[d])] = d;
+    Ints dims;
+    for (int d = 0; d < r - 1; ++d)
+      dims.push_back(m.shape(v)[static_cast<int>(perm[d])]);
+    const int64_t rows = m.shape(v).numel() / in;
+    const ValueRef flat = reshape_to(m, transpose(m, v, perm), {rows, in});
+    const ValueRef y =
+        m.add(OpKind::MatMul,
+              {flat, m.constant_weight(m.node().output(0) + "_axis" +
+                                           std::to_string(a) + "_taps",
+                                       std::move(mat))});
+    dims.push_back(out[a]);
+    v = transpose(m, reshape_to(m, y, dims), back);
+  }
+  return v;
 }
 
 /// Upsample (deprecated at 10): a resize with asymmetric coordinates and
@@ -110,27 +167,32 @@ void resize(I &m) {
   const std::string nearest =
       m.attr_string("nearest_mode", "round_prefer_floor");
   Ints out;
+  std::vector<double> scales; // ONNX's, where the model gives them
   const int scales_at = m.opset() < 11 ? 1 : 2;
   if (m.opset() >= 11 && m.has_input(3) &&
       !m.need_const(3, "sizes").ints.empty()) {
     out = m.need_const(3, "sizes").ints;
   } else {
-    out = scaled_extents(m, sx, m.need_const(scales_at, "scales").reals);
+    scales = m.need_const(scales_at, "scales").reals;
+    out = floored_extents(m, sx, scales);
   }
-  m.set_output(
-      0,
-      m.add(OpKind::Resize,
-            make_attrs(
-                OpKind::Resize,
-                {{"shape", out},
-                 {"mode", enum_index(m, ops::kResizeModeNames, mode, "mode")},
-                 {"cubic_a", double(m.attr_float("cubic_coeff_a", -0.75f))},
-                 {"exclude_outside", m.attr_int("exclude_outside", 0)},
-                 {"coord", enum_index(m, ops::kResizeCoordNames, coord,
-                                      "coordinate_transformation_mode")},
-                 {"nearest", enum_index(m, ops::kResizeNearestNames, nearest,
-                                        "nearest_mode")}}),
-            {x}));
+  const Attrs attrs =
+      make_attrs(OpKind::Resize,
+                 {{"shape", out},
+                  {"mode", enum_index(m, ops::kResizeModeNames, mode, "mode")},
+                  {"cubic_a", double(m.attr_float("cubic_coeff_a", -0.75f))},
+                  {"exclude_outside", m.attr_int("exclude_outside", 0)},
+                  {"coord", enum_index(m, ops::kResizeCoordNames, coord,
+                                       "coordinate_transformation_mode")},
+                  {"nearest", enum_index(m, ops::kResizeNearestNames, nearest,
+                                         "nearest_mode")}});
+  bool in_ratio = true;
+  for (size_t i = 0; i < scales.size(); ++i)
+    in_ratio = in_ratio &&
+               static_cast<double>(out[i]) ==
+                   static_cast<double>(sx[static_cast<int>(i)]) * scales[i];
+  m.set_output(0, in_ratio ? m.add(OpKind::Resize, attrs, {x})
+                           : resize_by_products(m, x, attrs, out, scales));
 }
 
 /// Pad's mode as an index into ops::kPadModeNames.

@@ -19,18 +19,22 @@ MaybeTypes Resize::infer(const Attrs &a, InTypes in) {
 }
 
 namespace {
-/// The input coordinate that output coordinate `o` maps to on one axis.
-double source_coord(ResizeCoord mode, int64_t o, int64_t in, int64_t out) {
-  const double scale = static_cast<double>(out) / static_cast<double>(in);
+/// The input coordinate that output coordinate `o` maps to on one axis
+/// scaled by `scale`, whose resized width is in x scale before ONNX floors
+/// it (out where scale is out/in).
+double source_coord(ResizeCoord mode, int64_t o, int64_t in, double scale) {
+  const double width = static_cast<double>(in) * scale;
   switch (mode) {
   case ResizeCoord::HalfPixel:
     return (o + 0.5) / scale - 0.5;
   case ResizeCoord::Asymmetric:
     return o / scale;
   case ResizeCoord::AlignCorners:
-    return out == 1 ? 0.0 : o * static_cast<double>(in - 1) / (out - 1);
+    return width == 1 ? 0.0 : o * static_cast<double>(in - 1) / (width - 1);
   case ResizeCoord::PytorchHalfPixel:
-    return out == 1 ? 0.0 : (o + 0.5) / scale - 0.5;
+    return width == 1 ? 0.0 : (o + 0.5) / scale - 0.5;
+  case ResizeCoord::TfHalfPixelForNn:
+    return (o + 0.5) / scale;
   }
   return 0.0;
 }
@@ -57,17 +61,22 @@ int64_t nearest_index(ResizeNearest mode, double c, int64_t in) {
 } // namespace
 
 Resize::Taps Resize::taps(const Attrs &a, int64_t in, int64_t out) {
+  return taps(a, in, out, static_cast<double>(out) / static_cast<double>(in));
+}
+
+Resize::Taps Resize::taps(const Attrs &a, int64_t in, int64_t out,
+                          double scale) {
   const auto mode = static_cast<ResizeMode>(a.i(Resize::kMode));
   const auto coord = static_cast<ResizeCoord>(a.i(Resize::kCoord));
   const auto nearest = static_cast<ResizeNearest>(a.i(Resize::kNearest));
   Taps taps;
   for (int64_t o = 0; o < out; ++o) {
-    if (in == out) { // every mode reads the same element
+    if (in == out && scale == 1.0) { // every mode reads the same element
       taps.index.push_back({o});
       taps.weight.push_back({1.0});
       continue;
     }
-    const double c = source_coord(coord, o, in, out);
+    const double c = source_coord(coord, o, in, scale);
     std::vector<int64_t> index;
     std::vector<double> weight;
     if (mode == ResizeMode::Nearest) {

@@ -7,6 +7,7 @@
 //   half_pixel: (o + 0.5)/r - 0.5     asymmetric: o/r
 //   align_corners: o*(in-1)/(out-1)   pytorch_half_pixel: half_pixel, or 0
 //                                     when out == 1
+//   tf_half_pixel_for_nn: (o + 0.5)/r
 // nearest rounds it (round_prefer_floor, round_prefer_ceil, floor, ceil) and
 // clamps; linear interpolates between the two neighbours of every resized
 // axis (clamped at the borders); cubic weighs the four around it with Keys'
@@ -24,7 +25,8 @@ namespace quarry::ops {
 inline constexpr std::string_view kResizeModeNames[] = {"nearest", "linear",
                                                         "cubic"};
 inline constexpr std::string_view kResizeCoordNames[] = {
-    "half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"};
+    "half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+    "tf_half_pixel_for_nn"};
 inline constexpr std::string_view kResizeNearestNames[] = {
     "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 enum class ResizeMode : int64_t { Nearest, Linear, Cubic };
@@ -32,7 +34,8 @@ enum class ResizeCoord : int64_t {
   HalfPixel,
   Asymmetric,
   AlignCorners,
-  PytorchHalfPixel
+  PytorchHalfPixel,
+  TfHalfPixelForNn
 };
 enum class ResizeNearest : int64_t {
   RoundPreferFloor,
@@ -66,6 +69,10 @@ struct Resize : FloatOnly<Resize> {
     std::vector<std::vector<double>> weight;
   };
   static Taps taps(const Attrs &a, int64_t in, int64_t out);
+  /// The same at ONNX's `scale` of the axis where a model gives one that
+  /// is not out/in (its output extent floored): coordinates map by it, and
+  /// align_corners by the unfloored width in x scale.
+  static Taps taps(const Attrs &a, int64_t in, int64_t out, double scale);
 };
 
 } // namespace quarry::ops
