@@ -210,9 +210,36 @@ Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
   return p;
 }
 
+/// A transposed convolution's constant weight [C, Co/g, kh, kw] at
+/// dilations `d`: the kernel with d - 1 zeros between its taps, which the
+/// undilated operator computes the same with.
+ValueRef dilated_kernel(I &m, const Ints &d) {
+  const Constant *c = m.const_in(1);
+  if (!c)
+    m.fail("dilations other than 1 need a constant weight");
+  const Shape &sw = c->shape;
+  if (sw.rank() != 4 || !window_values(d, 1) ||
+      (sw[2] - 1) * d[0] + 1 > (int64_t{1} << 16) ||
+      (sw[3] - 1) * d[1] + 1 > (int64_t{1} << 16))
+    m.fail("dilations " + std::to_string(d[0]) + "," + std::to_string(d[1]) +
+           " of weight " + sw.str() + " give no kernel quarry builds");
+  const int64_t kh = (sw[2] - 1) * d[0] + 1, kw = (sw[3] - 1) * d[1] + 1;
+  Tensor<float> k(Shape{sw[0], sw[1], kh, kw}, 0.0f);
+  for (int64_t p = 0; p < sw[0] * sw[1]; ++p)
+    for (int64_t i = 0; i < sw[2]; ++i)
+      for (int64_t j = 0; j < sw[3]; ++j)
+        k[(p * kh + i * d[0]) * kw + j * d[1]] =
+            static_cast<float>(c->reals[(p * sw[2] + i) * sw[3] + j]);
+  return m.constant_weight(m.node().input(1) + "_dilated", std::move(k));
+}
+
 void conv_transpose(I &m) {
-  const ValueRef x = m.in(0), w = m.in(1);
-  require_2d(m, m.shape(x), "transposed convolution");
+  const ValueRef x = m.in(0);
+  require_2d(m, m.shape(x), "transposed convolution", true);
+  const Ints d = m.attr_ints("dilations").value_or(Ints{1, 1});
+  if (d.size() != 2)
+    m.fail("dilations must be 2 values for a 2-D window");
+  const ValueRef w = d == Ints{1, 1} ? m.in(1) : dilated_kernel(m, d);
   require_2d_kernel(m, m.shape(w));
   const Ints s = window_strides(m);
   Ints out_pad = m.attr_ints("output_padding").value_or(Ints{0, 0});
