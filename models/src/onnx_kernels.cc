@@ -299,7 +299,7 @@ bool has_kernel(const std::string &op_type) {
   static const char *const kOperators[] = {
       "NonZero", "TopK", "NonMaxSuppression", "RoiAlign", "ArgMax", "ArgMin",
       "GatherND", "Compress", "OneHot", "Unique", "CumSum", "Trilu",
-      "EyeLike", "IsInf", "IsNaN", "HannWindow", "HammingWindow",
+      "EyeLike", "IsInf", "IsNaN", "Det", "HannWindow", "HammingWindow",
       "BlackmanWindow", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
       "Cast", "CastLike", "Gather", "Add", "Sub", "Mul", "Div", "Mod",
       "BitShift"};
@@ -339,6 +339,8 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return is_inf(n, in);
   if (op == "IsNaN")
     return is_nan(in);
+  if (op == "Det")
+    return det(in);
   // ONNX's coefficients: Hamming's are 25/46 and 21/46.
   if (op == "HannWindow")
     return window(n, in, 0.5, 0.5, 0);

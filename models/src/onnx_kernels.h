@@ -6,7 +6,7 @@
 // positions: NonZero and TopK; NonMaxSuppression and RoiAlign (what
 // detection models end in); ArgMax, ArgMin, GatherND, Compress, OneHot and
 // Unique (selecting by index or value); CumSum, Trilu, EyeLike, IsInf and
-// IsNaN (masks and running sums); HannWindow, HammingWindow and
+// IsNaN (masks and running sums); Det; HannWindow, HammingWindow and
 // BlackmanWindow; NegativeLogLikelihoodLoss and
 // SoftmaxCrossEntropyLoss (training graphs' losses); and what quarry keeps
 // when it reads integers a kernel computed: Cast, CastLike, Gather, and

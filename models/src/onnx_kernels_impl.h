@@ -3,8 +3,9 @@
 // The kernels of onnx_kernels.h live in one file per family: NonZero and
 // TopK with the dispatch (onnx_kernels.cc), the detection operators
 // (onnx_kernels_detection.cc), and the index and mask operators
-// (onnx_kernels_index.cc, onnx_kernels_masks.cc), window functions
-// (onnx_kernels_signal.cc), the classification losses
+// (onnx_kernels_index.cc, onnx_kernels_masks.cc), determinants
+// (onnx_kernels_linalg.cc), window functions (onnx_kernels_signal.cc), the
+// classification losses
 // (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
 // (onnx_kernels_arith.cc). This declares the
 // helpers they share for reading attributes and operands, and each
@@ -80,8 +81,8 @@ HeldValue make_value(Shape shape, std::vector<float> data, int32_t elem);
 
 //===----------------------------------------------------------------------===//
 // Families (onnx_kernels_detection.cc, onnx_kernels_index.cc,
-// onnx_kernels_masks.cc, onnx_kernels_signal.cc, onnx_kernels_loss.cc,
-// onnx_kernels_arith.cc)
+// onnx_kernels_masks.cc, onnx_kernels_linalg.cc, onnx_kernels_signal.cc,
+// onnx_kernels_loss.cc, onnx_kernels_arith.cc)
 //===----------------------------------------------------------------------===//
 
 std::vector<HeldValue> non_max_suppression(const onnx::NodeProto &n,
@@ -104,6 +105,9 @@ std::vector<HeldValue> trilu(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> eye_like(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_inf(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_nan(const Inputs &in);
+
+/// The determinants of X's square matrices (its last two axes).
+std::vector<HeldValue> det(const Inputs &in);
 
 /// `size` samples of a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N): Hann,
 /// Hamming and Blackman windows by their coefficients.
