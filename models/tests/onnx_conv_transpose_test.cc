@@ -25,15 +25,8 @@ TEST(OnnxConvTranspose, DilationsScatterTheTapsApart) {
   const std::vector<float> w{1, 2, 3, 4};
   m.floats("w", {1, 1, 2, 2}, w);
   auto &n = m.node("ConvTranspose", {"x", "w"}, {"y"});
-  auto ints = [&](const char *name, Ints v) {
-    auto *a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : v)
-      a->add_ints(x);
-  };
-  ints("dilations", {2, 3});
-  ints("strides", {2, 1});
+  set_ints(n, "dilations", {2, 3});
+  set_ints(n, "strides", {2, 1});
   const Model g = import_onnx_bytes(m.bytes(), "ct.onnx");
   EXPECT_TRUE(kept_operator_types(g).empty());
   const std::vector<float> x{1, 10, 100, 1000, 10000, 100000};

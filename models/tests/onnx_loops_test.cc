@@ -113,16 +113,9 @@ TEST(OnnxLoops, AScanIsItsBodyOncePerSlice) {
   m.floats("init", {2}, {0, 0});
   auto &scan = m.node("Scan", {"init", "x"}, {"total", "sums"});
   set_int(scan, "num_scan_inputs", 1);
-  auto add_ints = [&](const char *name, Ints v) {
-    auto *a = scan.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : v)
-      a->add_ints(x);
-  };
-  add_ints("scan_input_axes", {1});
-  add_ints("scan_input_directions", {1});
-  add_ints("scan_output_axes", {1});
+  set_ints(scan, "scan_input_axes", {1});
+  set_ints(scan, "scan_input_directions", {1});
+  set_ints(scan, "scan_output_axes", {1});
   auto &g = add_body(scan, {"s_in", "col"}, {"s_out", "s_scan"}, {2}, false);
   body_node(g, "Add", {"s_in", "col"}, "s_out");
   body_node(g, "Identity", {"s_out"}, "s_scan");
