@@ -182,9 +182,11 @@ TEST(Conformance, OnnxOwnCases) {
           << backend << " " << name << ": " << r.detail;
     }
   }
-  const CaseResult r = run_case(kNodeCases + "/test_det_2d", Options{});
+  // A random draw, which quarry's deterministic graphs do not make.
+  const CaseResult r = run_case(kNodeCases + "/test_bernoulli", Options{});
   EXPECT_EQ(r.outcome, Outcome::Unsupported);
-  EXPECT_NE(r.detail.find("(Det) is kept"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("(Bernoulli) is kept"), std::string::npos)
+      << r.detail;
 }
 
 TEST(Conformance, EveryCaseOnSeveralStreamsAsTheReference) {
