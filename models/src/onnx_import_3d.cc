@@ -1,4 +1,4 @@
-//===- onnx_import_3d.cc - 3-D convolution and pooling as 2-D -------------===//
+//===- onnx_import_3d.cc - 3-D convolutions and pooling as 2-D ------------===//
 //
 // A window operator over [n, c, depth, h, w] is its 2-D form applied once
 // per tap of the kernel's depth: the input, padded along depth, is turned
@@ -8,7 +8,10 @@
 // attributes; the taps' results are summed (Conv), maximized (MaxPool) or
 // averaged (AveragePool, divided by the depths each window counts), and
 // turned back to [n, c_out, depth_out, h_out, w_out]. A kernel of depth k
-// costs k 2-D operators.
+// costs k 2-D operators. A transposed convolution runs its 2-D form for each
+// tap over every input depth; tap k's results land on depths i * stride +
+// k * dilation (stride - 1 zeros after each, then the tap's offset as
+// padding), the taps are summed, and the pads cropped.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
@@ -16,6 +19,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace quarry::onnx_io {
 
@@ -36,21 +40,31 @@ Ints three(I &m, const char *name, int64_t def) {
   return v;
 }
 
+/// Kernel tap `k` of depth of the 5-D kernel (input 1), where it is a
+/// constant, as a 4-D constant.
+std::optional<Constant> constant_tap(I &m, int64_t k) {
+  const Constant *w = m.const_in(1);
+  if (!w)
+    return std::nullopt;
+  const Shape &sw = w->shape;
+  Constant t;
+  t.shape = Shape{sw[0], sw[1], sw[3], sw[4]};
+  const int64_t plane = sw[3] * sw[4];
+  for (int64_t oc = 0; oc < sw[0] * sw[1]; ++oc)
+    for (int64_t p = 0; p < plane; ++p)
+      t.reals.push_back(
+          w->reals[static_cast<size_t>((oc * sw[2] + k) * plane + p)]);
+  return t;
+}
+
 /// Kernel tap `k` of depth of the 5-D kernel (input 1) as a 4-D kernel.
 ValueRef kernel_tap(I &m, int64_t k) {
-  const Shape sw = m.input_shape(1);
-  const Ints tap{sw[0], sw[1], sw[3], sw[4]};
-  if (const Constant *w = m.const_in(1)) {
-    Tensor<float> t(Shape(tap), 0.0f);
-    const int64_t plane = sw[3] * sw[4];
-    for (int64_t oc = 0; oc < sw[0] * sw[1]; ++oc)
-      for (int64_t p = 0; p < plane; ++p)
-        t[oc * plane + p] = static_cast<float>(
-            w->reals[static_cast<size_t>((oc * sw[2] + k) * plane + p)]);
+  if (auto t = constant_tap(m, k))
     return m.constant_weight(m.node().output(0) + "_tap" + std::to_string(k),
-                             std::move(t));
-  }
-  return reshape_to(m, slice_along(m, m.in(1), 2, k, k + 1), tap);
+                             t->as_float());
+  const Shape sw = m.input_shape(1);
+  return reshape_to(m, slice_along(m, m.in(1), 2, k, k + 1),
+                    {sw[0], sw[1], sw[3], sw[4]});
 }
 
 Handler depth_taps(Kind kind, Handler two_d) {
@@ -173,6 +187,101 @@ Handler depth_taps(Kind kind, Handler two_d) {
   };
 }
 
+/// ConvTranspose over [n, c, depth, h, w]: explicit pads and
+/// output_padding (auto_pad and output_shape are refused for 3-D).
+Handler transposed_depth_taps(Handler two_d) {
+  return [two_d](I &m) {
+    if (m.input_shape(0).rank() != 5)
+      return two_d(m);
+    const onnx::NodeProto &node = m.node();
+    const Shape sx = m.input_shape(0), sw = m.input_shape(1);
+    if (sw.rank() != 5 || sw[0] != sx[1])
+      m.fail("the kernel " + sw.str() + " does not match input " + sx.str());
+    if (m.attr_string("auto_pad", "NOTSET") != "NOTSET" ||
+        m.attr("output_shape"))
+      m.fail("a 3-D transposed convolution takes explicit pads only (no "
+             "auto_pad, no output_shape)");
+    const Ints s = three(m, "strides", 1), d = three(m, "dilations", 1);
+    const Ints op = three(m, "output_padding", 0);
+    Ints p = m.attr_ints("pads").value_or(Ints(6, 0));
+    if (p.size() != 6)
+      m.fail("pads must have 6 values for a 3-D window");
+    const int64_t depth = sx[2], k = sw[2];
+    if (s[0] < 1 || s[0] > 4096 || d[0] < 1 || d[0] > 4096 || op[0] < 0 ||
+        op[0] >= std::max(s[0], d[0]) || p[0] < 0 || p[3] < 0)
+      m.fail("strides, dilations, output_padding or pads of depth out of "
+             "range");
+    // Every depth the taps write, before the pads are cropped.
+    const int64_t full = s[0] * (depth - 1) + (k - 1) * d[0] + 1 + op[0];
+    if (full - p[0] - p[3] < 1)
+      m.fail("the pads crop every output depth");
+    const int64_t spread = (depth - 1) * s[0] + 1;
+    onnx::NodeProto n;
+    n.set_op_type(node.op_type());
+    n.set_name(node.name().empty() ? node.output(0) : node.name());
+    add_attr(n, "strides", Ints{s[1], s[2]});
+    add_attr(n, "dilations", Ints{d[1], d[2]});
+    add_attr(n, "pads", Ints{p[1], p[2], p[4], p[5]});
+    add_attr(n, "output_padding", Ints{op[1], op[2]});
+    if (m.attr("group"))
+      add_attr(n, "group", m.attr_int("group", 1));
+    const ValueRef x = reshape_to(m, transpose(m, m.in(0), {0, 2, 1, 3, 4}),
+                                  {sx[0] * depth, sx[1], sx[3], sx[4]});
+    const std::string base = node.output(0) + "#tap";
+    m.define(base + "x", x);
+    ValueRef acc{};
+    Shape one;
+    for (int64_t tap = 0; tap < k; ++tap) {
+      const std::string in = base + std::to_string(tap);
+      // A constant tap stays one: the 2-D form dilates it
+      // (onnx_import_windows.cc).
+      if (auto t = constant_tap(m, tap))
+        m.define_const(in + "w", std::move(*t));
+      else
+        m.define(in + "w", kernel_tap(m, tap));
+      n.clear_input();
+      n.add_input(base + "x");
+      n.add_input(in + "w");
+      n.clear_output();
+      n.add_output(in + "out");
+      m.run_as(n, two_d);
+      const ValueRef r = m.value(in + "out");
+      one = m.shape(r); // [n * depth, co, h', w']
+      const int64_t plane = one[1] * one[2] * one[3];
+      // Input depth i at i * stride: stride - 1 zeros after each.
+      ValueRef spaced = reshape_to(m, r, {sx[0], depth, 1, plane});
+      if (s[0] > 1)
+        spaced = slice_along(
+            m,
+            reshape_to(
+                m,
+                m.add(OpKind::Pad,
+                      make_attrs(OpKind::Pad, {{"pads", Ints{0, 0, 0, 0, 0, 0,
+                                                             s[0] - 1, 0}}}),
+                      {spaced}),
+                {sx[0], depth * s[0], plane}),
+            1, 0, spread);
+      else
+        spaced = reshape_to(m, spaced, {sx[0], depth, plane});
+      const int64_t before = tap * d[0], after = full - spread - before;
+      const ValueRef placed = m.add(
+          OpKind::Pad,
+          make_attrs(OpKind::Pad, {{"pads", Ints{0, before, 0, 0, after, 0}}}),
+          {spaced});
+      acc = tap == 0 ? placed : binary(m, BroadcastFn::Add, acc, placed);
+    }
+    const int64_t out = full - p[0] - p[3];
+    const ValueRef cropped = slice_along(m, acc, 1, p[0], p[0] + out);
+    ValueRef y = transpose(
+        m, reshape_to(m, cropped, {sx[0], out, one[1], one[2], one[3]}),
+        {0, 2, 1, 3, 4});
+    if (m.has_input(2))
+      y = binary(m, BroadcastFn::Add, y,
+                 reshape_to(m, m.in(2), {one[1], 1, 1, 1}));
+    m.set_output(0, y);
+  };
+}
+
 } // namespace
 
 void add_3d_window_handlers(
@@ -184,6 +293,8 @@ void add_3d_window_handlers(
   for (const auto &[op, kind] : ops)
     if (auto it = table.find(op); it != table.end())
       it->second = depth_taps(kind, it->second);
+  if (auto it = table.find("ConvTranspose"); it != table.end())
+    it->second = transposed_depth_taps(it->second);
 }
 
 } // namespace quarry::onnx_io
