@@ -199,8 +199,8 @@ Handler transposed_depth_taps(Handler two_d) {
       m.fail("the kernel " + sw.str() + " does not match input " + sx.str());
     if (m.attr_string("auto_pad", "NOTSET") != "NOTSET" ||
         m.attr("output_shape"))
-      m.fail("a 3-D transposed convolution takes explicit pads only (no "
-             "auto_pad, no output_shape)");
+      m.fail("a 3-D transposed convolution takes explicit pads only, not "
+             "auto_pad or output_shape");
     const Ints s = three(m, "strides", 1), d = three(m, "dilations", 1);
     const Ints op = three(m, "output_padding", 0);
     Ints p = m.attr_ints("pads").value_or(Ints(6, 0));
