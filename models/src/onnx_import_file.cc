@@ -2,11 +2,13 @@
 //
 // Before import sees a model: a file past protobuf's 2 GiB is refused
 // unread, the model is sized against what the process may allocate, and
-// the tensors it keeps in external data are read in.
+// the tensors it keeps in external data are read in, and sequences of
+// known tensors become tensor nodes (onnx_sequences.h).
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_external_data.h"
 #include "onnx_importer.h"
+#include "onnx_sequences.h"
 
 #include "quarry/core/file_io.h"
 #include "quarry/core/memory_limit.h"
@@ -61,6 +63,7 @@ Model import_parsed(onnx::ModelProto &model, const std::string &file,
   } catch (const Error &e) {
     throw Error(SourcePos{file, 0, 0}, e.what());
   }
+  onnx_io::tensors_for_sequences(model);
   return onnx_io::Importer(model, file, opts).run();
 }
 
