@@ -171,6 +171,9 @@ struct Rewriter {
   std::optional<std::vector<onnx::NodeProto>>
   resolve(const onnx::NodeProto &n) {
     const std::string &op = n.op_type();
+    if (n.output_size() != 1 ||
+        !(n.domain().empty() || n.domain() == "ai.onnx"))
+      return std::nullopt;
     std::vector<onnx::NodeProto> out;
     const Names *seq = nullptr;
     if (reads_sequence(op, 0)) {
