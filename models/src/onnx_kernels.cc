@@ -299,8 +299,9 @@ bool has_kernel(const std::string &op_type) {
   static const char *const kOperators[] = {
       "NonZero", "TopK", "NonMaxSuppression", "RoiAlign", "ArgMax", "ArgMin",
       "GatherND", "Compress", "OneHot", "Unique", "CumSum", "Trilu",
-      "EyeLike", "IsInf", "IsNaN", "Det", "HannWindow", "HammingWindow",
-      "BlackmanWindow", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+      "EyeLike", "ReverseSequence", "IsInf", "IsNaN", "Det", "HannWindow",
+      "HammingWindow", "BlackmanWindow", "NegativeLogLikelihoodLoss",
+      "SoftmaxCrossEntropyLoss",
       "Cast", "CastLike", "Gather", "Add", "Sub", "Mul", "Div", "Mod",
       "BitShift"};
   // clang-format on
@@ -339,6 +340,8 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return is_inf(n, in);
   if (op == "IsNaN")
     return is_nan(in);
+  if (op == "ReverseSequence")
+    return reverse_sequence(n, in);
   if (op == "Det")
     return det(in);
   // ONNX's coefficients: Hamming's are 25/46 and 21/46.

@@ -5,14 +5,13 @@
 // shapes or values depend on comparing their operands' values or on their
 // positions: NonZero and TopK; NonMaxSuppression and RoiAlign (what
 // detection models end in); ArgMax, ArgMin, GatherND, Compress, OneHot and
-// Unique (selecting by index or value); CumSum, Trilu, EyeLike, IsInf and
-// IsNaN (masks and running sums); Det; HannWindow, HammingWindow and
-// BlackmanWindow; NegativeLogLikelihoodLoss and
-// SoftmaxCrossEntropyLoss (training graphs' losses); and what quarry keeps
-// when it reads integers a kernel computed: Cast, CastLike, Gather, and
-// Add, Sub, Mul, Div and Mod on integers (wrapping as ONNX's integers do).
-// They run on
-// concrete values between a model's static stages
+// Unique (selecting by index or value); CumSum, Trilu, EyeLike,
+// ReverseSequence, IsInf and IsNaN (masks and running sums); Det;
+// HannWindow, HammingWindow and BlackmanWindow; NegativeLogLikelihoodLoss
+// and SoftmaxCrossEntropyLoss (training graphs' losses); and what quarry
+// keeps when it reads integers a kernel computed: Cast, CastLike, Gather,
+// and Add, Sub, Mul, Div and Mod on integers (wrapping as ONNX's integers
+// do). They run on concrete values between a model's static stages
 // (quarry/models/onnx_stages.h), with ONNX's semantics of each operator at
 // the model's opset.
 //

@@ -105,6 +105,8 @@ std::vector<HeldValue> trilu(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> eye_like(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_inf(const onnx::NodeProto &n, const Inputs &in);
 std::vector<HeldValue> is_nan(const Inputs &in);
+std::vector<HeldValue> reverse_sequence(const onnx::NodeProto &n,
+                                        const Inputs &in);
 
 /// The determinants of X's square matrices (its last two axes).
 std::vector<HeldValue> det(const Inputs &in);

@@ -1,9 +1,9 @@
 //===- onnx_kernels_masks.cc - Masks, running sums and identity matrices --===//
 //
-// CumSum, Trilu, EyeLike, IsInf and IsNaN: operators that keep their
-// input's shape (or, for EyeLike, take it) and compute each element from
-// its position or its own value. Each follows ONNX's specification at the
-// model's opset.
+// CumSum, Trilu, EyeLike, ReverseSequence, IsInf and IsNaN: operators that
+// keep their input's shape (or, for EyeLike, take it) and compute each
+// element from its position or its own value. Each follows ONNX's specification
+// at the model's opset.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_kernels_impl.h"
@@ -110,6 +110,50 @@ std::vector<HeldValue> eye_like(const onnx::NodeProto &n, const Inputs &in) {
          ++row)
       out[row * cols + row + k] = 1.0f;
   return {make_value(s, std::move(out), elem)};
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseSequence
+//===----------------------------------------------------------------------===//
+
+/// Each batch entry's first sequence_lens[b] elements along time_axis in
+/// reverse order, the rest as they were.
+std::vector<HeldValue> reverse_sequence(const onnx::NodeProto &n,
+                                        const Inputs &in) {
+  check_input_count(in, 2);
+  const HeldValue &xv = required_input(in, 0, "input");
+  const Tensor<float> &x = xv.value;
+  const Tensor<float> &lens = required_input(in, 1, "sequence_lens").value;
+  if (x.shape.rank() < 2)
+    throw Error("input of " + x.shape.str() + " has no batch and time axes");
+  const int64_t batch_axis = int_attr(n, "batch_axis", 1);
+  const int64_t time_axis = int_attr(n, "time_axis", 0);
+  if (!((batch_axis == 0 && time_axis == 1) ||
+        (batch_axis == 1 && time_axis == 0)))
+    throw Error("batch_axis and time_axis must be 0 and 1, one each");
+  const int64_t batches = x.shape[static_cast<int>(batch_axis)];
+  const int64_t steps = x.shape[static_cast<int>(time_axis)];
+  if (lens.shape.dims != std::vector<int64_t>{batches})
+    throw Error("sequence_lens of " + lens.shape.str() + " is not [" +
+                std::to_string(batches) + "], one per batch entry");
+  const int64_t inner = span_elements(x.shape, 2, x.shape.rank());
+  std::vector<float> out(x.data);
+  for (int64_t b = 0; b < batches; ++b) {
+    const int64_t len = saturate_int(lens.data[b]);
+    if (len < 0 || len > steps)
+      throw Error("sequence_lens holds " + std::to_string(len) +
+                  ", not from 0 to the " + std::to_string(steps) + " steps");
+    for (int64_t t = 0; t < len; ++t) {
+      const int64_t from = len - 1 - t;
+      // Element (batch b, step t) of the first two axes, in either order.
+      const auto at = [&](int64_t step) {
+        return (batch_axis == 0 ? b * steps + step : step * batches + b) *
+               inner;
+      };
+      std::copy_n(x.data.begin() + at(from), inner, out.begin() + at(t));
+    }
+  }
+  return {make_value(x.shape, std::move(out), xv.elem)};
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,10 +1,10 @@
 //===- onnx_kernels_index_test.cc - Index and mask kernels ----------------===//
 //
 // ArgMax, ArgMin, GatherND, Compress, OneHot, Unique, CumSum, Trilu,
-// EyeLike, IsInf, IsNaN and the window functions beyond ONNX's backend
-// tests (which onnx_kernels_test.cc runs): NaN and ties, how an operator
-// changed between opsets, the element types of their outputs, and the
-// operands they refuse.
+// EyeLike, ReverseSequence, IsInf, IsNaN and the window functions beyond
+// ONNX's backend tests (which onnx_kernels_test.cc runs): NaN and ties,
+// how an operator changed between opsets, the element types of their
+// outputs, and the operands they refuse.
 //
 //===----------------------------------------------------------------------===//
 #include "../src/onnx_attrs.h"
@@ -412,6 +412,30 @@ TEST(OnnxKernelsIndex, EmptyOperandsGiveEmptyOutputs) {
       run_kernel(node("OneHot"), kOpset, {&no_indices, &depth, &values})[0]
           .value.shape,
       (Shape{0, 5}));
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseSequence
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxKernelsIndex, ReverseSequenceReversesEachEntrysOwnLength) {
+  // [time 3, batch 2, 1]: entry 0 reverses its first 3 steps, entry 1 its
+  // first 2; batch-major the same with the axes swapped.
+  const HeldValue x = value({3, 2, 1}, {0, 10, 1, 11, 2, 12});
+  const HeldValue lens = value({2}, {3, 2}, kInt64);
+  auto out = run_kernel(node("ReverseSequence"), kOpset, {&x, &lens});
+  EXPECT_EQ(out[0].value.data, (std::vector<float>{2, 11, 1, 10, 0, 12}));
+  onnx::NodeProto major = node("ReverseSequence");
+  add_attr(major, "batch_axis", int64_t{0});
+  add_attr(major, "time_axis", int64_t{1});
+  const HeldValue xb = value({2, 3}, {0, 1, 2, 10, 11, 12});
+  EXPECT_EQ(run_kernel(major, kOpset, {&xb, &lens})[0].value.data,
+            (std::vector<float>{2, 1, 0, 11, 10, 12}));
+  const HeldValue long_lens = value({2}, {4, 1}, kInt64);
+  EXPECT_EQ(error_of([&] {
+              run_kernel(node("ReverseSequence"), kOpset, {&x, &long_lens});
+            }),
+            "sequence_lens holds 4, not from 0 to the 3 steps");
 }
 
 //===----------------------------------------------------------------------===//
