@@ -207,6 +207,9 @@ Handler transposed_depth_taps(Handler two_d) {
     if (p.size() != 6)
       m.fail("pads must have 6 values for a 3-D window");
     const int64_t depth = sx[2], k = sw[2];
+    if (k < 1 || k > 4096)
+      m.fail("the kernel's depth " + std::to_string(k) +
+             " is not from 1 to 4096");
     if (s[0] < 1 || s[0] > 4096 || d[0] < 1 || d[0] > 4096 || op[0] < 0 ||
         op[0] >= std::max(s[0], d[0]) || p[0] < 0 || p[3] < 0)
       m.fail("strides, dilations, output_padding or pads of depth out of "

@@ -218,7 +218,7 @@ ValueRef dilated_kernel(I &m, const Ints &d) {
   if (!c)
     m.fail("dilations other than 1 need a constant weight");
   const Shape &sw = c->shape;
-  if (sw.rank() != 4 || !window_values(d, 1) ||
+  if (sw.rank() != 4 || sw[2] < 1 || sw[3] < 1 || !window_values(d, 1) ||
       (sw[2] - 1) * d[0] + 1 > (int64_t{1} << 16) ||
       (sw[3] - 1) * d[1] + 1 > (int64_t{1} << 16))
     m.fail("dilations " + std::to_string(d[0]) + "," + std::to_string(d[1]) +
