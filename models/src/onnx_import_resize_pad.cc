@@ -89,7 +89,7 @@ ValueRef resize_by_products(I &m, ValueRef x, const Attrs &attrs,
     if (sx[a] == out[a] && scales[a] == 1.0)
       continue;
     const int64_t in = sx[a];
-    if (in * out[a] > (int64_t{1} << 24))
+    if (out[a] > (int64_t{1} << 24) / in)
       m.fail("scale " + std::to_string(scales[a]) + " of axis " +
              std::to_string(a) + " is not " + std::to_string(out[a]) + "/" +
              std::to_string(in) + ", and its matrix of " + std::to_string(in) +
