@@ -53,26 +53,39 @@ bool Importer::alias_value(const std::string &from, const std::string &to) {
   return true;
 }
 
-Importer::Snapshot Importer::snapshot() const {
-  return Snapshot{g_.num_nodes(), kept_,           values_, constants_,
-                  untyped_,       tail_reads_,     held_,   held_casts_,
-                  elem_,          kept_constants_, taken_};
-}
-
-void Importer::restore(Snapshot s) {
-  g_.truncate(s.num_nodes);
-  for (auto it = weights_.begin(); it != weights_.end();)
-    it = s.taken.count(it->first) ? std::next(it) : weights_.erase(it);
-  kept_ = std::move(s.kept);
-  values_ = std::move(s.values);
-  constants_ = std::move(s.constants);
-  untyped_ = std::move(s.untyped);
-  tail_reads_ = std::move(s.tail_reads);
-  held_ = std::move(s.held);
-  held_casts_ = std::move(s.held_casts);
-  elem_ = std::move(s.elem);
-  kept_constants_ = std::move(s.kept_constants);
-  taken_ = std::move(s.taken);
+bool Importer::attempt(const std::function<void(int num_nodes)> &step) {
+  const onnx::NodeProto *node = node_;
+  const int before = g_.num_nodes();
+  const onnx::ModelProto kept = kept_;
+  const auto values = values_;
+  const auto constants = constants_;
+  const auto untyped = untyped_;
+  const auto tail_reads = tail_reads_;
+  const auto held = held_;
+  const auto held_casts = held_casts_;
+  const auto elem = elem_;
+  const auto kept_constants = kept_constants_;
+  const auto taken = taken_;
+  try {
+    step(before);
+    return true;
+  } catch (const Error &) {
+    node_ = node;
+    g_.truncate(before);
+    for (auto it = weights_.begin(); it != weights_.end();)
+      it = taken.count(it->first) ? std::next(it) : weights_.erase(it);
+    kept_ = kept;
+    values_ = values;
+    constants_ = constants;
+    untyped_ = untyped;
+    tail_reads_ = tail_reads;
+    held_ = held;
+    held_casts_ = held_casts;
+    elem_ = elem;
+    kept_constants_ = kept_constants;
+    taken_ = taken;
+    return false;
+  }
 }
 
 void Importer::import_branch(
@@ -109,11 +122,9 @@ bool Importer::lower_branches(
   const onnx::NodeProto &n = *node_;
   if (!has_input(0) || !values_.count(n.input(0)) || elem_.count(n.input(0)))
     return false;
-  // A failed attempt leaves everything as it was.
-  Snapshot saved = snapshot();
-  try {
+  return attempt([&](int before) {
     const ValueRef cond = reshape_to(*this, value(n.input(0)), {});
-    if (cond.node >= saved.num_nodes) {
+    if (cond.node >= before) {
       // The model has no name for its condition as a scalar: it goes out
       // named after the condition, not as a value of quarry's.
       const std::string scalar = n.input(0) + "_scalar";
@@ -151,12 +162,7 @@ bool Importer::lower_branches(
       if (bool_outs[0][k] && bool_outs[1][k])
         set_bool_output(k);
     }
-    return true;
-  } catch (const Error &) {
-    node_ = &n;
-    restore(std::move(saved));
-    return false;
-  }
+  });
 }
 
 } // namespace quarry::onnx_io

@@ -182,8 +182,7 @@ bool Importer::unroll_loop(
   if (trips && go && *trips > most)
     return false;
 
-  Snapshot saved = snapshot();
-  try {
+  return attempt([&](int) {
     const std::string base = loop_prefix(n);
     std::string cond = has_input(1) ? n.input(1) : base + "cond";
     if (!has_input(1))
@@ -213,23 +212,9 @@ bool Importer::unroll_loop(
             g.output(1 + carried + k).name());
     }
     node_ = &n;
-    for (int j = 0; j < carried && j < n.output_size(); ++j)
-      if (!alias_value(state[static_cast<size_t>(j)], n.output(j)))
-        throw Error("the body never computes a carried value");
-    for (int k = 0; carried + k < n.output_size(); ++k) {
-      if (n.output(carried + k).empty())
-        continue;
-      const Names &names = scanned[static_cast<size_t>(k)];
-      if (names.empty())
-        throw Error("a scan output of no iterations is empty");
-      stack_output(carried + k, names, 0);
-    }
-    return true;
-  } catch (const Error &) {
-    node_ = &n;
-    restore(std::move(saved));
-    return false;
-  }
+    loop_outputs(state, scanned, std::vector<int64_t>(scanned.size(), 0),
+                 std::vector<int64_t>(scanned.size(), 0));
+  });
 }
 
 bool Importer::unroll_scan(
@@ -252,8 +237,7 @@ bool Importer::unroll_scan(
       throw Error(std::string(name) + " has another count of values");
     return v;
   };
-  Snapshot saved = snapshot();
-  try {
+  return attempt([&](int) {
     const auto in_axes = list("scan_input_axes", static_cast<size_t>(inputs));
     const auto in_back =
         list("scan_input_directions", static_cast<size_t>(inputs));
@@ -302,26 +286,32 @@ bool Importer::unroll_scan(
         scanned[static_cast<size_t>(k)].push_back(g.output(states + k).name());
     }
     node_ = &n;
-    for (int j = 0; j < states && j < n.output_size(); ++j)
-      if (!alias_value(state[static_cast<size_t>(j)], n.output(j)))
-        throw Error("the body never computes a state");
-    for (int k = 0; states + k < n.output_size(); ++k) {
-      if (n.output(states + k).empty())
-        continue;
-      Names names = scanned[static_cast<size_t>(k)];
-      if (out_back[k])
-        std::reverse(names.begin(), names.end());
-      const int r = rank_of(names[0]) + 1;
-      const int64_t axis = out_axes[k] < 0 ? out_axes[k] + r : out_axes[k];
-      if (axis < 0 || axis >= r)
-        throw Error("a scan output axis is out of range");
-      stack_output(states + k, names, axis);
-    }
-    return true;
-  } catch (const Error &) {
-    node_ = &n;
-    restore(std::move(saved));
-    return false;
+    loop_outputs(state, scanned, out_axes, out_back);
+  });
+}
+
+void Importer::loop_outputs(const Names &state,
+                            const std::vector<Names> &scanned,
+                            const std::vector<int64_t> &axes,
+                            const std::vector<int64_t> &reversed) {
+  const onnx::NodeProto &n = *node_;
+  const int carried = static_cast<int>(state.size());
+  for (int j = 0; j < carried && j < n.output_size(); ++j)
+    if (!alias_value(state[static_cast<size_t>(j)], n.output(j)))
+      throw Error("the body never computes a carried value");
+  for (int k = 0; carried + k < n.output_size(); ++k) {
+    if (n.output(carried + k).empty())
+      continue;
+    Names names = scanned[static_cast<size_t>(k)];
+    if (names.empty())
+      throw Error("a scan output of no iterations is empty");
+    if (reversed[k])
+      std::reverse(names.begin(), names.end());
+    const int r = rank_of(names[0]) + 1;
+    const int64_t axis = axes[k] < 0 ? axes[k] + r : axes[k];
+    if (axis < 0 || axis >= r)
+      throw Error("a scan output axis is out of range");
+    stack_output(carried + k, names, axis);
   }
 }
 

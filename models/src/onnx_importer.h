@@ -161,24 +161,11 @@ private:
   /// that cannot express it.
   bool unroll_loop(const std::map<std::string, Handler, std::less<>> &table);
   bool unroll_scan(const std::map<std::string, Handler, std::less<>> &table);
-  /// What an attempt to import the current node as other nodes changes
-  /// (lower_branches, the unrolled loops), put back by restore() where it
-  /// fails.
-  struct Snapshot {
-    int num_nodes = 0;
-    onnx::ModelProto kept;
-    std::map<std::string, ValueRef> values;
-    ConstantTable constants;
-    std::set<std::string> untyped;
-    std::vector<ValueRef> tail_reads;
-    std::map<std::string, int32_t> held;
-    std::map<std::string, ValueRef> held_casts;
-    std::map<std::string, int32_t> elem;
-    std::set<std::string> kept_constants;
-    std::set<std::string> taken;
-  };
-  Snapshot snapshot() const;
-  void restore(Snapshot s);
+  /// Runs `step`, an import of the current node as other nodes, given the
+  /// graph's node count before it (lower_branches, the unrolled loops);
+  /// where it throws quarry::Error, puts back everything it changed and
+  /// returns false.
+  bool attempt(const std::function<void(int num_nodes)> &step);
   /// The value named `name` as quarry's (a constant made a weight); throws
   /// where it is not a float tensor quarry holds (a bool, an integer, one
   /// of the untyped tail).
@@ -189,6 +176,14 @@ private:
   /// stacked along a new axis `axis`: a constant where they all are, else
   /// float tensors (float_tensor).
   void stack_output(int k, const std::vector<std::string> &names, int64_t axis);
+  /// A Loop's or Scan's outputs: first the carried values named `state`,
+  /// then each scan output k stacking the values `scanned[k]` along a new
+  /// axis `axes[k]` (negative counts from the end), in reverse where
+  /// `reversed[k]`.
+  void loop_outputs(const std::vector<std::string> &state,
+                    const std::vector<std::vector<std::string>> &scanned,
+                    const std::vector<int64_t> &axes,
+                    const std::vector<int64_t> &reversed);
   /// Makes node output `to` the value named `from` (a value, a constant, or
   /// one of the untyped tail); false where nothing of that name was made.
   bool alias_value(const std::string &from, const std::string &to);
