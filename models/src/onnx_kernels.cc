@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_kernels.h"
 #include "onnx_kernels_impl.h"
+#include "onnx_tensor.h"
 
 #include "quarry/core/error.h"
 #include "quarry/core/memory_limit.h"
@@ -70,6 +71,16 @@ std::string string_attr(const onnx::NodeProto &n, std::string_view name,
   if (!attr_is(*a, onnx::AttributeProto::STRING))
     throw Error("attribute '" + std::string(name) + "' must be a string");
   return a->s();
+}
+
+int32_t elem_attr(const onnx::NodeProto &n, std::string_view name,
+                  int32_t fallback) {
+  const int64_t elem = int_attr(n, name, fallback);
+  if (elem <= 0 || elem > std::numeric_limits<int32_t>::max() ||
+      !decodable(static_cast<int32_t>(elem)))
+    throw Error(std::string(name) + " " + std::to_string(elem) +
+                " is not an element type quarry holds");
+  return static_cast<int32_t>(elem);
 }
 
 /// Input `i` of `in`, or nullptr where the node leaves it out.

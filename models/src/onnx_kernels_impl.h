@@ -44,6 +44,11 @@ float float_attr(const onnx::NodeProto &n, std::string_view name,
                  float fallback);
 std::string string_attr(const onnx::NodeProto &n, std::string_view name,
                         const std::string &fallback);
+/// An ONNX element type given as attribute `name` (EyeLike's dtype, a
+/// window's output_datatype), `fallback` where absent; refused where it is
+/// no type quarry holds.
+int32_t elem_attr(const onnx::NodeProto &n, std::string_view name,
+                  int32_t fallback);
 
 //===----------------------------------------------------------------------===//
 // Operands

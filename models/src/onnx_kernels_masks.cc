@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace quarry::onnx_io::kernels {
 
@@ -93,15 +92,7 @@ std::vector<HeldValue> eye_like(const onnx::NodeProto &n, const Inputs &in) {
   const Shape &s = xv.value.shape;
   if (s.rank() != 2)
     throw Error("input must be 2-D, not " + s.str());
-  int32_t elem = xv.elem;
-  if (find_attr(n, "dtype")) {
-    const int64_t dtype = int_attr(n, "dtype", 0);
-    if (dtype <= 0 || dtype > std::numeric_limits<int32_t>::max() ||
-        !decodable(static_cast<int32_t>(dtype)))
-      throw Error("dtype " + std::to_string(dtype) +
-                  " is not an element type quarry holds");
-    elem = static_cast<int32_t>(dtype);
-  }
+  const int32_t elem = elem_attr(n, "dtype", xv.elem);
   const int64_t k = int_attr(n, "k", 0);
   const int64_t rows = s[0], cols = s[1];
   std::vector<float> out(static_cast<size_t>(output_elements(s.dims)), 0.0f);

@@ -1,4 +1,4 @@
-//===- onnx_kernels_signal.cc - Window functions ---------------------------===//
+//===- onnx_kernels_signal.cc - Window functions --------------------------===//
 //
 // HannWindow, HammingWindow and BlackmanWindow (opset 17): `size` samples
 // of a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N the size where the
@@ -15,7 +15,6 @@
 #include "quarry/core/error.h"
 
 #include <cmath>
-#include <limits>
 #include <numbers>
 
 namespace quarry::onnx_io::kernels {
@@ -26,12 +25,8 @@ std::vector<HeldValue> window(const onnx::NodeProto &n, const Inputs &in,
   const int64_t size = single_int(required_input(in, 0, "size"), "size");
   if (size < 0)
     throw Error("size " + std::to_string(size) + " is negative");
-  const int64_t dtype = int_attr(n, "output_datatype", 1);
-  if (dtype <= 0 || dtype > std::numeric_limits<int32_t>::max() ||
-      !decodable(static_cast<int32_t>(dtype)))
-    throw Error("output_datatype " + std::to_string(dtype) +
-                " is not an element type quarry holds");
-  const auto elem = static_cast<int32_t>(dtype);
+  const int32_t elem =
+      elem_attr(n, "output_datatype", onnx::TensorProto::FLOAT);
   const bool periodic = int_attr(n, "periodic", 1) != 0;
   const double period = static_cast<double>(periodic ? size : size - 1);
   std::vector<float> out(static_cast<size_t>(output_elements({size})));
