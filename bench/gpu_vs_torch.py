@@ -145,13 +145,19 @@ def cuda_graph_fn(torch, model, x):
 MEDIAN = re.compile(r"median ([0-9.eE+-]+) ms")
 
 
-def quarry_run(args, onnx_path, inputs, outputs_dir, streams):
-    """quarry's median over args.runs, and its device line."""
+def run_command(args, onnx_path, inputs, streams, runs, warmup):
+    """`quarry run` of `onnx_path` on `inputs` (name -> .npy)."""
     cmd = [args.quarry, "run", onnx_path, "--backend", args.backend,
-           "--runs", str(args.runs), "--warmup", str(args.warmup),
-           "--streams", streams]
+           "--runs", str(runs), "--warmup", str(warmup), "--streams", streams]
     for name, path in inputs.items():
         cmd += ["--input", "%s=%s" % (name, path)]
+    return cmd
+
+
+def quarry_run(args, onnx_path, inputs, outputs_dir, streams):
+    """quarry's median over args.runs, and its device line."""
+    cmd = run_command(args, onnx_path, inputs, streams, args.runs,
+                      args.warmup)
     if outputs_dir:
         cmd += ["--save-outputs", outputs_dir]
     p = subprocess.run(cmd, capture_output=True, text=True,
@@ -184,10 +190,7 @@ def quarry_optimize(args, onnx_path, out_path, streams):
 def quarry_steps(args, onnx_path, inputs, streams):
     """What `quarry run --profile` says of how the graph runs (on cuda: its
     steps, those cuDNN fused, streams and waves, steps run on the host)."""
-    cmd = [args.quarry, "run", onnx_path, "--backend", args.backend,
-           "--runs", "3", "--warmup", "2", "--streams", streams, "--profile"]
-    for name, path in inputs.items():
-        cmd += ["--input", "%s=%s" % (name, path)]
+    cmd = run_command(args, onnx_path, inputs, streams, 3, 2) + ["--profile"]
     p = subprocess.run(cmd, capture_output=True, text=True,
                        timeout=args.timeout)
     lines = [l.rstrip() for l in p.stdout.splitlines() if l.strip()]
