@@ -162,6 +162,37 @@ TEST(CpuBackend, DeviceNameNamesTheThreads) {
             std::string::npos);
 }
 
+// The gemv packs its weights in panels of columns and reads each panel's
+// rows in four quarters: every split of the columns (whole panels, a strip
+// after them, a strip alone) and of the rows (fewer than four, a remainder
+// after the quarters) against the reference, on one thread and on two,
+// with an epilogue reading an operand per column.
+TEST(CpuGemv, EveryPanelAndRowSplitEqualsTheReference) {
+  auto ref = make_reference_backend();
+  for (int threads : {1, 2})
+    for (int k : {1, 3, 4, 7, 258, 4099})
+      for (int n : {1, 5, 31, 32, 33, 64, 100, 700}) {
+        BackendOptions o;
+        o.threads = threads;
+        auto cpu = make_cpu_backend(o);
+        const std::string text =
+            "input x: [1," + std::to_string(k) + "]\nweight w: [" +
+            std::to_string(k) + "," + std::to_string(n) + "]\ninput r: [1," +
+            std::to_string(n) +
+            "]\ny = ewadd(matmul[act=tanh](x, w), r)\noutput y\n";
+        SCOPED_TRACE(text + std::to_string(threads) + " threads");
+        const Graph g = parse_graph(text);
+        const Bindings<float> values = random_run_bindings(g, 3);
+        auto e = cpu->prepare(g, values);
+        ASSERT_EQ(e->steps().size(), 1u);
+        EXPECT_EQ(e->steps()[0].impl, "gemv");
+        EXPECT_LE(
+            max_relative_error(run_once(*e, values),
+                               run_once(*ref->prepare(g, values), values)),
+            kTolerance);
+      }
+}
+
 TEST(CpuBackend, ACostMeasuredColdIsTheKernelsWithTheCachesEmptied) {
   auto cpu = make_cpu_backend();
   // The size comes from sysfs; a machine without it models no cache and

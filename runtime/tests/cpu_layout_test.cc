@@ -320,14 +320,17 @@ TEST(CpuThreads, TheThreadCountIsHonoured) {
         b->device_name().find(", " + std::to_string(threads) + " threads"),
         std::string::npos)
         << b->device_name();
-    // A convolution, a gemv that splits its rows among the threads, and
-    // one wide enough to take four rows a pass, with rows left over in
-    // each thread's share.
+    // A convolution, and gemvs whose threads split their panels: one
+    // with a strip of columns after its whole panels, one wide with rows
+    // left over after its quarters, one a single strip too narrow to
+    // split.
     for (const std::string &text :
          {operator_cases()[0].text,
           std::string("input x: [1,300]\nweight w: [300,700]\n"
                       "y = matmul[act=tanh](x, w)\noutput y\n"),
           std::string("input x: [1,303]\nweight w: [303,2050]\n"
+                      "y = matmul[act=tanh](x, w)\noutput y\n"),
+          std::string("input x: [1,5001]\nweight w: [5001,20]\n"
                       "y = matmul[act=tanh](x, w)\noutput y\n")}) {
       const Graph g = parse_graph(text);
       auto ref = make_reference_backend();

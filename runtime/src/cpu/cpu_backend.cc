@@ -84,8 +84,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// 4 since transposes into nhwc are views and pointwise functions post-ops,
 /// 5 since concat, pad and resize copy in their operand's layout and
 /// convolutions over their whole input are gemvs, 6 since softmax runs
-/// line by line where oneDNN's is slow (softmax_lines.h).
-constexpr int kKernelRevision = 6;
+/// line by line where oneDNN's is slow (softmax_lines.h), 7 since gemvs
+/// stream their weights packed in panels.
+constexpr int kKernelRevision = 7;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

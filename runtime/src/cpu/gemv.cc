@@ -21,61 +21,87 @@ namespace quarry::runtime::cpu {
 
 namespace {
 
-/// y = x[k0..k1) . W[k0..k1, :) for row-major W [k, n]: rows read once,
-/// front to back, into accumulators that stay in L1. Built for AVX-512,
-/// AVX2 and plain x86-64; the loader picks what the CPU has.
-QUARRY_CPU_CLONES void gemv_rows(const float *x, const float *w, float *y,
-                                 int64_t k0, int64_t k1, int64_t n) {
-  for (int64_t c = 0; c < n; ++c)
-    y[c] = 0.0f;
-  for (int64_t i = k0; i < k1; ++i) {
-    const float xi = x[i];
-    const float *row = w + i * n;
+/// The weights are packed into panels of kPanel columns, each panel its k
+/// rows of kPanel floats front to back, so that a panel's sums stay in
+/// registers while its weights stream past once. Read row by row, a
+/// product loads and stores its row of sums for every vector of weights,
+/// and those accesses crowd out the loads that keep the stream of weights
+/// from memory going.
+constexpr int64_t kPanel = 32;
+
+/// y[0..kPanel) = x . P for one panel P [k, kPanel]. The four quarters of
+/// the rows are read at once: four streams keep more of the memory's
+/// requests in flight than one, which matters most for wide products,
+/// whose panels are long.
+QUARRY_CPU_CLONES void panel_product(const float *x, const float *panel,
+                                     float *y, int64_t k) {
+  const int64_t q = k / 4;
+  float a0[kPanel] = {}, a1[kPanel] = {}, a2[kPanel] = {}, a3[kPanel] = {};
+  const float *r0 = panel, *r1 = r0 + q * kPanel, *r2 = r1 + q * kPanel,
+              *r3 = r2 + q * kPanel;
+  for (int64_t i = 0; i < q; ++i) {
+    const float x0 = x[i], x1 = x[q + i], x2 = x[2 * q + i], x3 = x[3 * q + i];
+    const int64_t at = i * kPanel;
 #pragma omp simd
-    for (int64_t c = 0; c < n; ++c)
-      y[c] += xi * row[c];
+    for (int64_t j = 0; j < kPanel; ++j) {
+      a0[j] += x0 * r0[at + j];
+      a1[j] += x1 * r1[at + j];
+      a2[j] += x2 * r2[at + j];
+      a3[j] += x3 * r3[at + j];
+    }
+  }
+  for (int64_t i = 4 * q; i < k; ++i) {
+    const float xi = x[i];
+#pragma omp simd
+    for (int64_t j = 0; j < kPanel; ++j)
+      a0[j] += xi * panel[i * kPanel + j];
+  }
+  for (int64_t j = 0; j < kPanel; ++j)
+    y[j] = (a0[j] + a1[j]) + (a2[j] + a3[j]);
+}
+
+/// y[0..r) = x . S for the last r < kPanel columns, packed as S [k, r].
+QUARRY_CPU_CLONES void strip_product(const float *x, const float *strip,
+                                     float *y, int64_t k, int64_t r) {
+  for (int64_t c = 0; c < r; ++c)
+    y[c] = 0.0f;
+  for (int64_t i = 0; i < k; ++i) {
+    const float xi = x[i];
+#pragma omp simd
+    for (int64_t c = 0; c < r; ++c)
+      y[c] += xi * strip[i * r + c];
   }
 }
 
-/// gemv_rows for a wide y (16 KiB at n = 4096), which does not stay in L1
-/// beside the stream of weights: one pass over it per row made a product
-/// with 4096 columns 1.8 times slower per weight than one with 512, and
-/// one with 1536 already 1.4 times. Four rows per pass read and write it a
-/// quarter as often. Up to 1024 columns they measured no faster than one
-/// (bench/runtime_bench, gemv_sweep).
-QUARRY_CPU_CLONES void gemv_rows_by_four(const float *x, const float *w,
-                                         float *y, int64_t k0, int64_t k1,
-                                         int64_t n) {
-  for (int64_t c = 0; c < n; ++c)
-    y[c] = 0.0f;
-  int64_t i = k0;
-  for (; i + 4 <= k1; i += 4) {
-    const float x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];
-    const float *r0 = w + i * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
-#pragma omp simd
-    for (int64_t c = 0; c < n; ++c)
-      y[c] += x0 * r0[c] + x1 * r1[c] + x2 * r2[c] + x3 * r3[c];
+/// Row-major W [k, n] as panels (whole ones first, then the strip of the
+/// columns left over), in 64-byte aligned memory: vector loads that
+/// straddle cache lines slowed the stream measurably.
+std::shared_ptr<float> pack_panels(const float *w, int64_t k, int64_t n) {
+  const size_t bytes = sizeof(float) * static_cast<size_t>(k * n);
+  std::shared_ptr<float> packed(
+      static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)),
+      [](float *p) { std::free(p); });
+  if (!packed)
+    throw Error("backend cpu: out of memory for gemv weights");
+  float *out = packed.get();
+  for (int64_t c0 = 0; c0 < n; c0 += kPanel) {
+    const int64_t width = std::min(kPanel, n - c0);
+    for (int64_t i = 0; i < k; ++i, out += width)
+      std::memcpy(out, w + i * n + c0, sizeof(float) * width);
   }
-  for (; i < k1; ++i) {
-    const float xi = x[i];
-    const float *row = w + i * n;
-#pragma omp simd
-    for (int64_t c = 0; c < n; ++c)
-      y[c] += xi * row[c];
-  }
+  return packed;
 }
 
-/// From this many columns on, a product takes four rows per pass.
-constexpr int64_t kWideRow = 1536;
-
-/// gemv_rows or gemv_rows_by_four, by the width. Both are called directly:
-/// chosen through a function pointer, the narrow one ran 1.4 times slower.
-void accumulate_rows(const float *x, const float *w, float *y, int64_t k0,
-                     int64_t k1, int64_t n) {
-  if (n >= kWideRow)
-    gemv_rows_by_four(x, w, y, k0, k1, n);
-  else
-    gemv_rows(x, w, y, k0, k1, n);
+/// y[c0..c1) for panel-aligned c0 (c1 a panel's end or n).
+void panel_columns(const float *x, const float *packed, float *y, int64_t k,
+                   int64_t n, int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; c += kPanel) {
+    const float *panel = packed + c * k;
+    if (n - c >= kPanel)
+      panel_product(x, panel, y + c, k);
+    else
+      strip_product(x, panel, y + c, k, n - c);
+  }
 }
 
 /// One post-op with its operand's position among the step's operands.
@@ -133,54 +159,35 @@ bool gemv_applies(CpuOperands in) {
 Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
   const int64_t k = in[1].shape()[0], n = in[1].shape()[1];
   const std::vector<BoundPostOp> bound = bound_post_ops(post);
-  // The weights are copied to 64-byte aligned memory: vector loads that
-  // straddle cache lines slowed the stream measurably.
-  const size_t bytes = sizeof(float) * static_cast<size_t>(k * n);
-  std::shared_ptr<float> weights(
-      static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)),
-      [](float *p) { std::free(p); });
-  if (!weights)
-    throw Error("backend cpu: out of memory for gemv weights");
-  std::memcpy(weights.get(), in[1].static_data, bytes);
+  std::shared_ptr<float> weights = pack_panels(in[1].static_data, k, n);
   Lowered l;
   l.in = plain_mds(in);
   l.out = plain_mds(out);
   l.impl = "gemv";
   l.copied_static = {1};
-  // Threads split the rows (each streams a contiguous part of W), then
-  // sum their partial rows column slab by column slab and apply the
-  // epilogue there. Splitting columns instead reads W with gaps, which
-  // measured slower than one thread.
+  // Threads split the panels, each streaming a contiguous part of the
+  // packed weights and applying the epilogue to its own columns.
   l.bind = [k, n, bound, weights](const Bound &b) -> Step {
-    auto partial = std::make_shared<std::vector<float>>();
     std::vector<float *> in = b.in;
     in[1] = weights.get();
-    return [k, n, bound, partial, weights, in, y = b.out[0]] {
+    return [k, n, bound, weights, in, y = b.out[0]] {
+      const int64_t panels = (n + kPanel - 1) / kPanel;
       const int threads =
-          k * n < kParallelWeights ? 1 : std::max(1, omp_get_max_threads());
+          k * n < kParallelWeights
+              ? 1
+              : static_cast<int>(std::min<int64_t>(
+                    panels, std::max(1, omp_get_max_threads())));
       if (threads == 1) {
-        accumulate_rows(in[0], in[1], y, 0, k, n);
+        panel_columns(in[0], in[1], y, k, n, 0, n);
         apply_epilogue(bound, in, y, 0, n);
         return;
       }
-      partial->resize(static_cast<size_t>(threads * n));
-      float *parts = partial->data();
 #pragma omp parallel num_threads(threads)
       {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        accumulate_rows(in[0], in[1], parts + t * n, k * t / nt,
-                        k * (t + 1) / nt, n);
-#pragma omp barrier
-        // Slabs of whole 64-byte lines, one per thread.
-        const int64_t lines = (n + 15) / 16;
-        const int64_t c0 = std::min(n, lines * t / nt * 16);
-        const int64_t c1 = std::min(n, lines * (t + 1) / nt * 16);
-        for (int64_t c = c0; c < c1; ++c) {
-          float sum = parts[c];
-          for (int j = 1; j < nt; ++j)
-            sum += parts[j * n + c];
-          y[c] = sum;
-        }
+        const int64_t c0 = std::min(n, panels * t / nt * kPanel);
+        const int64_t c1 = std::min(n, panels * (t + 1) / nt * kPanel);
+        panel_columns(in[0], in[1], y, k, n, c0, c1);
         apply_epilogue(bound, in, y, c0, c1);
       }
     };

@@ -4,9 +4,10 @@
 // once and does two flops per float read: its speed is the memory's. oneDNN
 // 2.x's kernels reach about two thirds of the bandwidth a plain streaming
 // loop reaches on such problems (bench/ort_vs_quarry on nasrnn), so the cpu
-// backend runs them here: the weights stay row-major and are read front to
-// back, each thread streaming its own share of the rows, and the epilogue
-// (fusion.h) is applied to the finished row.
+// backend runs them here: the weights are packed once into panels of
+// columns, each read front to back with its sums in registers, each thread
+// streaming its own panels, and the epilogue (fusion.h) is applied to the
+// finished columns.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
