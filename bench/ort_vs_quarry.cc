@@ -7,12 +7,12 @@
 // same seeded random inputs, in alternating blocks of --block runs each;
 // their ratio (quarry / ONNX Runtime, below 1 when quarry is faster), and
 // the ratio of their fastest runs (what other load on the machine cannot
-// inflate); the
-// largest relative difference between the two engines' outputs; how
-// quarry ran the graph (kernels, nodes fused, reorders); and the network's
-// roofline on this machine at that thread count (roofline.h: its FLOPs at
-// the measured peak, its weights at the measured bandwidth, each engine's
-// time over the larger). Before each block a pause (--gap-ms) and one
+// inflate); the largest relative difference between the two engines'
+// outputs; how quarry ran the graph (kernels, nodes fused, reorders); and
+// the network's roofline on this machine at that thread count (roofline.h:
+// its FLOPs at the core's measured peak, its weights at the measured
+// bandwidth, each engine's time over the larger; the limits measured before
+// the runs and after them). Before each block a pause (--gap-ms) and one
 // untimed run let the other engine's idle threads stop spinning. The JSON
 // names the commit of the sources, the date, the command and the machine.
 //
@@ -177,9 +177,15 @@ private:
   std::vector<Ort::Value> inputs_;
 };
 
-nlohmann::json compare(Ort::Env &env, const std::string &file,
-                       const bench::Machine &machine, const Args &a) {
-  const int threads = machine.threads;
+/// One file at one thread count: the JSON of its timings, without the
+/// roofline, which main() adds once the machine's limits are final.
+struct Compared {
+  nlohmann::json json;
+  bench::Work work;
+};
+
+Compared compare(Ort::Env &env, const std::string &file, int threads,
+                 const Args &a) {
   // "A.onnx:B.qg": ONNX Runtime runs A, quarry B (what quarry optimize
   // wrote for A, with the implementations it chose).
   std::string ort_file = file, quarry_file = file;
@@ -225,20 +231,20 @@ nlohmann::json compare(Ort::Env &env, const std::string &file,
   const double om = median(ort_ms), qm = median(quarry_ms);
   const double omin = *std::min_element(ort_ms.begin(), ort_ms.end());
   const double qmin = *std::min_element(quarry_ms.begin(), quarry_ms.end());
-  return {{"file", bench::portable_paths(file)},
-          {"threads", threads},
-          {"onnxruntime_ms", om},
-          {"quarry_ms", qm},
-          {"quarry_over_onnxruntime", qm / om},
-          {"onnxruntime_min_ms", omin},
-          {"quarry_min_ms", qmin},
-          {"quarry_over_onnxruntime_min", qmin / omin},
-          {"max_relative_difference", err},
-          {"roofline", bench::roofline(m.graph, machine, qm, om)},
-          {"quarry_steps",
-           {{"kernels", counts.kernels},
-            {"fused_nodes", counts.fused_nodes},
-            {"reorders", counts.reorders}}}};
+  nlohmann::json j = {{"file", bench::portable_paths(file)},
+                      {"threads", threads},
+                      {"onnxruntime_ms", om},
+                      {"quarry_ms", qm},
+                      {"quarry_over_onnxruntime", qm / om},
+                      {"onnxruntime_min_ms", omin},
+                      {"quarry_min_ms", qmin},
+                      {"quarry_over_onnxruntime_min", qmin / omin},
+                      {"max_relative_difference", err},
+                      {"quarry_steps",
+                       {{"kernels", counts.kernels},
+                        {"fused_nodes", counts.fused_nodes},
+                        {"reorders", counts.reorders}}}};
+  return {std::move(j), bench::work_of(m.graph)};
 }
 
 } // namespace
@@ -254,20 +260,30 @@ int main(int argc, char **argv) {
     out["warmup"] = a.warmup;
     out["block"] = a.block;
     out["gap_ms"] = a.gap_ms;
+    // The limits are measured before the runs and again after them, each
+    // the better of the two (roofline.h).
     std::vector<bench::Machine> machines;
-    for (int t : a.threads) {
+    for (int t : a.threads)
       machines.push_back(bench::measure_machine(t));
-      out["machine"].push_back(
-          {{"threads", t},
-           {"peak_gflops", machines.back().peak_gflops},
-           {"bandwidth_gbs", machines.back().bandwidth_gbs}});
-    }
+    std::vector<Compared> results;
+    std::vector<size_t> machine_of;
     for (const std::string &f : a.files)
-      for (const bench::Machine &machine : machines) {
-        out["results"].push_back(compare(env, f, machine, a));
-        std::fprintf(stderr, "%s, %d threads: done\n", f.c_str(),
-                     machine.threads);
+      for (size_t i = 0; i < a.threads.size(); ++i) {
+        results.push_back(compare(env, f, a.threads[i], a));
+        machine_of.push_back(i);
+        std::fprintf(stderr, "%s, %d threads: done\n", f.c_str(), a.threads[i]);
       }
+    for (bench::Machine &m : machines) {
+      m = m.best_of(bench::measure_machine(m.threads));
+      out["machine"].push_back(m.to_json());
+    }
+    for (size_t r = 0; r < results.size(); ++r) {
+      nlohmann::json &j = results[r].json;
+      j["roofline"] = bench::roofline(results[r].work, machines[machine_of[r]],
+                                      j["quarry_ms"].get<double>(),
+                                      j["onnxruntime_ms"].get<double>());
+      out["results"].push_back(std::move(j));
+    }
     std::printf("%s\n", out.dump(2).c_str());
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ort_vs_quarry: %s\n", e.what());
