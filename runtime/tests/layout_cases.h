@@ -99,6 +99,20 @@ inline std::vector<Case> layout_cases() {
        "weight e: [1,C,5,6]\ny = broadcast[fn=sub](c, e)"},
       {"broadcast_full_computed", "y = broadcast[fn=div](c, sigmoid(d))"},
       {"broadcast_pow", "y = broadcast[fn=pow](sigmoid(c), b)"},
+      // A squeeze-excitation's scale: one computed value per channel over
+      // an operand read twice, so that nothing fuses it.
+      {"broadcast_channel_computed",
+       "s = sigmoid(pool2d_avg[k=5,6 s=1,1 pad=valid](c))\n"
+       "y = broadcast[fn=mul](c, s)"},
+      {"broadcast_channel_computed_div",
+       "s = sigmoid(pool2d_avg[k=5,6 s=1,1 pad=valid](c))\n"
+       "y = broadcast[fn=div](c, s)"},
+      {"broadcast_channel_computed_first",
+       "s = sigmoid(pool2d_avg[k=5,6 s=1,1 pad=valid](c))\n"
+       "y = broadcast[fn=mul](s, c)"},
+      {"broadcast_channel_computed_first_sub",
+       "s = sigmoid(pool2d_avg[k=5,6 s=1,1 pad=valid](c))\n"
+       "y = broadcast[fn=sub](s, c)"},
       {"broadcast_compare", "y = broadcast[fn=ge](c, b)"},
       {"where_compared", "y = where(broadcast[fn=gt](c, d), c, b)"},
       {"pointwise_exp", "y = pointwise[fn=exp](tanh(c))"},

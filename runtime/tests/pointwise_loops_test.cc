@@ -71,5 +71,36 @@ TEST(PointwiseLoops, EveryElementOnEveryThreadIsTheFunctionOfIt) {
     ASSERT_EQ(y[i], -erf[i]) << "element " << i;
 }
 
+// By one value per channel: channels innermost (nhwc rows) and outermost
+// but for the batch (nchw planes), each with enough elements for the
+// threads to split them and a channel count that is no multiple of a
+// vector; a function that is not commutative, so that the operands'
+// order shows; and in place.
+TEST(PointwiseLoops, EachElementByItsChannelsValueInRowsAndInPlanes) {
+  const int64_t outer = 2, channels = 37, inner = 1001;
+  const int64_t n = outer * channels * inner;
+  std::vector<float> x(n), y(channels), z(n, -7.0f);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 977) / 100.0f;
+  for (int64_t c = 0; c < channels; ++c)
+    y[c] = static_cast<float>(c) - 0.5f;
+  omp_set_num_threads(2);
+  // nchw: [outer, channels, inner].
+  channel_loop(ops::BroadcastFn::Sub, x.data(), y.data(), z.data(), outer,
+               channels, inner);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] - y[i / inner % channels]) << "element " << i;
+  // nhwc: [outer * inner, channels].
+  channel_loop(ops::BroadcastFn::Div, x.data(), y.data(), z.data(),
+               outer * inner, channels, 1);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] / y[i % channels]) << "element " << i;
+  channel_loop(ops::BroadcastFn::Mul, z.data(), y.data(), z.data(),
+               outer * inner, channels, 1);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] / y[i % channels] * y[i % channels])
+        << "element " << i;
+}
+
 } // namespace
 } // namespace quarry::runtime::cpu

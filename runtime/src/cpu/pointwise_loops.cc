@@ -33,45 +33,50 @@ void range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
     scalar_range(fn, alpha, beta, x, y, n);
 }
 
-/// z = op(x, y) element by element, y one value or one per element.
+/// z = op(x, y) element by element, y one value (`period` 0) or read at
+/// i % period: one per element (period n), one per channel of rows whose
+/// channels are innermost (period: the channels; x starts at a row).
 template <class Op>
 inline void binary_elements(Op op, const float *x, const float *y,
-                            bool y_scalar, float *z, int64_t n) {
-  if (y_scalar) {
+                            int64_t period, float *z, int64_t n) {
+  if (period == 0) {
     const float s = y[0];
     for (int64_t i = 0; i < n; ++i)
       z[i] = op(x[i], s);
-  } else {
-    for (int64_t i = 0; i < n; ++i)
-      z[i] = op(x[i], y[i]);
+    return;
+  }
+  for (int64_t o = 0; o < n; o += period) {
+    const int64_t len = std::min(period, n - o);
+    for (int64_t i = 0; i < len; ++i)
+      z[o + i] = op(x[o + i], y[i]);
   }
 }
 
 QUARRY_CPU_CLONES void binary_range(ops::BroadcastFn fn, const float *x,
-                                    const float *y, bool y_scalar, float *z,
+                                    const float *y, int64_t period, float *z,
                                     int64_t n) {
   using B = ops::BroadcastFn;
   switch (fn) {
   case B::Add:
-    return binary_elements([](float a, float b) { return a + b; }, x, y,
-                           y_scalar, z, n);
+    return binary_elements([](float a, float b) { return a + b; }, x, y, period,
+                           z, n);
   case B::Sub:
-    return binary_elements([](float a, float b) { return a - b; }, x, y,
-                           y_scalar, z, n);
+    return binary_elements([](float a, float b) { return a - b; }, x, y, period,
+                           z, n);
   case B::Mul:
-    return binary_elements([](float a, float b) { return a * b; }, x, y,
-                           y_scalar, z, n);
+    return binary_elements([](float a, float b) { return a * b; }, x, y, period,
+                           z, n);
   case B::Div:
-    return binary_elements([](float a, float b) { return a / b; }, x, y,
-                           y_scalar, z, n);
+    return binary_elements([](float a, float b) { return a / b; }, x, y, period,
+                           z, n);
   case B::Max:
-    return binary_elements(ops::float_max, x, y, y_scalar, z, n);
+    return binary_elements(ops::float_max, x, y, period, z, n);
   case B::Min:
-    return binary_elements(ops::float_min, x, y, y_scalar, z, n);
+    return binary_elements(ops::float_min, x, y, period, z, n);
   default:
     return binary_elements(
         [fn](float a, float b) { return ops::broadcast_value(fn, a, b); }, x, y,
-        y_scalar, z, n);
+        period, z, n);
   }
 }
 
@@ -92,12 +97,47 @@ template <class F> void split_elements(int64_t n, F &&f) {
   }
 }
 
+/// f(begin, count) over [0, units) units of `unit` elements each, on the
+/// OpenMP threads when they hold enough elements to pay for them.
+template <class F> void split_units(int64_t units, int64_t unit, F &&f) {
+  const int threads = units * unit < kParallelElements
+                          ? 1
+                          : static_cast<int>(std::min<int64_t>(
+                                units, std::max(1, omp_get_max_threads())));
+  if (threads == 1)
+    return f(0, units);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t u0 = units * t / nt, u1 = units * (t + 1) / nt;
+    f(u0, u1 - u0);
+  }
+}
+
 } // namespace
 
 void binary_loop(ops::BroadcastFn fn, const float *x, const float *y,
                  bool y_scalar, float *z, int64_t n) {
   split_elements(n, [&](int64_t i0, int64_t count) {
-    binary_range(fn, x + i0, y_scalar ? y : y + i0, y_scalar, z + i0, count);
+    binary_range(fn, x + i0, y_scalar ? y : y + i0, y_scalar ? 0 : count,
+                 z + i0, count);
+  });
+}
+
+void channel_loop(ops::BroadcastFn fn, const float *x, const float *y, float *z,
+                  int64_t outer, int64_t channels, int64_t inner) {
+  if (inner == 1) { // rows of channels, y repeating along each
+    split_units(outer, channels, [&](int64_t r0, int64_t rows) {
+      binary_range(fn, x + r0 * channels, y, channels, z + r0 * channels,
+                   rows * channels);
+    });
+    return;
+  }
+  // Planes of `inner` elements, each by its channel's one value.
+  split_units(outer * channels, inner, [&](int64_t p0, int64_t planes) {
+    for (int64_t p = p0; p < p0 + planes; ++p)
+      binary_range(fn, x + p * inner, y + p % channels, 0, z + p * inner,
+                   inner);
   });
 }
 

@@ -3,7 +3,8 @@
 // pointwise functions without a oneDNN eltwise algorithm (or without an
 // exact one), and binary arithmetic by a scalar or an equal-shaped operand,
 // as loops over dense memory: each element alone, so they run in whatever
-// layout the operands share, threads splitting the elements. erf, the
+// layout the operands share, threads splitting the elements; and binary
+// arithmetic by one value per channel over nchw or nhwc. erf, the
 // one today's networks lean on (GELU), is a rational approximation the
 // compiler vectorizes, within a few ulps of the C library's erff; the rest
 // call core's scalar semantics.
@@ -41,6 +42,13 @@ inline float rational_erf(float x) {
 /// may be x), on the OpenMP threads when n is large enough to pay for them.
 void binary_loop(ops::BroadcastFn fn, const float *x, const float *y,
                  bool y_scalar, float *z, int64_t n);
+
+/// z = fn(x, y) for x of [outer, channels, inner] (nchw: inner is h w;
+/// nhwc: outer is n h w, inner 1) and y one value per channel (z may be
+/// x), on the OpenMP threads when there are enough elements to pay for
+/// them.
+void channel_loop(ops::BroadcastFn fn, const float *x, const float *y, float *z,
+                  int64_t outer, int64_t channels, int64_t inner);
 
 /// y[i] = fn(x[i]) for i < n (x may be y), on the OpenMP threads when n is
 /// large enough to pay for them.
