@@ -45,6 +45,15 @@ inline std::vector<Case> layout_cases() {
       {"scalar_mul_computed", "input s: []\ny = scalar_mul(c, s)"},
       {"batchnorm", "weight g: [C]\nweight h: [C]\nweight m: [C]\n"
                     "weight q: [C]\ny = batchnorm(c, g, h, m, q)"},
+      // A batchnorm that no convolution's weights can fold (a densely
+      // connected network's, after a concatenation), with its relu and
+      // without.
+      {"batchnorm_alone_relu",
+       "weight g: [C]\nweight h: [C]\nweight m: [C]\nweight q: [C]\n"
+       "y = relu(batchnorm(relu(c), g, h, m, q))"},
+      {"batchnorm_alone",
+       "weight g: [C]\nweight h: [C]\nweight m: [C]\nweight q: [C]\n"
+       "y = batchnorm(sigmoid(c), g, h, m, q)"},
       {"concat_channels", "y = concat[axis=1](c, d, c)"},
       {"concat_width", "y = concat[axis=3](c, d)"},
       {"concat_weight", "weight e: [1,3,5,6]\ny = concat[axis=1](c, e, d)"},

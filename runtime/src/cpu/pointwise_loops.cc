@@ -80,6 +80,40 @@ QUARRY_CPU_CLONES void binary_range(ops::BroadcastFn fn, const float *x,
   }
 }
 
+/// z = x mul + add (then relu) over rows of `channels`, mul and add one
+/// per channel.
+QUARRY_CPU_CLONES void affine_rows(const float *x, const float *mul,
+                                   const float *add, bool relu, float *z,
+                                   int64_t rows, int64_t channels) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * channels;
+    float *zr = z + r * channels;
+    if (relu) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const float v = xr[c] * mul[c] + add[c];
+        zr[c] = v > 0.0f ? v : 0.0f;
+      }
+    } else {
+      for (int64_t c = 0; c < channels; ++c)
+        zr[c] = xr[c] * mul[c] + add[c];
+    }
+  }
+}
+
+/// z = x m + a (then relu) over one plane of n elements.
+QUARRY_CPU_CLONES void affine_plane(const float *x, float m, float a, bool relu,
+                                    float *z, int64_t n) {
+  if (relu) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i] * m + a;
+      z[i] = v > 0.0f ? v : 0.0f;
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      z[i] = x[i] * m + a;
+  }
+}
+
 /// f(begin, count) over [0, n) on the OpenMP threads when n is large
 /// enough to pay for them, each thread a slice of whole 64-byte lines.
 template <class F> void split_elements(int64_t n, F &&f) {
@@ -138,6 +172,23 @@ void channel_loop(ops::BroadcastFn fn, const float *x, const float *y, float *z,
     for (int64_t p = p0; p < p0 + planes; ++p)
       binary_range(fn, x + p * inner, y + p % channels, 0, z + p * inner,
                    inner);
+  });
+}
+
+void channel_affine_loop(const float *x, const float *mul, const float *add,
+                         bool relu, float *z, int64_t outer, int64_t channels,
+                         int64_t inner) {
+  if (inner == 1) {
+    split_units(outer, channels, [&](int64_t r0, int64_t rows) {
+      affine_rows(x + r0 * channels, mul, add, relu, z + r0 * channels, rows,
+                  channels);
+    });
+    return;
+  }
+  split_units(outer * channels, inner, [&](int64_t p0, int64_t planes) {
+    for (int64_t p = p0; p < p0 + planes; ++p)
+      affine_plane(x + p * inner, mul[p % channels], add[p % channels], relu,
+                   z + p * inner, inner);
   });
 }
 

@@ -50,6 +50,13 @@ void binary_loop(ops::BroadcastFn fn, const float *x, const float *y,
 void channel_loop(ops::BroadcastFn fn, const float *x, const float *y, float *z,
                   int64_t outer, int64_t channels, int64_t inner);
 
+/// z = x mul[c] + add[c] for x of [outer, channels, inner] as channel_loop
+/// takes it (a batchnorm of static statistics, one product and one sum per
+/// channel, as core computes it), then relu where `relu` (z may be x).
+void channel_affine_loop(const float *x, const float *mul, const float *add,
+                         bool relu, float *z, int64_t outer, int64_t channels,
+                         int64_t inner);
+
 /// y[i] = fn(x[i]) for i < n (x may be y), on the OpenMP threads when n is
 /// large enough to pay for them.
 void pointwise_loop(ops::PointwiseFn fn, float alpha, float beta,
