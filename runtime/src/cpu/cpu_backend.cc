@@ -85,7 +85,8 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// 5 since concat, pad and resize copy in their operand's layout and
 /// convolutions over their whole input are gemvs, 6 since softmax runs
 /// line by line where oneDNN's is slow (softmax_lines.h), 7 since gemvs
-/// stream their weights packed in panels.
+/// stream their weights packed in panels and broadcasts by one value per
+/// channel and batchnorms no convolution folds run as loops.
 constexpr int kKernelRevision = 7;
 
 struct Layouts {
