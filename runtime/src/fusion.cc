@@ -112,6 +112,25 @@ std::optional<PostOp> view_of(const FusionView &g, int32_t id, ValueRef cur) {
   return op;
 }
 
+/// Batchnorm node `id` (of `cur`) as a post-op, folded into a
+/// convolution's weights or applied as a concatenation copies; nullopt
+/// where a statistic is computed.
+std::optional<PostOp> batchnorm_post_op(const FusionView &g, int32_t id,
+                                        bool folded) {
+  const Node &n = g.node(id);
+  PostOp op;
+  op.kind = PostOp::Kind::BatchNorm;
+  op.folded = folded;
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    if (!g.is_static(n.inputs[i]))
+      return std::nullopt;
+    op.statics.push_back(n.inputs[i]);
+  }
+  op.eps = n.attrs.real(ops::BatchNorm::kEps);
+  op.node = id;
+  return op;
+}
+
 /// Node `id` as a batchnorm folded into convolution `anchor`: it reads
 /// `cur` and static values only, and comes first in the chain or after
 /// the convolution's static per-channel bias (`post` so far).
@@ -128,16 +147,21 @@ std::optional<PostOp> folded_batchnorm(const FusionView &g, int32_t anchor,
       post[0].spread == Spread::PerChannel && post[0].operand_static;
   if (!post.empty() && !after_bias)
     return std::nullopt;
-  PostOp op;
-  op.kind = PostOp::Kind::BatchNorm;
-  for (size_t i = 1; i < n.inputs.size(); ++i) {
-    if (!g.is_static(n.inputs[i]))
-      return std::nullopt;
-    op.statics.push_back(n.inputs[i]);
-  }
-  op.eps = n.attrs.real(ops::BatchNorm::kEps);
-  op.node = id;
-  return op;
+  return batchnorm_post_op(g, id, true);
+}
+
+/// Node `id` as a batchnorm that concatenation `anchor` applies to `cur`,
+/// its 4-D result along channels: first in the chain, of static
+/// statistics.
+std::optional<PostOp> applied_batchnorm(const FusionView &g, int32_t anchor,
+                                        const std::vector<PostOp> &post,
+                                        int32_t id, ValueRef cur) {
+  const Node &a = g.node(anchor), &n = g.node(id);
+  if (a.kind != OpKind::Concat || n.kind != OpKind::BatchNorm ||
+      !post.empty() || n.inputs[0] != cur || g.shape(cur).rank() != 4 ||
+      a.attrs.i(ops::Concat::kAxis) != 1)
+    return std::nullopt;
+  return batchnorm_post_op(g, id, false);
 }
 
 /// A built graph and its plan, as the chain walk reads them.
@@ -194,7 +218,7 @@ std::string PostOp::str() const {
   if (kind == Kind::View)
     return "view";
   if (kind == Kind::BatchNorm)
-    return "batchnorm(folded)";
+    return folded ? "batchnorm(folded)" : "batchnorm";
   if (kind == Kind::Pointwise)
     return std::string(ops::kPointwiseNames[static_cast<int>(pointwise)]);
   if (kind == Kind::Unary) {
@@ -214,7 +238,8 @@ std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
     return std::nullopt;
   const int off = result.rank() - operand.rank();
   // The axis a per-channel operand varies along.
-  const int channel = anchor == OpKind::Conv2D || anchor == OpKind::BatchNorm
+  const int channel = anchor == OpKind::Conv2D || anchor == OpKind::BatchNorm ||
+                              anchor == OpKind::Concat
                           ? 1
                           : result.rank() - 1;
   bool full = true, scalar = true, per_channel = true;
@@ -286,7 +311,8 @@ std::vector<PostOp> own_activation(const Node &n, int32_t id) {
 bool FusionPolicy::is_anchor(const Node &n) const {
   return (n.kind == OpKind::Conv2D && conv2d) ||
          (n.kind == OpKind::MatMul && matmul) ||
-         (n.kind == OpKind::BatchNorm && batchnorm);
+         (n.kind == OpKind::BatchNorm && batchnorm) ||
+         (n.kind == OpKind::Concat && concat);
 }
 
 bool may_join_chain(const Node &n) {
@@ -326,12 +352,19 @@ chain_of(const FusionView &g, int32_t anchor, const FusionPolicy &policy,
     const int32_t next = g.sole_reader(cur);
     if (next < 0)
       break;
-    auto op = n.kind == OpKind::MatMul ? view_of(g, next, cur)
-              : policy.batchnorm_folds
-                  ? folded_batchnorm(g, anchor, post, next, cur)
-                  : std::optional<PostOp>();
-    if (!op)
-      op = post_op_of(g, n.kind, next, cur, policy);
+    std::optional<PostOp> op;
+    if (n.kind == OpKind::Concat) {
+      // A concatenation's chain starts with the batchnorm it applies.
+      op = post.empty() ? applied_batchnorm(g, anchor, post, next, cur)
+                        : post_op_of(g, n.kind, next, cur, policy);
+    } else {
+      op = n.kind == OpKind::MatMul ? view_of(g, next, cur)
+           : policy.batchnorm_folds
+               ? folded_batchnorm(g, anchor, post, next, cur)
+               : std::optional<PostOp>();
+      if (!op)
+        op = post_op_of(g, n.kind, next, cur, policy);
+    }
     if (!op)
       break;
     post.push_back(*op);

@@ -55,6 +55,14 @@ inline std::vector<Case> layout_cases() {
        "weight g: [C]\nweight h: [C]\nweight m: [C]\nweight q: [C]\n"
        "y = batchnorm(sigmoid(c), g, h, m, q)"},
       {"concat_channels", "y = concat[axis=1](c, d, c)"},
+      // A concatenation that applies its batchnorm as it copies, with the
+      // relu after it and without.
+      {"concat_batchnorm_relu",
+       "weight g: [C2]\nweight h: [C2]\nweight m: [C2]\nweight q: [C2]\n"
+       "y = relu(batchnorm(concat[axis=1](c, d), g, h, m, q))"},
+      {"concat_batchnorm",
+       "weight g: [C2]\nweight h: [C2]\nweight m: [C2]\nweight q: [C2]\n"
+       "y = batchnorm(concat[axis=1](relu(c), d), g, h, m, q)"},
       {"concat_width", "y = concat[axis=3](c, d)"},
       {"concat_weight", "weight e: [1,3,5,6]\ny = concat[axis=1](c, e, d)"},
       {"concat_batch", "y = concat[axis=0](c, d)"},
@@ -170,6 +178,7 @@ inline std::vector<Case> layout_cases() {
         for (size_t at; (at = body.find(from)) != std::string::npos;)
           body.replace(at, from.size(), to);
       };
+      replace("[C2]", "[" + std::to_string(2 * ch) + "]");
       replace("C4", std::to_string(ch - 4));
       replace("C8", std::to_string(ch - 8));
       replace("[C]", "[" + std::to_string(ch) + "]");
@@ -256,6 +265,20 @@ inline std::vector<FusionCase> fusion_cases() {
         conv + "c = conv2d(x, w)\ny = relu(c)\nz = sigmoid(c)\n"
                "output y, z\n"},
        0},
+      // A concatenation along channels takes its batchnorm and relu; one
+      // along the width does not (its batchnorm takes the relu).
+      {{"concat_batchnorm_relu",
+        conv + "weight g: [32]\nweight h: [32]\nweight m: [32]\n"
+               "weight q: [32]\nc = conv2d(x, w)\nd = conv2d[act=relu](x, w)\n"
+               "y = relu(batchnorm(concat[axis=1](c, d), g, h, m, q))\n"
+               "output y\n"},
+       2},
+      {{"concat_width_batchnorm_relu",
+        conv + "weight g: [16]\nweight h: [16]\nweight m: [16]\n"
+               "weight q: [16]\nc = conv2d(x, w)\nd = conv2d[act=relu](x, w)\n"
+               "y = relu(batchnorm(concat[axis=3](c, d), g, h, m, q))\n"
+               "output y\n"},
+       1},
       // A graph output ends the chain.
       {{"conv_output_midway",
         conv + "c = relu(conv2d(x, w))\ny = ewadd(c, r)\noutput c, y\n"},

@@ -227,7 +227,14 @@ public:
     // else.
     policy_.batchnorm = true;
     policy_.batchnorm_folds = true;
+    // A concatenation along channels applies its batchnorm, and the relu
+    // after it, as it copies (concat_affine_copies).
+    policy_.concat = true;
     policy_.accept = [](const Node &anchor, const std::vector<PostOp> &post) {
+      if (anchor.kind == OpKind::Concat)
+        return size_t{1} + (post.size() > 1 &&
+                            post[1].kind == PostOp::Kind::Unary &&
+                            post[1].unary == UnaryFn::Relu);
       // oneDNN's Winograd kernels take no full-tensor operand (a residual
       // sum): the chain stops before one, so that the convolution runs by
       // the algorithm chosen for it and the sum on its own.

@@ -25,6 +25,7 @@
 
 #include "../fusion.h"
 #include "dnnl_util.h"
+#include "pointwise_loops.h"
 
 #include <functional>
 #include <optional>
@@ -147,6 +148,14 @@ Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
 /// either, the axes outside the concat axis' run are one stride apart.
 Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
                       ResultTypes out);
+
+/// A concat along the channels of 4-D values `parts`, each copied into
+/// the nhwc result as a block of rows by `affine` (a batchnorm of static
+/// statistics over the result's channels), then relu where `relu`: the
+/// concatenation and its normalization in one pass. The step's operands
+/// after the parts are the batchnorm's statics, read here only.
+Lowered concat_affine_copies(CpuOperands in, size_t parts, ResultTypes out,
+                             ChannelAffine affine, bool relu);
 
 /// Result 0 is operand 0's memory, read in layout `in` and seen as `out`
 /// (same bytes): no step runs.

@@ -12,8 +12,6 @@
 #include "primitive_step.h"
 #include "softmax_lines.h"
 
-#include "quarry/core/float_domain.h"
-
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -459,17 +457,9 @@ std::optional<Lowered> batchnorm_loops(const Node &n, CpuOperands in,
     return std::nullopt;
   const Shape &x = in[0].shape();
   const int64_t channels = x[1];
-  const FloatDomain d;
-  const float eps = d.constant(n.attrs.real(ops::BatchNorm::kEps));
-  auto mul = std::make_shared<std::vector<float>>(channels);
-  auto add = std::make_shared<std::vector<float>>(channels);
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    const float m =
-        d.mul(d.unary(UnaryFn::InvSqrt, d.add(in[4].static_data[ch], eps)),
-              in[1].static_data[ch]);
-    (*mul)[ch] = m;
-    (*add)[ch] = d.sub(in[2].static_data[ch], d.mul(in[3].static_data[ch], m));
-  }
+  auto affine = std::make_shared<ChannelAffine>(batchnorm_affine(
+      in[1].static_data, in[2].static_data, in[3].static_data,
+      in[4].static_data, n.attrs.real(ops::BatchNorm::kEps), channels));
   const bool nhwc = layout == tag::nhwc;
   const int64_t outer = nhwc ? x[0] * x[2] * x[3] : x[0];
   const int64_t inner = nhwc ? 1 : x[2] * x[3];
@@ -479,11 +469,11 @@ std::optional<Lowered> batchnorm_loops(const Node &n, CpuOperands in,
   l.out = {in[0].md};
   l.impl = "loops";
   l.copied_static = {1, 2, 3, 4};
-  l.bind = [mul, add, relu = !post.empty(), outer, channels,
+  l.bind = [affine, relu = !post.empty(), outer, channels,
             inner](const Bound &b) -> Step {
-    return [mul, add, relu, outer, channels, inner, x = b.in[0], z = b.out[0]] {
-      channel_affine_loop(x, mul->data(), add->data(), relu, z, outer, channels,
-                          inner);
+    return [affine, relu, outer, channels, inner, x = b.in[0], z = b.out[0]] {
+      channel_affine_loop(x, affine->mul.data(), affine->add.data(), relu, z,
+                          outer, channels, inner);
     };
   };
   return l;
@@ -530,8 +520,19 @@ Lowered CpuKernel<ops::BatchNorm>::make(Context &c, const Node &n,
 }
 
 Lowered CpuKernel<ops::Concat>::make(Context &c, const Node &n, CpuOperands in,
-                                     ResultTypes out, PostOps) {
+                                     ResultTypes out, PostOps post) {
   const int axis = static_cast<int>(n.attrs.i(ops::Concat::kAxis));
+  if (!post.empty()) {
+    // The batchnorm the fusion policy lets it apply (and its relu): its
+    // statics are the operands after the parts.
+    const size_t parts = n.inputs.size();
+    ChannelAffine affine =
+        batchnorm_affine(in[parts].static_data, in[parts + 1].static_data,
+                         in[parts + 2].static_data, in[parts + 3].static_data,
+                         post[0].eps, out[0].shape[1]);
+    return concat_affine_copies(in, parts, out, std::move(affine),
+                                post.size() > 1);
+  }
   // Row-major and channels-last operands are copied run by run: oneDNN
   // 2.6's concat of plain operands along channels is ten times slower.
   // Blocked ones (nChw16c) go to oneDNN, which copies whole blocks.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace quarry::runtime::cpu {
 
@@ -301,6 +302,36 @@ Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
           to += runs[i];
         }
       }
+    };
+  };
+  return l;
+}
+
+Lowered concat_affine_copies(CpuOperands in, size_t parts, ResultTypes out,
+                             ChannelAffine affine, bool relu) {
+  const LoopLayout copies{true};
+  const Shape &r = out[0].shape;
+  const int64_t rows = r[0] * r[2] * r[3], channels = r[1];
+  std::vector<int64_t> widths; // each part's channels
+  Lowered l;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (i < parts) {
+      widths.push_back(in[i].shape()[1]);
+      l.in.push_back(copies.md(in[i].shape()));
+    } else {
+      l.in.push_back(plain_md(in[i].shape()));
+      l.copied_static.push_back(static_cast<int>(i));
+    }
+  }
+  l.out = {copies.md(r)};
+  l.impl = "loops";
+  auto a = std::make_shared<const ChannelAffine>(std::move(affine));
+  l.bind = [a, relu, rows, channels, widths](const Bound &b) -> Step {
+    return [a, relu, rows, channels, widths, src = b.in, dst = b.out[0]] {
+      int64_t at = 0;
+      for (size_t i = 0; i < widths.size(); at += widths[i++])
+        channel_affine_rows(src[i], a->mul.data() + at, a->add.data() + at,
+                            relu, dst + at, channels, rows, widths[i]);
     };
   };
   return l;

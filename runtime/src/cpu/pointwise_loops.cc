@@ -3,6 +3,8 @@
 
 #include "clones.h"
 
+#include "quarry/core/float_domain.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -81,19 +83,25 @@ QUARRY_CPU_CLONES void binary_range(ops::BroadcastFn fn, const float *x,
 }
 
 /// z = x mul + add (then relu) over rows of `channels`, mul and add one
-/// per channel.
+/// per channel, z's rows `z_stride` apart.
 QUARRY_CPU_CLONES void affine_rows(const float *x, const float *mul,
                                    const float *add, bool relu, float *z,
-                                   int64_t rows, int64_t channels) {
+                                   int64_t z_stride, int64_t rows,
+                                   int64_t channels) {
+  // Each element alone (z may be x): the rows are short (a part of a
+  // concatenation), so the loops are vectorized as written, without the
+  // compiler's checks for overlap.
   for (int64_t r = 0; r < rows; ++r) {
     const float *xr = x + r * channels;
-    float *zr = z + r * channels;
+    float *zr = z + r * z_stride;
     if (relu) {
+#pragma omp simd
       for (int64_t c = 0; c < channels; ++c) {
         const float v = xr[c] * mul[c] + add[c];
         zr[c] = v > 0.0f ? v : 0.0f;
       }
     } else {
+#pragma omp simd
       for (int64_t c = 0; c < channels; ++c)
         zr[c] = xr[c] * mul[c] + add[c];
     }
@@ -104,11 +112,13 @@ QUARRY_CPU_CLONES void affine_rows(const float *x, const float *mul,
 QUARRY_CPU_CLONES void affine_plane(const float *x, float m, float a, bool relu,
                                     float *z, int64_t n) {
   if (relu) {
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) {
       const float v = x[i] * m + a;
       z[i] = v > 0.0f ? v : 0.0f;
     }
   } else {
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i)
       z[i] = x[i] * m + a;
   }
@@ -175,16 +185,35 @@ void channel_loop(ops::BroadcastFn fn, const float *x, const float *y, float *z,
   });
 }
 
+ChannelAffine batchnorm_affine(const float *scale, const float *bias,
+                               const float *mean, const float *var, double eps,
+                               int64_t channels) {
+  const FloatDomain d;
+  const float e = d.constant(eps);
+  ChannelAffine a;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    const float m =
+        d.mul(d.unary(UnaryFn::InvSqrt, d.add(var[ch], e)), scale[ch]);
+    a.mul.push_back(m);
+    a.add.push_back(d.sub(bias[ch], d.mul(mean[ch], m)));
+  }
+  return a;
+}
+
+void channel_affine_rows(const float *x, const float *mul, const float *add,
+                         bool relu, float *z, int64_t z_stride, int64_t rows,
+                         int64_t channels) {
+  split_units(rows, channels, [&](int64_t r0, int64_t count) {
+    affine_rows(x + r0 * channels, mul, add, relu, z + r0 * z_stride, z_stride,
+                count, channels);
+  });
+}
+
 void channel_affine_loop(const float *x, const float *mul, const float *add,
                          bool relu, float *z, int64_t outer, int64_t channels,
                          int64_t inner) {
-  if (inner == 1) {
-    split_units(outer, channels, [&](int64_t r0, int64_t rows) {
-      affine_rows(x + r0 * channels, mul, add, relu, z + r0 * channels, rows,
-                  channels);
-    });
-    return;
-  }
+  if (inner == 1)
+    return channel_affine_rows(x, mul, add, relu, z, channels, outer, channels);
   split_units(outer * channels, inner, [&](int64_t p0, int64_t planes) {
     for (int64_t p = p0; p < p0 + planes; ++p)
       affine_plane(x + p * inner, mul[p % channels], add[p % channels], relu,

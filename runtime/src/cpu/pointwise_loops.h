@@ -15,6 +15,7 @@
 #include "quarry/core/ops/scalar_fns.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace quarry::runtime::cpu {
 
@@ -49,6 +50,23 @@ void binary_loop(ops::BroadcastFn fn, const float *x, const float *y,
 /// them.
 void channel_loop(ops::BroadcastFn fn, const float *x, const float *y, float *z,
                   int64_t outer, int64_t channels, int64_t inner);
+
+/// A batchnorm of static statistics as one product and one sum per
+/// channel, computed as core's semantics compute them.
+struct ChannelAffine {
+  std::vector<float> mul, add;
+};
+ChannelAffine batchnorm_affine(const float *scale, const float *bias,
+                               const float *mean, const float *var, double eps,
+                               int64_t channels);
+
+/// z = x mul[c] + add[c] (then relu where `relu`) over `rows` dense rows
+/// of `channels`, z's rows `z_stride` apart (a part of a concatenation
+/// along channels, in nhwc), on the OpenMP threads when there are enough
+/// elements to pay for them.
+void channel_affine_rows(const float *x, const float *mul, const float *add,
+                         bool relu, float *z, int64_t z_stride, int64_t rows,
+                         int64_t channels);
 
 /// z = x mul[c] + add[c] for x of [outer, channels, inner] as channel_loop
 /// takes it (a batchnorm of static statistics, one product and one sum per

@@ -1,8 +1,10 @@
 //===- fusion_policy.h - Which nodes a backend runs in one kernel -*- C++
 //-*-===//
 //
-// A backend may run an anchor (a convolution or matmul) together with the
-// chain of elementwise nodes that only it feeds, as the anchor's epilogue:
+// A backend may run an anchor (a convolution or matmul; where its policy
+// says so a batchnorm, or a concatenation whose chain starts with the
+// batchnorm it applies) together with the chain of elementwise nodes that
+// only it feeds, as the anchor's epilogue:
 //
 //   y = relu(ewadd(broadcast[fn=add](conv2d(x, w), b), r))
 //       anchor conv2d, epilogue: +b (per channel), +r (full), relu
@@ -48,7 +50,8 @@ struct PostOp {
   /// Pointwise: a pointwise function (a node, or a composite of several,
   /// composites.h). BatchNorm: a batchnorm of static scale, bias, mean and
   /// variance (`statics`, in that order, and `eps`), folded into the
-  /// weights and bias of the convolution before it.
+  /// weights and bias of the convolution before it, or applied per channel
+  /// as a concatenation writes its result (`folded` false).
   enum class Kind {
     Unary,
     Binary,
@@ -72,6 +75,7 @@ struct PostOp {
   std::vector<int32_t> inner;
   std::vector<ValueRef> statics; ///< BatchNorm
   double eps = 0;                ///< BatchNorm
+  bool folded = true;            ///< BatchNorm: into a convolution's weights
 
   /// The values it reads besides the chain's own, as the step's operands
   /// after the anchor's: Binary its operand, BatchNorm its statics.
@@ -86,6 +90,11 @@ struct FusionPolicy {
   bool conv2d = true;     ///< conv2d anchors
   bool matmul = true;     ///< matmul anchors
   bool batchnorm = false; ///< batchnorm anchors (what accept allows)
+  /// Concatenations along the channels of 4-D values as anchors, whose
+  /// chain starts with a batchnorm of static statistics (a densely
+  /// connected network's normalization of each concatenation), applied as
+  /// the result is written.
+  bool concat = false;
   /// A batchnorm of static values right after a convolution of static
   /// weights (and its static per-channel bias) joins the chain, folded
   /// into the weights (as ONNX Runtime does when it loads a model).
