@@ -11,6 +11,7 @@
 #include "quarry/core/float_domain.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 
@@ -302,6 +303,41 @@ Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
           to += runs[i];
         }
       }
+    };
+  };
+  return l;
+}
+
+Lowered CpuKernel<ops::Where>::make(Context &, const Node &, CpuOperands in,
+                                    ResultTypes out, PostOps) {
+  const Shape r = out[0].shape;
+  // Each operand of the result's shape or a single value (an imported If
+  // chooses between two values by a scalar): one pass; any other
+  // broadcast through core's odometer. Only the chosen operand's element
+  // is read, as core's semantics read it.
+  const bool flat = std::all_of(in.begin(), in.end(), [&](const auto &o) {
+    return o.shape() == r || o.shape().numel() == 1;
+  });
+  std::array<int64_t, 3> step{};
+  for (size_t k = 0; k < 3; ++k)
+    step[k] = in[k].shape() == r ? 1 : 0;
+  const std::array<std::vector<int64_t>, 3> strides = {
+      ops::broadcast_strides(in[0].shape(), r),
+      ops::broadcast_strides(in[1].shape(), r),
+      ops::broadcast_strides(in[2].shape(), r)};
+  Lowered l = plain_loops(in, out);
+  l.impl = "loops";
+  l.bind = [r, flat, step, strides](const Bound &b) -> Step {
+    return [r, flat, step, strides, c = b.in[0], x = b.in[1], y = b.in[2],
+            z = b.out[0]] {
+      if (flat) {
+        for (int64_t i = 0, n = r.numel(); i < n; ++i)
+          z[i] = c[i * step[0]] != 0.0f ? x[i * step[1]] : y[i * step[2]];
+        return;
+      }
+      ops::for_each_broadcast<3>(r, strides, [&](int64_t i, const auto &at) {
+        z[i] = c[at[0]] != 0.0f ? x[at[1]] : y[at[2]];
+      });
     };
   };
   return l;
