@@ -23,10 +23,8 @@
 
 namespace quarry::bench {
 
-/// The commit the benchmark's sources are at ("unknown" outside git).
-inline std::string source_commit() {
-  const std::string cmd =
-      "git -C '" QUARRY_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null";
+/// What `cmd` prints, without its trailing newline ("" where it fails).
+inline std::string command_output(const std::string &cmd) {
   std::string out;
   if (FILE *p = popen(cmd.c_str(), "r")) {
     char buf[64];
@@ -36,7 +34,23 @@ inline std::string source_commit() {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
     out.pop_back();
-  return out.empty() ? "unknown" : out;
+  return out;
+}
+
+/// The commit the benchmark's sources are at ("unknown" outside git),
+/// with "-dirty" where tracked files differ from it: a result measured
+/// on changes not yet committed names no commit it came from.
+inline std::string source_commit() {
+  const std::string git = "git -C '" QUARRY_SOURCE_DIR "' ";
+  const std::string head =
+      command_output(git + "rev-parse --short HEAD 2>/dev/null");
+  if (head.empty())
+    return "unknown";
+  const bool dirty =
+      !command_output(git + "status --porcelain --untracked-files=no "
+                            "2>/dev/null")
+           .empty();
+  return dirty ? head + "-dirty" : head;
 }
 
 /// The time now, as 2026-11-27T14:30:00Z.
