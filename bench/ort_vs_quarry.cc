@@ -182,6 +182,7 @@ private:
 struct Compared {
   nlohmann::json json;
   bench::Work work;
+  size_t machine = 0; ///< which of main()'s machines (thread counts)
 };
 
 Compared compare(Ort::Env &env, const std::string &file, int threads,
@@ -266,23 +267,21 @@ int main(int argc, char **argv) {
     for (int t : a.threads)
       machines.push_back(bench::measure_machine(t));
     std::vector<Compared> results;
-    std::vector<size_t> machine_of;
     for (const std::string &f : a.files)
       for (size_t i = 0; i < a.threads.size(); ++i) {
         results.push_back(compare(env, f, a.threads[i], a));
-        machine_of.push_back(i);
+        results.back().machine = i;
         std::fprintf(stderr, "%s, %d threads: done\n", f.c_str(), a.threads[i]);
       }
     for (bench::Machine &m : machines) {
       m = m.best_of(bench::measure_machine(m.threads));
       out["machine"].push_back(m.to_json());
     }
-    for (size_t r = 0; r < results.size(); ++r) {
-      nlohmann::json &j = results[r].json;
-      j["roofline"] = bench::roofline(results[r].work, machines[machine_of[r]],
-                                      j["quarry_ms"].get<double>(),
-                                      j["onnxruntime_ms"].get<double>());
-      out["results"].push_back(std::move(j));
+    for (Compared &r : results) {
+      r.json["roofline"] = bench::roofline(
+          r.work, machines[r.machine], r.json["quarry_ms"].get<double>(),
+          r.json["onnxruntime_ms"].get<double>());
+      out["results"].push_back(std::move(r.json));
     }
     std::printf("%s\n", out.dump(2).c_str());
   } catch (const std::exception &e) {

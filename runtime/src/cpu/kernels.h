@@ -150,6 +150,24 @@ Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
 Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
                       ResultTypes out);
 
+/// A 4-D value in nhwc or nchw as [outer, channels, inner], the form the
+/// per-channel loops take (pointwise_loops.h): nhwc is n h w rows of
+/// channels, nchw n images of planes. nullopt for any other layout or rank.
+struct ChannelSpan {
+  int64_t outer = 1, inner = 1;
+};
+inline std::optional<ChannelSpan> channel_span(const dnnl::memory::desc &md,
+                                               const Shape &s) {
+  const auto layout = activation_tag(md);
+  if (s.rank() != 4)
+    return std::nullopt;
+  if (layout == dnnl::memory::format_tag::nhwc)
+    return ChannelSpan{s[0] * s[2] * s[3], 1};
+  if (layout == dnnl::memory::format_tag::nchw)
+    return ChannelSpan{s[0], s[2] * s[3]};
+  return std::nullopt;
+}
+
 /// A concat along the channels of 4-D values `parts`, each copied into
 /// the nhwc result as a block of rows by `affine` (a batchnorm of static
 /// statistics over the result's channels), then relu where `relu`: the

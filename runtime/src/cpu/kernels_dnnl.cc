@@ -445,32 +445,28 @@ namespace {
 /// each concatenation).
 std::optional<Lowered> batchnorm_loops(const Node &n, CpuOperands in,
                                        PostOps post) {
-  const auto layout = activation_tag(in[0].md);
+  const auto span = channel_span(in[0].md, in[0].shape());
   const bool stats = std::all_of(in.begin() + 1, in.end(),
                                  [](const auto &o) { return o.is_static(); });
   const bool relu_or_none =
       post.empty() ||
       (post.size() == 1 && post[0].kind == PostOp::Kind::Unary &&
        post[0].unary == UnaryFn::Relu);
-  if (in[0].shape().rank() != 4 || !stats || !relu_or_none ||
-      (layout != tag::nhwc && layout != tag::nchw))
+  if (!span || !stats || !relu_or_none)
     return std::nullopt;
-  const Shape &x = in[0].shape();
-  const int64_t channels = x[1];
+  const int64_t channels = in[0].shape()[1];
   auto affine = std::make_shared<ChannelAffine>(batchnorm_affine(
       in[1].static_data, in[2].static_data, in[3].static_data,
       in[4].static_data, n.attrs.real(ops::BatchNorm::kEps), channels));
-  const bool nhwc = layout == tag::nhwc;
-  const int64_t outer = nhwc ? x[0] * x[2] * x[3] : x[0];
-  const int64_t inner = nhwc ? 1 : x[2] * x[3];
+  const auto [outer, inner] = *span;
   Lowered l;
   l.in = plain_mds(in);
   l.in[0] = in[0].md;
   l.out = {in[0].md};
   l.impl = "loops";
   l.copied_static = {1, 2, 3, 4};
-  l.bind = [affine, relu = !post.empty(), outer, channels,
-            inner](const Bound &b) -> Step {
+  l.bind = [affine, relu = !post.empty(), outer = outer, channels,
+            inner = inner](const Bound &b) -> Step {
     return [affine, relu, outer, channels, inner, x = b.in[0], z = b.out[0]] {
       channel_affine_loop(x, affine->mul.data(), affine->add.data(), relu, z,
                           outer, channels, inner);

@@ -65,23 +65,21 @@ std::optional<Lowered> channel_lowered(ops::BroadcastFn fn, CpuOperands in,
                                        const Shape &r) {
   for (const int s : {0, 1}) {
     const CpuOperand &full = in[s], &per_channel = in[1 - s];
-    const auto layout = activation_tag(full.md);
-    if ((s == 1 && !ops::commutative(fn)) || r.rank() != 4 || r[1] < 2 ||
+    const auto span = channel_span(full.md, r);
+    if ((s == 1 && !ops::commutative(fn)) || !span || r[1] < 2 ||
         full.shape() != r || full.is_static() ||
-        (layout != tag::nhwc && layout != tag::nchw) ||
         per_channel.shape().rank() > 4 ||
         aligned_dims(per_channel.shape(), 4) != dims{1, r[1], 1, 1})
       continue;
-    const bool nhwc = layout == tag::nhwc;
-    const int64_t outer = nhwc ? r[0] * r[2] * r[3] : r[0];
-    const int64_t inner = nhwc ? 1 : r[2] * r[3];
+    const auto [outer, inner] = *span;
     Lowered l;
     l.in.resize(2);
     l.in[s] = full.md;
     l.in[1 - s] = plain_md(per_channel.shape());
     l.out = {full.md};
     l.impl = "loops";
-    l.bind = [fn, s, outer, c = r[1], inner](const Bound &b) -> Step {
+    l.bind = [fn, s, outer = outer, c = r[1],
+              inner = inner](const Bound &b) -> Step {
       return [fn, outer, c, inner, x = b.in[s], y = b.in[1 - s], z = b.out[0]] {
         channel_loop(fn, x, y, z, outer, c, inner);
       };
