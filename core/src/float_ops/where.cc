@@ -18,7 +18,7 @@ void Where::run(const Attrs &, FloatInputs in, FloatOutputs out) {
                          broadcast_strides(x.shape, z.shape),
                          broadcast_strides(y.shape, z.shape)},
                         [&](int64_t i, const auto &at) {
-                          z[i] = c[at[0]] != 0.0f ? x[at[1]] : y[at[2]];
+                          z[i] = select(c[at[0]], x[at[1]], y[at[2]]);
                         });
 }
 

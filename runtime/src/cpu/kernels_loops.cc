@@ -332,11 +332,12 @@ Lowered CpuKernel<ops::Where>::make(Context &, const Node &, CpuOperands in,
             z = b.out[0]] {
       if (flat) {
         for (int64_t i = 0, n = r.numel(); i < n; ++i)
-          z[i] = c[i * step[0]] != 0.0f ? x[i * step[1]] : y[i * step[2]];
+          z[i] = ops::Where::select(c[i * step[0]], x[i * step[1]],
+                                    y[i * step[2]]);
         return;
       }
       ops::for_each_broadcast<3>(r, strides, [&](int64_t i, const auto &at) {
-        z[i] = c[at[0]] != 0.0f ? x[at[1]] : y[at[2]];
+        z[i] = ops::Where::select(c[at[0]], x[at[1]], y[at[2]]);
       });
     };
   };

@@ -4,6 +4,7 @@
 #include "clones.h"
 
 #include "quarry/core/float_domain.h"
+#include "quarry/core/ops/batchnorm.h"
 
 #include <omp.h>
 
@@ -192,10 +193,10 @@ ChannelAffine batchnorm_affine(const float *scale, const float *bias,
   const float e = d.constant(eps);
   ChannelAffine a;
   for (int64_t ch = 0; ch < channels; ++ch) {
-    const float m =
-        d.mul(d.unary(UnaryFn::InvSqrt, d.add(var[ch], e)), scale[ch]);
-    a.mul.push_back(m);
-    a.add.push_back(d.sub(bias[ch], d.mul(mean[ch], m)));
+    const auto f = ops::BatchNorm::channel_affine(d, scale[ch], bias[ch],
+                                                  mean[ch], var[ch], e);
+    a.mul.push_back(f.mul);
+    a.add.push_back(f.add);
   }
   return a;
 }

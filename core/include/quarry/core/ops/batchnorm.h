@@ -33,6 +33,20 @@ struct BatchNorm {
     return Types{x};
   }
 
+  /// One channel's y = x mul + add: mul = invsqrt(var + eps) scale, add =
+  /// bias - mean mul. A backend that applies a batchnorm of static
+  /// statistics in its own loops takes them from here, so that it rounds as
+  /// this definition does.
+  template <Domain D> struct Affine { typename D::Scalar mul, add; };
+  template <Domain D>
+  static Affine<D>
+  channel_affine(const D &d, typename D::Scalar scale, typename D::Scalar bias,
+                 typename D::Scalar mean, typename D::Scalar var,
+                 typename D::Scalar eps) {
+    auto m = d.mul(d.unary(UnaryFn::InvSqrt, d.add(var, eps)), scale);
+    return {m, d.sub(bias, d.mul(mean, m))};
+  }
+
   template <Domain D>
   static void evaluate(const D &d, const Attrs &a, OpInputs<D> in,
                        OpOutputs<D> out) {
@@ -42,10 +56,10 @@ struct BatchNorm {
     const auto eps = d.constant(a.real(kEps));
     std::vector<typename D::Scalar> mul, add;
     for (int64_t ch = 0; ch < c; ++ch) {
-      auto m = d.mul(d.unary(UnaryFn::InvSqrt, d.add((*in[4])[ch], eps)),
-                     (*in[1])[ch]);
-      mul.push_back(m);
-      add.push_back(d.sub((*in[2])[ch], d.mul((*in[3])[ch], m)));
+      const Affine<D> f = channel_affine(d, (*in[1])[ch], (*in[2])[ch],
+                                         (*in[3])[ch], (*in[4])[ch], eps);
+      mul.push_back(f.mul);
+      add.push_back(f.add);
     }
     for (int64_t i = 0; i < x.numel(); ++i) {
       const int64_t ch = (i / inner) % c;

@@ -19,6 +19,8 @@ struct Where : FloatOnly<Where> {
   static AttrSchema attrs() { return {}; }
   static MaybeTypes infer(const Attrs &a, InTypes in);
   static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
+  /// One element: a backend's own loops choose by this, as run does.
+  static float select(float c, float x, float y) { return c != 0.0f ? x : y; }
 };
 
 } // namespace quarry::ops
