@@ -73,6 +73,14 @@ inline std::vector<Case> layout_cases() {
       {"conv_point_depthwise",
        "weight q: [C,1,5,6]\ny = conv2d[pad=valid act=tanh](c, q)"},
       {"conv_dilated_same", "y = conv2d[act=relu d=2,3](c, v2)"},
+      // SiLU after a convolution, applied by quarry's loop over the
+      // result (a blocked one's padding included), after a residual sum
+      // and after a depthwise convolution.
+      {"conv_silu", "y = pointwise[fn=silu](conv2d(c, v2))"},
+      {"conv_silu_residual", "weight u: [C,C,1,1]\n"
+                             "y = pointwise[fn=silu](ewadd(conv2d(c, u), d))"},
+      {"conv_depthwise_silu",
+       "weight q: [C,1,3,3]\ny = pointwise[fn=silu](conv2d(c, q))"},
       // Winograd where oneDNN has it (16 channels, AVX-512), in its own
       // layout with reorders around it; direct elsewhere.
       {"conv_winograd",

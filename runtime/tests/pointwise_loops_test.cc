@@ -48,6 +48,46 @@ TEST(PointwiseLoops, RationalErfIsWithinEightUlpsOfTheCLibrarys) {
   EXPECT_TRUE(std::isnan(rational_erf(std::nanf(""))));
 }
 
+/// x sigmoid(x) in double.
+double exact_silu(float x) {
+  return x / (1.0 + std::exp(-static_cast<double>(x)));
+}
+
+TEST(PointwiseLoops, FastSiluIsWithinOneHundredThousandthOfTheExactValue) {
+  double worst = 0;
+  float at = 0;
+  auto check = [&](float x) {
+    const double e = exact_silu(x);
+    const double r = std::fabs(fast_silu(x) - e) / std::fabs(e);
+    if (r > worst) {
+      worst = r;
+      at = x;
+    }
+  };
+  for (float x = -80.0f; x <= 80.0f; x += 1.0f / 1024)
+    if (x != 0.0f)
+      check(x);
+  for (float x = 1e-30f; x < 1.0f; x *= 1.01f) {
+    check(x);
+    check(-x);
+  }
+  EXPECT_LE(worst, 1e-5) << "at x = " << at;
+  // Where e^-x leaves float the result is 0 (the reference's x / inf).
+  for (float x = -80.0f; x > -200.0f; x -= 0.25f) {
+    EXPECT_LE(std::fabs(fast_silu(x)), 1e-30f) << "at x = " << x;
+    EXPECT_LE(fast_silu(x), 0.0f) << "at x = " << x;
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(fast_silu(0.0f), 0.0f);
+  EXPECT_EQ(fast_silu(inf), inf);
+  EXPECT_EQ(fast_silu(1e30f), 1e30f);
+  // As ops::pointwise_value: -inf / (1 + e^inf).
+  EXPECT_TRUE(std::isnan(fast_silu(-inf)));
+  EXPECT_TRUE(std::isnan(
+      ops::pointwise_value(ops::PointwiseFn::Silu, 0.0f, 0.0f, -inf)));
+  EXPECT_TRUE(std::isnan(fast_silu(std::nanf(""))));
+}
+
 TEST(PointwiseLoops, EveryElementOnEveryThreadIsTheFunctionOfIt) {
   // Enough elements for the threads to split them, a count that is no
   // multiple of a cache line.
@@ -64,6 +104,14 @@ TEST(PointwiseLoops, EveryElementOnEveryThreadIsTheFunctionOfIt) {
   pointwise_loop(ops::PointwiseFn::Erf, 0, 0, x.data(), y.data(), n);
   for (int64_t i = 0; i < n; ++i)
     ASSERT_LE(ulps_apart(y[i], std::erf(x[i])), 8) << "element " << i;
+  pointwise_loop(ops::PointwiseFn::Silu, 0, 0, x.data(), y.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] != 0.0f) {
+      ASSERT_LE(std::fabs(y[i] - exact_silu(x[i])), 1e-5 * std::fabs(y[i]))
+          << "element " << i;
+    }
+  }
+  pointwise_loop(ops::PointwiseFn::Erf, 0, 0, x.data(), y.data(), n);
   // In place.
   const std::vector<float> erf = y;
   pointwise_loop(ops::PointwiseFn::Neg, 0, 0, y.data(), y.data(), n);

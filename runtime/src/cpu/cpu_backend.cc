@@ -86,8 +86,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// convolutions over their whole input are gemvs, 6 since softmax runs
 /// line by line where oneDNN's is slow (softmax_lines.h), 7 since gemvs
 /// stream their weights packed in panels and broadcasts by one value per
-/// channel and batchnorms no convolution folds run as loops.
-constexpr int kKernelRevision = 7;
+/// channel and batchnorms no convolution folds run as loops, 8 since a
+/// trailing SiLU runs as a loop after its convolution or product.
+constexpr int kKernelRevision = 8;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

@@ -1,7 +1,21 @@
 //===- epilogue.cc - Post-op lists as oneDNN post-ops ---------------------===//
 #include "epilogue.h"
 
+#include "pointwise_loops.h"
+
 namespace quarry::runtime::cpu {
+
+namespace {
+
+/// Whether post[k] is the last post-op that computes anything.
+bool last_computed(PostOps post, size_t k) {
+  for (size_t j = k + 1; j < post.size(); ++j)
+    if (post[j].kind != PostOp::Kind::View)
+      return false;
+  return true;
+}
+
+} // namespace
 
 Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
                    const dims &result, int channel_axis) {
@@ -21,6 +35,11 @@ Epilogue::Epilogue(PostOps post, size_t first, int first_operand,
       continue;
     }
     if (p.kind == PostOp::Kind::Pointwise) {
+      if (k >= first && p.pointwise == ops::PointwiseFn::Silu &&
+          last_computed(post, k)) {
+        silu_after_ = true;
+        continue;
+      }
       // The fusion policy admits only functions with an algorithm.
       const auto [alg, alpha, beta] =
           pointwise_algorithm(p.pointwise, p.alpha, p.beta).value();
@@ -79,6 +98,15 @@ void Epilogue::bind(const Context &c, const Bound &b, Args &args) const {
     else
       args.emplace(arg(s), dnnl::memory(s.md, c.engine, b.in[s.operand]));
   }
+}
+
+Step Epilogue::finish(Step primitive, const Bound &b, int64_t floats) const {
+  if (!silu_after_)
+    return primitive;
+  return [primitive = std::move(primitive), y = b.out[0], floats] {
+    primitive();
+    pointwise_loop(ops::PointwiseFn::Silu, 0.0f, 0.0f, y, y, floats);
+  };
 }
 
 std::string Epilogue::describe(PostOps post) {

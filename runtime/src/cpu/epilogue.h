@@ -50,6 +50,13 @@ public:
   /// The binary operands' memories over the bound buffers, added to `args`.
   void bind(const Context &c, const Bound &b, Args &args) const;
 
+  /// `primitive` (the anchor's step, over `b`) followed by what this
+  /// epilogue leaves to quarry's own loop over the result's `floats` (its
+  /// whole buffer, a blocked layout's padding included): a trailing SiLU,
+  /// which oneDNN's post-op computes slower than convolution then a
+  /// vectorized pass (it divides, and spills the accumulators it needs).
+  Step finish(Step primitive, const Bound &b, int64_t floats) const;
+
   /// " +add(full) +relu" for reports.
   static std::string describe(PostOps post);
 
@@ -66,6 +73,7 @@ private:
   dnnl::post_ops ops_;
   std::vector<Src1> src1_;
   int accumulated_ = -1;
+  bool silu_after_ = false;
 };
 
 } // namespace quarry::runtime::cpu

@@ -329,7 +329,9 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
                    memory(pd.bias_desc(), c.engine,
                           folded_bias ? folded_bias->data() : b.in[2]));
     lowered_epi->bind(c, b, args);
-    return primitive_step(c, dnnl::convolution_forward(pd), std::move(args));
+    return lowered_epi->finish(
+        primitive_step(c, dnnl::convolution_forward(pd), std::move(args)), b,
+        static_cast<int64_t>(pd.dst_desc().get_size() / sizeof(float)));
   };
   return l;
 }
@@ -376,7 +378,9 @@ Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
                weights ? weights : memory(bplain, c.engine, bd.in[1])},
               {DNNL_ARG_DST, memory(cmd, c.engine, bd.out[0])}};
     lowered_epi->bind(c, bd, args);
-    return primitive_step(c, dnnl::matmul(pd), std::move(args));
+    return lowered_epi->finish(
+        primitive_step(c, dnnl::matmul(pd), std::move(args)), bd,
+        static_cast<int64_t>(cmd.get_size() / sizeof(float)));
   };
   return l;
 }

@@ -22,6 +22,11 @@ QUARRY_CPU_CLONES void erf_range(const float *x, float *y, int64_t n) {
     y[i] = rational_erf(x[i]);
 }
 
+QUARRY_CPU_CLONES void silu_range(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = fast_silu(x[i]);
+}
+
 void scalar_range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
                   float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
@@ -32,6 +37,8 @@ void range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
            float *y, int64_t n) {
   if (fn == ops::PointwiseFn::Erf)
     erf_range(x, y, n);
+  else if (fn == ops::PointwiseFn::Silu)
+    silu_range(x, y, n);
   else
     scalar_range(fn, alpha, beta, x, y, n);
 }
