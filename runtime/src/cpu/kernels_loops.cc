@@ -221,8 +221,20 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
   for (const AxisTaps &a : axes)
     for (const auto &w : a.weight)
       gather = gather && w.size() == 1 && w[0] == 1.0f;
-  l.bind = [r, axes, gather](const Bound &b) -> Step {
-    return [r, axes, gather, src = b.in[0], dst = b.out[0]] {
+  // A last axis that is not resized (channels, in nhwc): each element of a
+  // row reads its own index in each source, so a row is a weighted sum of
+  // contiguous source rows (or one copied), added in the order the general
+  // loop adds them.
+  bool last_kept = !axes.empty();
+  if (last_kept) {
+    const AxisTaps &last = axes.back();
+    for (size_t j = 0; j < last.offset.size(); ++j)
+      last_kept = last_kept && last.offset[j].size() == 1 &&
+                  last.offset[j][0] == static_cast<int64_t>(j) &&
+                  last.weight[j][0] == 1.0f;
+  }
+  l.bind = [r, axes, gather, last_kept](const Bound &b) -> Step {
+    return [r, axes, gather, last_kept, src = b.in[0], dst = b.out[0]] {
       const int rank = r.rank();
       if (rank == 0) {
         dst[0] = src[0];
@@ -230,30 +242,61 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
       }
       const AxisTaps &last = axes[rank - 1];
       const int64_t width = r[rank - 1], rows = r.numel() / width;
+      // Rows run along the axis before the last (the width, in nhwc):
+      // the outer axes' sources change only when it wraps.
+      const int64_t along = rank >= 2 ? r[rank - 2] : 1;
 #pragma omp parallel if (r.numel() >= (1 << 16))
       {
         // A row's sources: one tap per outer axis, their weights' product.
-        std::vector<std::pair<int64_t, float>> sources, more;
+        std::vector<std::pair<int64_t, float>> outer, sources, more;
+        int64_t outer_of = -1;
 #pragma omp for schedule(static)
         for (int64_t row = 0; row < rows; ++row) {
-          sources.assign(1, {0, 1.0f});
-          for (int64_t rest = row, k = rank - 2; k >= 0; --k) {
-            const int64_t o = rest % r[k];
-            rest /= r[k];
-            const auto &off = axes[k].offset[o];
-            const auto &w = axes[k].weight[o];
-            more.clear();
-            for (const auto &[at, wt] : sources)
+          if (row / along != outer_of) {
+            outer_of = row / along;
+            outer.assign(1, {0, 1.0f});
+            for (int64_t rest = outer_of, k = rank - 3; k >= 0; --k) {
+              const int64_t o = rest % r[k];
+              rest /= r[k];
+              more.clear();
+              for (const auto &[at, wt] : outer)
+                for (size_t t = 0; t < axes[k].offset[o].size(); ++t)
+                  if (axes[k].weight[o][t] != 0.0f)
+                    more.push_back(
+                        {at + axes[k].offset[o][t], wt * axes[k].weight[o][t]});
+              outer.swap(more);
+            }
+          }
+          sources.clear();
+          if (rank >= 2) {
+            const int64_t o = row % along;
+            const auto &off = axes[rank - 2].offset[o];
+            const auto &w = axes[rank - 2].weight[o];
+            for (const auto &[at, wt] : outer)
               for (size_t t = 0; t < off.size(); ++t)
                 if (w[t] != 0.0f)
-                  more.push_back({at + off[t], wt * w[t]});
-            sources.swap(more);
+                  sources.push_back({at + off[t], wt * w[t]});
+          } else {
+            sources = outer;
           }
           float *to = dst + row * width;
           if (gather) {
             const float *from = src + sources[0].first;
+            if (last_kept) {
+              std::memcpy(to, from, sizeof(float) * width);
+              continue;
+            }
             for (int64_t j = 0; j < width; ++j)
               to[j] = from[last.offset[j][0]];
+            continue;
+          }
+          if (last_kept) {
+            std::fill(to, to + width, 0.0f);
+            for (const auto &[at, wt] : sources) {
+              const float *from = src + at;
+              for (int64_t j = 0; j < width; ++j)
+                to[j] += wt * from[j];
+            }
             continue;
           }
           for (int64_t j = 0; j < width; ++j) {
