@@ -148,6 +148,11 @@ inline std::vector<Case> layout_cases() {
       {"pointwise_leaky", "y = pointwise[fn=leaky_relu alpha=0.1](c)"},
       {"pointwise_hard_swish", "y = pointwise[fn=hard_swish](c)"},
       {"pointwise_erf", "y = pointwise[fn=erf](c)"},
+      // Loops that vectorize core's definitions.
+      {"pointwise_round",
+       "weight s: []\ny = pointwise[fn=round](scalar_mul(c, s))"},
+      {"pointwise_floor_sign",
+       "y = pointwise[fn=sign](pointwise[fn=floor](c))"},
       // Loops whose f(0) is not 0, on a blocked layout's padding.
       {"pointwise_cos", "y = pointwise[fn=cos](c)"},
       {"pool_explicit_avg",

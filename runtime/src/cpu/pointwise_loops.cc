@@ -33,13 +33,58 @@ void scalar_range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
     y[i] = ops::pointwise_value(fn, alpha, beta, x[i]);
 }
 
+/// y = F(x) element by element with F known where the loop is compiled, so
+/// that core's definition of a function that is arithmetic (or one vector
+/// instruction: rounding) vectorizes, where a test of `fn` per element
+/// keeps it scalar.
+template <ops::PointwiseFn F>
+[[gnu::always_inline]] inline void
+elements(float alpha, float beta, const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = ops::pointwise_value(F, alpha, beta, x[i]);
+}
+
+/// The functions `elements` vectorizes; false for the others (calls into
+/// the C library: exp, sin...).
+QUARRY_CPU_CLONES bool arithmetic_range(ops::PointwiseFn fn, float alpha,
+                                        float beta, const float *x, float *y,
+                                        int64_t n) {
+  using F = ops::PointwiseFn;
+  switch (fn) {
+  case F::Round:
+    return elements<F::Round>(alpha, beta, x, y, n), true;
+  case F::Floor:
+    return elements<F::Floor>(alpha, beta, x, y, n), true;
+  case F::Ceil:
+    return elements<F::Ceil>(alpha, beta, x, y, n), true;
+  case F::Sign:
+    return elements<F::Sign>(alpha, beta, x, y, n), true;
+  case F::Neg:
+    return elements<F::Neg>(alpha, beta, x, y, n), true;
+  case F::Abs:
+    return elements<F::Abs>(alpha, beta, x, y, n), true;
+  case F::Reciprocal:
+    return elements<F::Reciprocal>(alpha, beta, x, y, n), true;
+  case F::Clip:
+    return elements<F::Clip>(alpha, beta, x, y, n), true;
+  case F::Softsign:
+    return elements<F::Softsign>(alpha, beta, x, y, n), true;
+  case F::Shrink:
+    return elements<F::Shrink>(alpha, beta, x, y, n), true;
+  case F::ThresholdedRelu:
+    return elements<F::ThresholdedRelu>(alpha, beta, x, y, n), true;
+  default:
+    return false;
+  }
+}
+
 void range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
            float *y, int64_t n) {
   if (fn == ops::PointwiseFn::Erf)
     erf_range(x, y, n);
   else if (fn == ops::PointwiseFn::Silu)
     silu_range(x, y, n);
-  else
+  else if (!arithmetic_range(fn, alpha, beta, x, y, n))
     scalar_range(fn, alpha, beta, x, y, n);
 }
 
