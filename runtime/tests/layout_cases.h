@@ -167,6 +167,11 @@ inline std::vector<Case> layout_cases() {
        "y = pool2d_explicit[fn=avg k=3,3 s=2,2 pads=1,1,0,0 count_pad=1 "
        "ceil=1](c)"},
       {"reduce_mean", "y = reduce_mean[axes=2,3 keepdims=1](c)"},
+      // Over every axis: read in the layout the operand has where that
+      // holds just its floats.
+      {"reduce_max_all", "y = reduce[fn=max axes=0,1,2,3 keepdims=0](c)"},
+      {"reduce_min_all_kept", "y = reduce[fn=min axes=0,1,2,3](c)"},
+      {"reduce_sum_all", "y = reduce[fn=sum axes=0,1,2,3 keepdims=0](c)"},
       {"reduce_mean_drop", "y = reduce_mean[axes=1 keepdims=0](c)"},
       {"reduce_over_extent_one",
        "y = reduce_mean[axes=1](reduce[fn=l2 axes=1](c))"},
