@@ -87,8 +87,10 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// line by line where oneDNN's is slow (softmax_lines.h), 7 since gemvs
 /// stream their weights packed in panels and broadcasts by one value per
 /// channel and batchnorms no convolution folds run as loops, 8 since a
-/// trailing SiLU runs as a loop after its convolution or product.
-constexpr int kKernelRevision = 8;
+/// trailing SiLU runs as a loop after its convolution or product, 9 since
+/// resizes that keep the channels sum whole rows, arithmetic pointwise
+/// functions vectorize and whole-tensor minima and maxima read nhwc.
+constexpr int kKernelRevision = 9;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
