@@ -468,14 +468,15 @@ ValueRef Importer::onnx_typed(const std::string &name) {
 }
 
 bool Importer::kept_constant(const std::string &name,
-                             std::vector<onnx::TensorProto> &out) const {
+                             std::vector<onnx::TensorProto> &out,
+                             bool own_type) const {
   if (const onnx::TensorProto *t = constants_.unread(name);
-      t && !held_as_float(t->data_type()))
+      t && (own_type || !held_as_float(t->data_type())))
     out.push_back(*t); // an initializer as it was
   else if (const Constant *c = constants_.find(name)) {
     // float16 and bfloat16 are float32 to quarry, its kept nodes included.
     Constant as_held = *c;
-    if (held_as_float(as_held.elem))
+    if (!own_type && held_as_float(as_held.elem))
       as_held.elem = onnx::TensorProto::FLOAT;
     out.push_back(encode_constant(name, as_held));
   } else if (auto u = undecoded_.find(name); u != undecoded_.end())

@@ -127,7 +127,7 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
       return;
     types.back() = 0; // written in its own type
     try {
-      if (!kept_constant(i, constants))
+      if (!kept_constant(i, constants, true))
         return;
     } catch (const Error &) {
       return;

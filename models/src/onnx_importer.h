@@ -145,10 +145,14 @@ private:
   /// the node's name.
   std::string reason_of(const Error &e) const;
   /// Appends constant `name` (decoded or not) to `out`, as the initializer
-  /// a kept node reads; false when no constant has that name. Throws
-  /// quarry::Error when its element type cannot be written.
+  /// a kept node reads (float16 and bfloat16 as the float32 quarry runs
+  /// them in), or with `own_type` in the type the model gave it (what a
+  /// node written back as the model wrote it reads); false when no
+  /// constant has that name. Throws quarry::Error when its element type
+  /// cannot be written.
   bool kept_constant(const std::string &name,
-                     std::vector<onnx::TensorProto> &out) const;
+                     std::vector<onnx::TensorProto> &out,
+                     bool own_type = false) const;
   /// The value named `name`, which quarry holds as float32 (held_), in
   /// its ONNX type for kept nodes: a kept Cast, made on first use.
   ValueRef onnx_typed(const std::string &name);

@@ -149,6 +149,45 @@ TEST(OnnxFloat16, NodesOfFloat16GoOutAsTheModelWroteThem) {
   }
 }
 
+TEST(OnnxFloat16, AConvolutionReadsItsWeightAndBiasInOneType) {
+  // As a mixed-precision exporter writes a float16 network: a float32
+  // input cast to float16, a Conv of float16 weight and bias (out of
+  // order), its result cast back. Whether the Conv goes back as the model
+  // wrote it or in quarry's float32 forms, its operands share one element
+  // type (ONNX's T): a bias the written-back node reads is the model's
+  // float16 constant, not quarry's float32 copy of it.
+  for (const int32_t elem : {TP::FLOAT16, TP::BFLOAT16}) {
+    SCOPED_TRACE(TP::DataType_Name(static_cast<TP::DataType>(elem)));
+    OnnxModel m(17);
+    m.input("x", {1, 2, 4, 4}).output("y");
+    half_initializer(m, "W", elem, {3, 2, 1, 1}, {1, -2, 0.5f, 3, -1, 2}, true);
+    half_initializer(m, "B", elem, {3}, {0.5f, -1, 2}, true);
+    set_int(m.node("Cast", {"c"}, {"y"}), "to", TP::FLOAT);
+    m.node("Conv", {"h", "W", "B"}, {"c"}).set_name("conv");
+    set_int(m.node("Cast", {"x"}, {"h"}), "to", elem);
+    const Model g = import_onnx_bytes(m.bytes(), "half.onnx");
+    onnx::ModelProto written;
+    ASSERT_TRUE(written.ParseFromString(export_onnx_bytes(g)));
+    // The element type of each initializer and Cast result.
+    std::map<std::string, int64_t> type;
+    for (const auto &t : written.graph().initializer())
+      type[t.name()] = t.data_type();
+    for (const auto &n : written.graph().node())
+      if (n.op_type() == "Cast")
+        type[n.output(0)] = n.attribute(0).i();
+    int convs = 0;
+    for (const auto &n : written.graph().node()) {
+      if (n.op_type() != "Conv")
+        continue;
+      ++convs;
+      ASSERT_EQ(n.input_size(), 3);
+      ASSERT_TRUE(type.count(n.input(1)) && type.count(n.input(2)));
+      EXPECT_EQ(type[n.input(1)], type[n.input(2)]);
+    }
+    EXPECT_EQ(convs, 1);
+  }
+}
+
 TEST(OnnxFloat16, WhereQuarrysFormsMeetFloat16NodesTheyCast) {
   // Relu, Neg, Relu in float16, the Neg's record gone, as where a rewrite
   // changed it: it goes out as quarry's, in float32, between two Casts,
