@@ -205,7 +205,7 @@ Lowered reduction_lowered(Context &c, dnnl::algorithm alg, float p,
   dims kept = to_dims(x);
   for (int64_t axis : axes)
     kept[ops::normalize_axis("reduce", axis, x.rank())] = 1;
-  auto src = plain_md(x), dst = plain_md(kept);
+  const auto src = plain_md(x), dst = plain_md(kept);
   // The largest or smallest of all elements is the same in any order: an
   // operand whose layout holds just its floats (nhwc) is read as they lie,
   // not reordered to plain first (a dynamic quantization's range of each
