@@ -390,6 +390,9 @@ std::vector<Constant> fold_constant_of_shape(I &m, const Inputs &in) {
   return {r};
 }
 
+/// The most elements a folded Range may have.
+constexpr int64_t kMaxRangeElements = int64_t{1} << 26;
+
 std::vector<Constant> fold_range(I &m, const Inputs &in) {
   for (const Constant *c : in)
     if (c->reals.size() != 1)
@@ -400,8 +403,14 @@ std::vector<Constant> fold_range(I &m, const Inputs &in) {
                   delta = in[2]->ints[0];
     if (delta == 0)
       m.fail("delta 0");
-    const int64_t n = std::max<int64_t>(
-        0, (limit - start + delta + (delta > 0 ? -1 : 1)) / delta);
+    // In 128 bits: the span of two 64-bit bounds may not fit in 64.
+    const __int128 span = static_cast<__int128>(limit) - start;
+    const __int128 count =
+        std::max<__int128>(0, (span + delta + (delta > 0 ? -1 : 1)) / delta);
+    if (count > kMaxRangeElements)
+      m.fail("a range of more than " + std::to_string(kMaxRangeElements) +
+             " elements is too large");
+    const auto n = static_cast<int64_t>(count);
     Ints v;
     for (int64_t k = 0; k < n; ++k)
       v.push_back(start + k * delta);
@@ -411,10 +420,13 @@ std::vector<Constant> fold_range(I &m, const Inputs &in) {
                delta = in[2]->reals[0];
   if (delta == 0)
     m.fail("delta 0");
-  const auto n =
-      static_cast<int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
-  if (n > (int64_t{1} << 26))
-    m.fail("a range of " + std::to_string(n) + " elements is too large");
+  // Compared before the conversion, which a count past int64 (or NaN,
+  // which max makes 0) would make undefined.
+  const double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (!(count <= static_cast<double>(kMaxRangeElements)))
+    m.fail("a range of more than " + std::to_string(kMaxRangeElements) +
+           " elements is too large");
+  const auto n = static_cast<int64_t>(count);
   std::vector<double> v;
   for (int64_t k = 0; k < n; ++k)
     v.push_back(start + static_cast<double>(k) * delta);
