@@ -205,36 +205,22 @@ Lowered reduction_lowered(Context &c, dnnl::algorithm alg, float p,
   dims kept = to_dims(x);
   for (int64_t axis : axes)
     kept[ops::normalize_axis("reduce", axis, x.rank())] = 1;
-  const auto src = plain_md(x), dst = plain_md(kept);
   // The largest or smallest of all elements is the same in any order: an
   // operand whose layout holds just its floats (nhwc) is read as they lie,
-  // not reordered to plain first (a dynamic quantization's range of each
-  // activation).
+  // as a flat vector, not reordered to plain first (a dynamic
+  // quantization's range of each activation).
   const bool any_order = alg == dnnl::algorithm::reduction_max ||
                          alg == dnnl::algorithm::reduction_min;
   const bool packed =
       dense_strides(in[0].md) &&
       in[0].md.get_size() == static_cast<size_t>(x.numel()) * sizeof(float);
-  if (any_order && packed && dims(kept.size(), 1) == kept) {
-    const auto flat = plain_md(dims{x.numel()});
-    const dnnl::reduction::primitive_desc pd(
-        dnnl::reduction::desc(alg, flat, plain_md(dims{1}), p, 0.0f), c.engine);
-    Lowered l;
-    l.in = {in[0].md};
-    l.out = plain_mds(out);
-    l.impl = impl_name(pd);
-    l.bind = [&c, pd, flat](const Bound &b) {
-      return primitive_step(
-          c, dnnl::reduction(pd),
-          {{DNNL_ARG_SRC, memory(flat, c.engine, b.in[0])},
-           {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}});
-    };
-    return l;
-  }
+  const bool flat = any_order && packed && dims(kept.size(), 1) == kept;
+  const auto src = flat ? plain_md(dims{x.numel()}) : plain_md(x);
+  const auto dst = flat ? plain_md(dims{1}) : plain_md(kept);
   const dnnl::reduction::primitive_desc pd(
       dnnl::reduction::desc(alg, src, dst, p, 0.0f), c.engine);
   Lowered l;
-  l.in = {src};
+  l.in = {flat ? in[0].md : src};
   l.out = plain_mds(out);
   l.impl = impl_name(pd);
   l.bind = [&c, pd, src, dst](const Bound &b) {
