@@ -44,38 +44,23 @@ elements(float alpha, float beta, const float *x, float *y, int64_t n) {
     y[i] = ops::pointwise_value(F, alpha, beta, x[i]);
 }
 
+/// `elements<F>` for the first F of `Fs` that is `fn`; false when none is.
+template <ops::PointwiseFn... Fs>
+[[gnu::always_inline]] inline bool elements_of(ops::PointwiseFn fn, float alpha,
+                                               float beta, const float *x,
+                                               float *y, int64_t n) {
+  return ((fn == Fs && (elements<Fs>(alpha, beta, x, y, n), true)) || ...);
+}
+
 /// The functions `elements` vectorizes; false for the others (calls into
 /// the C library: exp, sin...).
 QUARRY_CPU_CLONES bool arithmetic_range(ops::PointwiseFn fn, float alpha,
                                         float beta, const float *x, float *y,
                                         int64_t n) {
   using F = ops::PointwiseFn;
-  switch (fn) {
-  case F::Round:
-    return elements<F::Round>(alpha, beta, x, y, n), true;
-  case F::Floor:
-    return elements<F::Floor>(alpha, beta, x, y, n), true;
-  case F::Ceil:
-    return elements<F::Ceil>(alpha, beta, x, y, n), true;
-  case F::Sign:
-    return elements<F::Sign>(alpha, beta, x, y, n), true;
-  case F::Neg:
-    return elements<F::Neg>(alpha, beta, x, y, n), true;
-  case F::Abs:
-    return elements<F::Abs>(alpha, beta, x, y, n), true;
-  case F::Reciprocal:
-    return elements<F::Reciprocal>(alpha, beta, x, y, n), true;
-  case F::Clip:
-    return elements<F::Clip>(alpha, beta, x, y, n), true;
-  case F::Softsign:
-    return elements<F::Softsign>(alpha, beta, x, y, n), true;
-  case F::Shrink:
-    return elements<F::Shrink>(alpha, beta, x, y, n), true;
-  case F::ThresholdedRelu:
-    return elements<F::ThresholdedRelu>(alpha, beta, x, y, n), true;
-  default:
-    return false;
-  }
+  return elements_of<F::Round, F::Floor, F::Ceil, F::Sign, F::Neg, F::Abs,
+                     F::Reciprocal, F::Clip, F::Softsign, F::Shrink,
+                     F::ThresholdedRelu>(fn, alpha, beta, x, y, n);
 }
 
 void range(ops::PointwiseFn fn, float alpha, float beta, const float *x,
