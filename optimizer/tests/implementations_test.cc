@@ -131,7 +131,13 @@ TEST(Implementations, AWinnerIsKeptOnlyWithinTheToleranceOnItsBackend) {
   CostModel cost(winograd_costs(0.5));
   const OptimizeResult kept = optimize(Model{g, {}}, ts, cost, o, sel, 7);
   EXPECT_FALSE(kept.kept_original);
-  EXPECT_EQ(kept.implementations.size(), 2u);
+  // Every convolution the backend offers a way for (the 1x1 as a product
+  // of channels-last pixels, where they are) takes it: each halves.
+  size_t ways = 0;
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    ways += !cpu->implementations(g, id).empty();
+  EXPECT_GE(ways, 2u);
+  EXPECT_EQ(kept.implementations.size(), ways);
   EXPECT_GE(kept.implementations_error, 0);
   EXPECT_LE(kept.implementations_error, sel.choice_tolerance);
   // A tolerance no rounding meets: the winner is refused, saying why.

@@ -203,32 +203,37 @@ TEST(CpuMeasure, AnOperatorIsMeasuredInTheLayoutItsNetworkKeeps) {
   EXPECT_EQ(measure_op(*b, pool, quick).layout, chosen);
 }
 
+/// The conv2d nodes of `g`, in order.
+std::vector<int32_t> conv_nodes(const Graph &g) {
+  std::vector<int32_t> convs;
+  for (int32_t id = 0; id < g.num_nodes(); ++id)
+    if (g.node(id).kind == OpKind::Conv2D)
+      convs.push_back(id);
+  return convs;
+}
+
 TEST(CpuWinograd, OfferedWhereOneDnnHasItRunByItAndEqualToTheReference) {
   const Graph g = parse_graph("input x: [1,16,12,12]\nweight w: [32,16,3,3]\n"
                               "weight v: [32,32,3,3]\n"
                               "c = conv2d[act=relu](x, w)\n"
                               "y = relu(ewadd(conv2d(c, v), c))\noutput y\n");
   auto b = cpu("", true);
-  std::vector<int32_t> convs;
-  for (int32_t id = 0; id < g.num_nodes(); ++id)
-    if (g.node(id).kind == OpKind::Conv2D)
-      convs.push_back(id);
+  const std::vector<int32_t> convs = conv_nodes(g);
   ASSERT_EQ(convs.size(), 2u);
   const std::vector<Attrs> ways = b->implementations(g, convs[0]);
   if (ways.empty())
     GTEST_SKIP() << "oneDNN has no Winograd kernel on " << b->device_name();
   ASSERT_EQ(ways.size(), 1u);
   EXPECT_EQ(ops::Conv2D::algorithm(ways[0]), ops::ConvAlgorithm::Winograd);
-  // Not offered again once chosen, nor for what oneDNN lacks: a 1x1, a
-  // stride of 2, a grouped convolution.
+  // Not offered again once chosen, nor for what oneDNN lacks: a stride of
+  // 2, a grouped convolution.
   EXPECT_EQ(b->implementations(g, convs[1]).size(), 1u);
   const Graph chosen = parse_graph(
       "input x: [1,16,12,12]\nweight w: [32,16,3,3]\n"
       "weight v: [32,32,3,3]\nc = conv2d[act=relu alg=winograd](x, w)\n"
       "y = relu(ewadd(conv2d[alg=winograd](c, v), c))\noutput y\n");
   EXPECT_TRUE(b->implementations(chosen, convs[0]).empty());
-  for (const char *other : {"weight w: [32,16,1,1]\ny = conv2d(x, w)",
-                            "weight w: [32,16,3,3]\ny = conv2d[s=2,2](x, w)",
+  for (const char *other : {"weight w: [32,16,3,3]\ny = conv2d[s=2,2](x, w)",
                             "weight w: [32,8,3,3]\ny = conv2d(x, w)"}) {
     const Graph o = parse_graph(std::string("input x: [1,16,12,12]\n") + other +
                                 "\noutput y\n");
@@ -309,6 +314,51 @@ TEST(CpuWinograd, AChosenWayIsPricedWithTheReordersItBrings) {
       ++(s.from_layout == "nchw" ? arriving : leaving);
   EXPECT_EQ(arriving, 1);
   EXPECT_EQ(leaving, 2);
+}
+
+TEST(CpuPixelProduct, OfferedForOneByOneConvolutionsRunAsAMatmul) {
+  // Two images, so that the product's rows span the batch; the second
+  // convolution sums the first's result in place.
+  const Graph g = parse_graph("input x: [2,24,7,9]\nweight w: [40,24,1,1]\n"
+                              "weight v: [40,40,1,1]\n"
+                              "c = conv2d[act=relu](x, w)\n"
+                              "y = relu(ewadd(conv2d(c, v), c))\noutput y\n");
+  auto b = cpu("", true);
+  if (b->device_name().find("activations nhwc") == std::string::npos)
+    GTEST_SKIP() << "offered where activations are channels-last: "
+                 << b->device_name();
+  const std::vector<int32_t> convs = conv_nodes(g);
+  ASSERT_EQ(convs.size(), 2u);
+  for (int32_t id : convs) {
+    const std::vector<Attrs> ways = b->implementations(g, id);
+    ASSERT_EQ(ways.size(), 1u);
+    EXPECT_EQ(ops::Conv2D::algorithm(ways[0]), ops::ConvAlgorithm::Matmul);
+  }
+  // Not for a strided, grouped or padded 3x3 one; not once chosen.
+  for (const char *other :
+       {"weight w: [32,16,1,1]\ny = conv2d[s=2,2](x, w)",
+        "weight w: [32,8,1,1]\ny = conv2d(x, w)",
+        "weight w: [32,16,3,1]\ny = conv2d(x, w)",
+        "weight w: [32,16,1,1]\ny = conv2d[alg=matmul](x, w)"}) {
+    const Graph o = parse_graph(std::string("input x: [1,16,12,12]\n") + other +
+                                "\noutput y\n");
+    EXPECT_TRUE(b->implementations(o, o.outputs()[0].node).empty()) << other;
+  }
+  const Graph chosen =
+      parse_graph("input x: [2,24,7,9]\nweight w: [40,24,1,1]\n"
+                  "weight v: [40,40,1,1]\n"
+                  "c = conv2d[act=relu alg=matmul](x, w)\n"
+                  "y = relu(ewadd(conv2d[alg=matmul](c, v), c))\noutput y\n");
+  const Bindings<float> values = random_run_bindings(chosen, 3);
+  auto e = b->prepare(chosen, values);
+  std::vector<std::string> kernels;
+  for (const StepInfo &s : e->steps())
+    if (!s.reorder)
+      kernels.push_back(s.impl.substr(0, s.impl.find(' ')) + " " + s.layout);
+  // Both run as products, in the network's layout, the sum and its relu
+  // in the second one's epilogue.
+  EXPECT_EQ(kernels, (std::vector<std::string>{"matmul nhwc", "matmul nhwc"}));
+  EXPECT_LE(error_against_reference(*e, g, values), kTolerance);
 }
 
 TEST(CpuThreads, TheThreadCountIsHonoured) {

@@ -90,6 +90,26 @@ inline std::vector<Case> layout_cases() {
       {"conv_winograd_bias",
        "weight u: [C,C,3,3]\n"
        "y = broadcast[fn=add](conv2d[alg=winograd](c, u), b)"},
+      // A 1x1 convolution as a matrix product over channels-last pixels,
+      // alone, with its bias, a folded batchnorm, a residual sum (summed
+      // in place) and its relu, a residual that arrives plain (a graph input),
+      // SiLU after it; and one that is not a
+      // product of pixels (strided), which runs directly.
+      {"conv_matmul", "weight u: [16,C,1,1]\ny = conv2d[alg=matmul](c, u)"},
+      {"conv_matmul_bias_relu",
+       "weight u: [C,C,1,1]\n"
+       "y = relu(broadcast[fn=add](conv2d[alg=matmul](c, u), b))"},
+      {"conv_matmul_batchnorm",
+       "weight u: [C,C,1,1]\nweight g: [C]\nweight h: [C]\nweight m: [C]\n"
+       "weight q: [C]\ny = batchnorm(conv2d[alg=matmul](c, u), g, h, m, q)"},
+      {"conv_matmul_residual", "weight u: [C,C,1,1]\n"
+                               "y = relu(ewadd(conv2d[alg=matmul](c, u), d))"},
+      {"conv_matmul_residual_input", "weight u: [C,C,1,1]\ninput r: [1,C,5,6]\n"
+                                     "y = ewadd(conv2d[alg=matmul](c, u), r)"},
+      {"conv_matmul_silu",
+       "weight u: [C,C,1,1]\ny = pointwise[fn=silu](conv2d[alg=matmul](c, u))"},
+      {"conv_matmul_strided",
+       "weight u: [C,C,1,1]\ny = conv2d[s=2,2 alg=matmul](c, u)"},
       {"conv_dilated_strided_valid",
        "y = conv2d[s=2,1 pad=valid d=2,2](c, v2)"},
       {"softmax", "y = softmax[axis=1](c)"},

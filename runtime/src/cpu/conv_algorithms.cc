@@ -1,10 +1,11 @@
-//===- conv_algorithms.cc - Which convolutions oneDNN runs by Winograd ----===//
+//===- conv_algorithms.cc - The ways a cpu convolution can run ------------===//
 #include "conv_algorithms.h"
 
 #include "dnnl_util.h"
 
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace quarry::runtime::cpu {
 
@@ -31,16 +32,38 @@ bool ask_onednn(const ops::Conv2D::Geometry &g, const std::vector<int64_t> &s) {
   }
 }
 
-} // namespace
-
-bool winograd_runs(const Graph &g, int32_t id) {
+/// The geometry of conv2d node `id`, where its operands' types are known.
+std::optional<ops::Conv2D::Geometry> geometry_of(const Graph &g, int32_t id) {
   const Node &n = g.node(id);
   if (n.kind != OpKind::Conv2D || n.inputs.size() != 2)
-    return false;
+    return std::nullopt;
   const TensorType *x = g.type(n.inputs[0]), *w = g.type(n.inputs[1]);
   if (!x || !w)
+    return std::nullopt;
+  return ops::Conv2D::geometry(n.attrs, x->shape, w->shape);
+}
+
+} // namespace
+
+bool is_pixel_product(const ops::Conv2D::Geometry &g,
+                      const std::vector<int64_t> &s) {
+  return g.kh == 1 && g.kw == 1 && s[0] == 1 && s[1] == 1 && g.groups == 1 &&
+         g.y.pad_before == 0 && g.x.pad_before == 0 && g.y.out == g.h &&
+         g.x.out == g.w;
+}
+
+bool is_pixel_product(const Graph &g, int32_t id) {
+  const auto geometry = geometry_of(g, id);
+  return geometry && is_pixel_product(*geometry, g.node(id).attrs.list(
+                                                     ops::Conv2D::kStride));
+}
+
+bool winograd_runs(const Graph &g, int32_t id) {
+  const auto found = geometry_of(g, id);
+  if (!found)
     return false;
-  const auto geometry = ops::Conv2D::geometry(n.attrs, x->shape, w->shape);
+  const Node &n = g.node(id);
+  const auto &geometry = *found;
   // The conditions every oneDNN Winograd kernel has; the rest is asked.
   const auto &s = n.attrs.list(ops::Conv2D::kStride);
   if (geometry.groups != 1 || geometry.kh != 3 || geometry.kw != 3 ||

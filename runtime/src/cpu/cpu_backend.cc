@@ -297,18 +297,27 @@ public:
     return absorbed_nodes(g, policy_);
   }
   const FusionPolicy *fusion_policy() const override { return &policy_; }
-  /// Winograd for the convolutions oneDNN has it for; not in bf16 (its
-  /// kernels are float32) nor on host threads (reference code).
+  /// Winograd for the convolutions oneDNN has it for, and oneDNN's matrix
+  /// product for 1x1 ones where activations are channels-last (its bytes
+  /// are the convolution's there); not in bf16 (the kernels are float32)
+  /// nor on host threads (reference code).
   std::vector<Attrs> implementations(const Graph &g,
                                      int32_t id) const override {
     const Node &n = g.node(id);
     if (bf16_ || streams_ != 1 || n.kind != OpKind::Conv2D ||
-        n.attrs.has(ops::Conv2D::kAlgorithm) || !cpu::winograd_runs(g, id))
+        n.attrs.has(ops::Conv2D::kAlgorithm))
       return {};
-    Attrs winograd = n.attrs;
-    winograd.set(ops::Conv2D::kAlgorithm,
-                 static_cast<int64_t>(ops::ConvAlgorithm::Winograd));
-    return {winograd};
+    ops::ConvAlgorithm way;
+    if (cpu::winograd_runs(g, id))
+      way = ops::ConvAlgorithm::Winograd;
+    else if (activations_ == dnnl::memory::format_tag::nhwc &&
+             cpu::is_pixel_product(g, id))
+      way = ops::ConvAlgorithm::Matmul;
+    else
+      return {};
+    Attrs chosen = n.attrs;
+    chosen.set(ops::Conv2D::kAlgorithm, static_cast<int64_t>(way));
+    return {chosen};
   }
   size_t cache_bytes() const override { return last_level_cache_bytes(); }
   void evict_caches() override { cpu::evict_caches(cache_bytes()); }

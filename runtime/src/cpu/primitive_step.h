@@ -2,8 +2,10 @@
 //-*-===//
 #pragma once
 
+#include "epilogue.h"
 #include "kernels.h"
 
+#include <memory>
 #include <optional>
 
 namespace quarry::runtime::cpu {
@@ -13,6 +15,32 @@ inline Step primitive_step(const Context &c, dnnl::primitive p, Args args) {
   return [p = std::move(p), args = std::move(args), s = c.stream]() mutable {
     p.execute(s, args);
   };
+}
+
+/// What a convolution or matmul needs once its primitive exists: the
+/// epilogue's operands resolved (their layouts into l.in, plain for the
+/// rest) and static weights (operand 1) laid out as the primitive wants.
+struct AnchorParts {
+  std::shared_ptr<const Epilogue> epilogue;
+  dnnl::memory weights; ///< empty when operand 1 is not static
+};
+
+template <class Pd>
+AnchorParts anchor_parts(Context &c, const Pd &pd, const Epilogue &epi,
+                         CpuOperands in, Lowered &l) {
+  auto resolved = std::make_shared<Epilogue>(epi);
+  resolved->resolve(pd, c, in);
+  dnnl::memory weights;
+  if (in[1].is_static()) {
+    weights =
+        laid_out_copy(c.engine, c.stream, pd.weights_desc(), in[1].static_data);
+    l.copied_static.push_back(1);
+  }
+  l.in = plain_mds(in);
+  resolved->wanted_layouts(in, pd.dst_desc(), l.in);
+  l.accumulate = resolved->accumulated();
+  l.impl = impl_name(pd);
+  return {resolved, weights};
 }
 
 /// An elementwise function of operand 0, in the layout it has.

@@ -25,11 +25,13 @@ namespace quarry::ops {
 /// The elements a window of `k` taps `d` apart spans.
 inline int64_t dilated_extent(int64_t k, int64_t d) { return (k - 1) * d + 1; }
 
-/// How a convolution is computed: directly, tap by tap, or by Winograd's
-/// minimal filtering (fewer products, sums in another order).
-enum class ConvAlgorithm : int64_t { Direct = 0, Winograd = 1 };
-inline constexpr std::string_view kConvAlgorithmNames[] = {"direct",
-                                                           "winograd"};
+/// How a convolution is computed: directly, tap by tap; by Winograd's
+/// minimal filtering (fewer products, sums in another order); or, for a
+/// 1x1 window at stride 1, as one matrix product of the channels-last
+/// pixels by the weights (the same products, blocked another way).
+enum class ConvAlgorithm : int64_t { Direct = 0, Winograd = 1, Matmul = 2 };
+inline constexpr std::string_view kConvAlgorithmNames[] = {"direct", "winograd",
+                                                           "matmul"};
 
 struct Conv2D {
   static constexpr std::string_view name = "conv2d";
