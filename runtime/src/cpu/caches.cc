@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -116,7 +117,11 @@ size_t last_level_cache_bytes() {
     // Below twice the smallest probe there is nothing to tell apart.
     if (stated < size_t{8} << 20)
       return stated;
-    return reading_speed_cache_bytes(probe_reads(stated));
+    try {
+      return reading_speed_cache_bytes(probe_reads(stated));
+    } catch (const std::bad_alloc &) {
+      return stated; // under a memory limit smaller than the probe
+    }
   }();
   return bytes;
 }
