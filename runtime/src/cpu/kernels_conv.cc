@@ -85,19 +85,10 @@ conv_as_matmul(Context &c, const ops::Conv2D::Geometry &g,
       l.in[i] = nhwc(in[i].shape());
   l.out = {nhwc(out[0].shape)};
   l.impl = "matmul " + l.impl;
-  l.bind = [&c, pd, amd, bplain, cmd, has_bias, bias, weights = parts.weights,
-            lowered_epi = parts.epilogue](const Bound &b) {
-    Args args{{DNNL_ARG_SRC, memory(amd, c.engine, b.in[0])},
-              {DNNL_ARG_WEIGHTS,
-               weights ? weights : memory(bplain, c.engine, b.in[1])},
-              {DNNL_ARG_DST, memory(cmd, c.engine, b.out[0])}};
-    if (has_bias)
-      args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), c.engine,
-                                         bias ? bias->data() : b.in[2]));
-    lowered_epi->bind(c, b, args);
-    return lowered_epi->finish(
-        primitive_step(c, dnnl::matmul(pd), std::move(args)), b,
-        static_cast<int64_t>(cmd.get_size() / sizeof(float)));
+  const memory::desc bias_of = has_bias ? pd.bias_desc() : memory::desc();
+  l.bind = [&c, pd, amd, bplain, cmd, bias_of, bias, parts](const Bound &b) {
+    return anchor_step(c, dnnl::matmul(pd), parts, b, amd, bplain, cmd, bias_of,
+                       bias ? bias->data() : nullptr);
   };
   return l;
 }
@@ -224,20 +215,11 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   const AnchorParts parts = anchor_parts(c, pd, epi, in, l);
   l.in[0] = pd.src_desc();
   l.out = {pd.dst_desc()};
-  l.bind = [&c, pd, weights = parts.weights, wplain, has_bias, folded_bias,
-            lowered_epi = parts.epilogue](const Bound &b) {
-    Args args{{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
-              {DNNL_ARG_WEIGHTS,
-               weights ? weights : memory(wplain, c.engine, b.in[1])},
-              {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
-    if (has_bias)
-      args.emplace(DNNL_ARG_BIAS,
-                   memory(pd.bias_desc(), c.engine,
-                          folded_bias ? folded_bias->data() : b.in[2]));
-    lowered_epi->bind(c, b, args);
-    return lowered_epi->finish(
-        primitive_step(c, dnnl::convolution_forward(pd), std::move(args)), b,
-        static_cast<int64_t>(pd.dst_desc().get_size() / sizeof(float)));
+  const memory::desc bias_of = has_bias ? pd.bias_desc() : memory::desc();
+  l.bind = [&c, pd, parts, wplain, bias_of, folded_bias](const Bound &b) {
+    return anchor_step(c, dnnl::convolution_forward(pd), parts, b,
+                       pd.src_desc(), wplain, pd.dst_desc(), bias_of,
+                       folded_bias ? folded_bias->data() : nullptr);
   };
   return l;
 }

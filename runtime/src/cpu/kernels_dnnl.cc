@@ -211,16 +211,8 @@ Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
   if (bf16)
     l.in[0] = plain_md(to_dims(in[0].shape()), src_type);
   l.out = {plain_md(out[0].shape)};
-  l.bind = [&c, pd, amd, bplain, cmd, weights = parts.weights,
-            lowered_epi = parts.epilogue](const Bound &bd) {
-    Args args{{DNNL_ARG_SRC, memory(amd, c.engine, bd.in[0])},
-              {DNNL_ARG_WEIGHTS,
-               weights ? weights : memory(bplain, c.engine, bd.in[1])},
-              {DNNL_ARG_DST, memory(cmd, c.engine, bd.out[0])}};
-    lowered_epi->bind(c, bd, args);
-    return lowered_epi->finish(
-        primitive_step(c, dnnl::matmul(pd), std::move(args)), bd,
-        static_cast<int64_t>(cmd.get_size() / sizeof(float)));
+  l.bind = [&c, pd, amd, bplain, cmd, parts](const Bound &b) {
+    return anchor_step(c, dnnl::matmul(pd), parts, b, amd, bplain, cmd);
   };
   return l;
 }

@@ -43,6 +43,34 @@ AnchorParts anchor_parts(Context &c, const Pd &pd, const Epilogue &epi,
   return {resolved, weights};
 }
 
+/// An anchor's step over `b`: `primitive` reading operand 0 as `src`, its
+/// weights (laid out once, else operand 1 as `weights`), a bias where
+/// `bias` describes one (`bias_data`, else operand 2) and the epilogue's
+/// operands, writing `dst`; then what the epilogue leaves to quarry's own
+/// loop over the result.
+inline Step anchor_step(const Context &c, dnnl::primitive primitive,
+                        const AnchorParts &parts, const Bound &b,
+                        const dnnl::memory::desc &src,
+                        const dnnl::memory::desc &weights,
+                        const dnnl::memory::desc &dst,
+                        const dnnl::memory::desc &bias = {},
+                        const float *bias_data = nullptr) {
+  using dnnl::memory;
+  Args args{{DNNL_ARG_SRC, memory(src, c.engine, b.in[0])},
+            {DNNL_ARG_WEIGHTS, parts.weights
+                                   ? parts.weights
+                                   : memory(weights, c.engine, b.in[1])},
+            {DNNL_ARG_DST, memory(dst, c.engine, b.out[0])}};
+  if (!bias.is_zero())
+    args.emplace(DNNL_ARG_BIAS,
+                 memory(bias, c.engine,
+                        const_cast<float *>(bias_data ? bias_data : b.in[2])));
+  parts.epilogue->bind(c, b, args);
+  return parts.epilogue->finish(
+      primitive_step(c, std::move(primitive), std::move(args)), b,
+      static_cast<int64_t>(dst.get_size() / sizeof(float)));
+}
+
 /// An elementwise function of operand 0, in the layout it has.
 Lowered eltwise_lowered(Context &c, dnnl::algorithm alg, float alpha,
                         float beta, CpuOperands in);
