@@ -89,8 +89,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// channel and batchnorms no convolution folds run as loops, 8 since a
 /// trailing SiLU runs as a loop after its convolution or product, 9 since
 /// resizes that keep the channels sum whole rows, arithmetic pointwise
-/// functions vectorize and whole-tensor minima and maxima read nhwc.
-constexpr int kKernelRevision = 9;
+/// functions vectorize and whole-tensor minima and maxima read nhwc, 10
+/// since laid-out weights live in huge pages (huge_pages.h).
+constexpr int kKernelRevision = 10;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

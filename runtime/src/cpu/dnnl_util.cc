@@ -125,8 +125,9 @@ dnnl::algorithm binary_algorithm(ops::BroadcastFn f) {
 }
 
 dnnl::memory laid_out_copy(const dnnl::engine &engine, dnnl::stream &stream,
-                           const dnnl::memory::desc &md, const float *src) {
-  dnnl::memory out(md, engine); // oneDNN allocates, aligned
+                           StaticArena &arena, const dnnl::memory::desc &md,
+                           const float *src) {
+  dnnl::memory out(md, engine, arena.allocate(md.get_size()));
   const auto plain = plain_md(md.dims());
   dnnl::memory from(plain, engine, const_cast<float *>(src));
   if (md == plain) {

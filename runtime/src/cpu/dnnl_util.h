@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "huge_pages.h"
 #include "quarry/core/attrs.h"
 #include "quarry/core/domain.h"
 #include "quarry/core/ops/broadcast.h"
@@ -109,11 +110,12 @@ inline int64_t pad_after(int64_t in, int64_t k, int64_t stride, int64_t out,
   return std::max<int64_t>(0, (out - 1) * stride + k - in - before);
 }
 
-/// A oneDNN memory that owns 64-byte aligned storage laid out as `md`,
-/// filled from plain floats `src` of the same logical tensor (a reorder
-/// when `md` is not plain). For static operands that a primitive wants in
-/// its own layout.
+/// A oneDNN memory over storage from `arena` laid out as `md`, filled from
+/// plain floats `src` of the same logical tensor (a reorder when `md` is
+/// not plain). For static operands that a primitive wants in its own
+/// layout; alive as long as the arena.
 dnnl::memory laid_out_copy(const dnnl::engine &engine, dnnl::stream &stream,
-                           const dnnl::memory::desc &md, const float *src);
+                           StaticArena &arena, const dnnl::memory::desc &md,
+                           const float *src);
 
 } // namespace quarry::runtime::cpu

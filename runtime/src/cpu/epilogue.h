@@ -32,8 +32,8 @@ public:
     for (Src1 &s : src1_) {
       s.md = pd.query_md(dnnl::query::exec_arg_md, arg(s));
       if (in[s.operand].is_static() && !(s.md == plain_md(s.md.dims())))
-        s.laid_out =
-            laid_out_copy(c.engine, c.stream, s.md, in[s.operand].static_data);
+        s.laid_out = laid_out_copy(c.engine, c.stream, c.statics, s.md,
+                                   in[s.operand].static_data);
     }
   }
 

@@ -74,16 +74,12 @@ QUARRY_CPU_CLONES void strip_product(const float *x, const float *strip,
 }
 
 /// Row-major W [k, n] as panels (whole ones first, then the strip of the
-/// columns left over), in 64-byte aligned memory: vector loads that
-/// straddle cache lines slowed the stream measurably.
-std::shared_ptr<float> pack_panels(const float *w, int64_t k, int64_t n) {
-  const size_t bytes = sizeof(float) * static_cast<size_t>(k * n);
-  std::shared_ptr<float> packed(
-      static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)),
-      [](float *p) { std::free(p); });
-  if (!packed)
-    throw Error("backend cpu: out of memory for gemv weights");
-  float *out = packed.get();
+/// columns left over), in memory from `arena` (aligned to cache lines).
+const float *pack_panels(StaticArena &arena, const float *w, int64_t k,
+                         int64_t n) {
+  auto *packed = static_cast<float *>(
+      arena.allocate(sizeof(float) * static_cast<size_t>(k * n)));
+  float *out = packed;
   for (int64_t c0 = 0; c0 < n; c0 += kPanel) {
     const int64_t width = std::min(kPanel, n - c0);
     for (int64_t i = 0; i < k; ++i, out += width)
@@ -156,10 +152,11 @@ bool gemv_applies(CpuOperands in) {
   return in[1].is_static() && a.rank() == 2 && b.rank() == 2 && a[0] == 1;
 }
 
-Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
+Lowered gemv_lowered(Context &c, CpuOperands in, ResultTypes out,
+                     PostOps post) {
   const int64_t k = in[1].shape()[0], n = in[1].shape()[1];
   const std::vector<BoundPostOp> bound = bound_post_ops(post);
-  std::shared_ptr<float> weights = pack_panels(in[1].static_data, k, n);
+  const float *weights = pack_panels(c.statics, in[1].static_data, k, n);
   Lowered l;
   l.in = plain_mds(in);
   l.out = plain_mds(out);
@@ -169,8 +166,8 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
   // packed weights and applying the epilogue to its own columns.
   l.bind = [k, n, bound, weights](const Bound &b) -> Step {
     std::vector<float *> in = b.in;
-    in[1] = weights.get();
-    return [k, n, bound, weights, in, y = b.out[0]] {
+    in[1] = const_cast<float *>(weights);
+    return [k, n, bound, in, y = b.out[0]] {
       const int64_t panels = (n + kPanel - 1) / kPanel;
       const int threads =
           k * n < kParallelWeights
@@ -195,8 +192,9 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post) {
   return l;
 }
 
-std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
-                                          ResultTypes out, PostOps post) {
+std::optional<Lowered> point_conv_lowered(Context &c, const Node &n,
+                                          CpuOperands in, ResultTypes out,
+                                          PostOps post) {
   const auto g = ops::Conv2D::geometry(n.attrs, in[0].shape(), in[1].shape());
   const bool covers = g.n == 1 && g.y.out == 1 && g.x.out == 1 &&
                       g.y.pad_before == 0 && g.x.pad_before == 0 && g.dh == 1 &&
@@ -219,7 +217,7 @@ std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
     std::vector<CpuOperand> as_gemv(in.begin(), in.end());
     as_gemv[0] = {&row, plain_md(row.shape), nullptr};
     as_gemv[1] = {&matrix, plain_md(matrix.shape), wt.data()};
-    Lowered l = gemv_lowered(as_gemv, std::span(&result, 1), post);
+    Lowered l = gemv_lowered(c, as_gemv, std::span(&result, 1), post);
     // Over a 1x1 input every dense layout is the same bytes (a pooled
     // squeeze-excitation input): no reorder.
     l.in[0] = g.h == 1 && g.w == 1 && dense_strides(in[0].md)

@@ -22,8 +22,9 @@ namespace quarry::runtime::cpu {
 /// static 2-D weight.
 bool gemv_applies(CpuOperands in);
 
-/// The gemv step, with the post-ops `post` (operands after the weight).
-Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post);
+/// The gemv step, with the post-ops `post` (operands after the weight);
+/// the weights are packed into `c.statics`.
+Lowered gemv_lowered(Context &c, CpuOperands in, ResultTypes out, PostOps post);
 
 /// A convolution whose window covers its whole unpadded input once, for
 /// one image (a linear layer written as a convolution: a squeeze-
@@ -32,7 +33,8 @@ Lowered gemv_lowered(CpuOperands in, ResultTypes out, PostOps post);
 /// depthwise one dot product per channel. oneDNN runs these through a
 /// gemm-based kernel several times slower. nullopt where it does not apply
 /// (the weights must be static).
-std::optional<Lowered> point_conv_lowered(const Node &n, CpuOperands in,
-                                          ResultTypes out, PostOps post);
+std::optional<Lowered> point_conv_lowered(Context &c, const Node &n,
+                                          CpuOperands in, ResultTypes out,
+                                          PostOps post);
 
 } // namespace quarry::runtime::cpu

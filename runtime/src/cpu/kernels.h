@@ -52,6 +52,9 @@ struct Context {
   /// and weights as bfloat16 (BackendOptions::precision "bf16"),
   /// accumulating and writing float32; a reorder converts the input.
   bool bf16 = false;
+  /// Where static operands laid out for their kernels live (huge_pages.h):
+  /// as long as the context, which outlives the program's steps.
+  StaticArena statics;
 };
 
 /// An operand as a kernel sees it while lowering: its type, the layout it

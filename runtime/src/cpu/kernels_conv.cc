@@ -97,7 +97,7 @@ conv_as_matmul(Context &c, const ops::Conv2D::Geometry &g,
 
 Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
                                      ResultTypes out, PostOps post) {
-  if (auto point = point_conv_lowered(n, in, out, post))
+  if (auto point = point_conv_lowered(c, n, in, out, post))
     return std::move(*point);
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());

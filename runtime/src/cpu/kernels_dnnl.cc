@@ -67,7 +67,7 @@ Lowered binary_lowered(Context &c, dnnl::algorithm alg, CpuOperands in, int s0,
   }
   dnnl::memory laid_out;
   if (b.is_static() && !is_plain(md1))
-    laid_out = laid_out_copy(c.engine, c.stream, md1, b.static_data);
+    laid_out = laid_out_copy(c.engine, c.stream, c.statics, md1, b.static_data);
   Lowered l;
   l.in.resize(2);
   l.in[s0] = md0;
@@ -179,7 +179,7 @@ Lowered pool(Context &c, const Node &n, dnnl::algorithm alg, CpuOperands in,
 Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
                                      ResultTypes out, PostOps post) {
   if (gemv_applies(in))
-    return gemv_lowered(in, out, post);
+    return gemv_lowered(c, in, out, post);
   // Leading (batch) dimensions collapse into one; without a batch the
   // problem is 2-D, for which oneDNN has faster kernels (small m above all).
   const Shape &a = in[0].shape(), &b = in[1].shape();

@@ -32,8 +32,8 @@ AnchorParts anchor_parts(Context &c, const Pd &pd, const Epilogue &epi,
   resolved->resolve(pd, c, in);
   dnnl::memory weights;
   if (in[1].is_static()) {
-    weights =
-        laid_out_copy(c.engine, c.stream, pd.weights_desc(), in[1].static_data);
+    weights = laid_out_copy(c.engine, c.stream, c.statics, pd.weights_desc(),
+                            in[1].static_data);
     l.copied_static.push_back(1);
   }
   l.in = plain_mds(in);

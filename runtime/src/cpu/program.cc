@@ -10,13 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <sys/mman.h>
-
 namespace quarry::runtime::cpu {
 
 namespace {
 
-constexpr size_t kPage = 4096, kHugePage = size_t{2} << 20;
+constexpr size_t kPage = 4096;
 
 /// The kernel for `n`: its CpuKernel, else its reference semantics.
 Lowered make_kernel(Context &c, const Node &n, CpuOperands in, ResultTypes out,
@@ -34,8 +32,6 @@ Lowered make_kernel(Context &c, const Node &n, CpuOperands in, ResultTypes out,
 struct Unfuse {};
 
 } // namespace
-
-void Program::AlignedFree::operator()(float *p) const { std::free(p); }
 
 Program::Program(const Graph &g, Plan &p, Context &c,
                  const FusionPolicy &policy)
@@ -376,22 +372,16 @@ void Program::assign_buffers() {
     slots_[roots[i]].buffer = buffer[i];
   for (size_t s = 0; s < slots_.size(); ++s)
     slots_[s].buffer = slots_[root(static_cast<int>(s))].buffer;
-  // One arena for all buffers, in 2 MiB huge pages where the kernel gives
-  // them (transparent huge pages on madvise): activations are streamed
-  // through every run, and 4 KiB pages cost a TLB miss every 4 KiB.
+  // One arena for all buffers, in huge pages (huge_pages.h): activations
+  // are streamed through every run.
   size_t total = 0;
   std::vector<size_t> offset;
   for (int64_t bytes : buffer_bytes_) {
     offset.push_back(total);
     total += (std::max<size_t>(bytes, 1) + kPage - 1) / kPage * kPage;
   }
-  total = (std::max<size_t>(total, 1) + kHugePage - 1) / kHugePage * kHugePage;
-  auto *arena = static_cast<float *>(std::aligned_alloc(kHugePage, total));
-  if (!arena)
-    throw Error("backend cpu: out of memory for " + std::to_string(total) +
-                " bytes of buffers");
-  arena_.reset(arena);
-  madvise(arena, total, MADV_HUGEPAGE); // advice: failure changes nothing
+  arena_ = huge_pages(total, "buffers");
+  auto *arena = reinterpret_cast<float *>(arena_.get());
   for (size_t off : offset)
     buffers_.push_back(arena + off / sizeof(float));
 }

@@ -123,10 +123,7 @@ private:
   std::map<ValueRef, int> output_slot_;
   std::set<ValueRef> static_reads_; ///< read at run time, not copied
 
-  struct AlignedFree {
-    void operator()(float *p) const;
-  };
-  std::unique_ptr<float, AlignedFree> arena_;
+  HugePagesBlock arena_;
   std::vector<float *> buffers_; ///< into arena_
   std::vector<int64_t> buffer_bytes_;
 };
