@@ -1,4 +1,4 @@
-//===- huge_pages.cc - Memory a program streams through every run ---------===//
+//===- huge_pages.cc - Memory a program reads every run -------------------===//
 #include "huge_pages.h"
 
 #include "quarry/core/error.h"

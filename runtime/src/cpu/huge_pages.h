@@ -1,15 +1,13 @@
-//===- huge_pages.h - Memory a program streams through every run -*- C++
-//-*-===//
+//===- huge_pages.h - Memory a program reads every run ----------*- C++ -*-===//
 //
 // A program reads its activations and its laid-out weights on every run.
 // In 4 KiB pages that costs a TLB miss every 4 KiB, and in a virtual
-// machine each miss walks the guest's page tables and the host's: where
-// the host backs a weight's pages with small pages of its own, a kernel
-// that reads them can run at half speed, and which weights land there
-// depends on where malloc put them. Memory from here comes in 2 MiB-aligned
-// blocks advised as transparent huge pages (the kernel's "madvise" mode
-// gives them to such blocks only), so the speed of a kernel does not depend
-// on the address its operands were given.
+// machine each miss walks two levels of page tables; there the speed of one
+// and the same convolution depended on where malloc had put its weights.
+// Memory from here comes in 2 MiB-aligned blocks advised as transparent
+// huge pages (the kernel's "madvise" mode gives them to such blocks only),
+// so that a kernel's speed does not depend on the address its operands
+// were given.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
