@@ -238,10 +238,7 @@ std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
     return std::nullopt;
   const int off = result.rank() - operand.rank();
   // The axis a per-channel operand varies along.
-  const int channel = anchor == OpKind::Conv2D || anchor == OpKind::BatchNorm ||
-                              anchor == OpKind::Concat
-                          ? 1
-                          : result.rank() - 1;
+  const int channel = anchor == OpKind::MatMul ? result.rank() - 1 : 1;
   bool full = true, scalar = true, per_channel = true;
   for (int i = 0; i < result.rank(); ++i) {
     const int64_t d = i >= off ? operand[i - off] : 1;
@@ -311,6 +308,8 @@ std::vector<PostOp> own_activation(const Node &n, int32_t id) {
 bool FusionPolicy::is_anchor(const Node &n) const {
   return (n.kind == OpKind::Conv2D && conv2d) ||
          (n.kind == OpKind::MatMul && matmul) ||
+         ((n.kind == OpKind::Pool2DAvg || n.kind == OpKind::Pool2DMax) &&
+          pool2d) ||
          (n.kind == OpKind::BatchNorm && batchnorm) ||
          (n.kind == OpKind::Concat && concat);
 }

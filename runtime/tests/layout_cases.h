@@ -38,6 +38,14 @@ inline std::vector<Case> layout_cases() {
       {"tanh", "y = tanh(c)"},
       {"pool_avg", "y = pool2d_avg[k=3,3 s=2,2](c)"},
       {"pool_max", "y = pool2d_max[k=2,2 s=1,1 pad=valid](c)"},
+      // A pooling with its chain: a residual, a per-channel bias and relu,
+      // SiLU (quarry's loop after it, over a blocked layout's padding).
+      {"pool_avg_residual",
+       "y = ewadd(pool2d_avg[k=3,3 s=1,1 pad=same](c), d)"},
+      {"pool_max_bias_relu",
+       "y = relu(broadcast[fn=add](pool2d_max[k=3,3 s=1,1 pad=same](c), b))"},
+      {"pool_avg_silu",
+       "y = pointwise[fn=silu](pool2d_avg[k=2,2 s=2,2 pad=valid](c))"},
       {"ewadd", "y = ewadd(c, d)"},
       {"ewmul", "y = ewmul(d, c)"},
       {"ewadd_weight", "weight e: [1,C,5,6]\ny = ewadd(c, e)"},
@@ -393,6 +401,35 @@ inline std::vector<FusionCase> fusion_cases() {
         "y = ewadd(broadcast[fn=add](conv2d[pad=valid](x, w), b), r)\n"
         "output y\n"},
        2},
+      // A pooling takes its sum (a cell's branches joined: a computed
+      // operand, another pooling of the same value, a static one), its
+      // per-channel bias and activation; the identity pooling takes none.
+      {{"pool_avg_residual_relu",
+        conv + "c = conv2d(x, w)\n"
+               "y = relu(ewadd(pool2d_avg[k=3,3 s=1,1 pad=same](c), r))\n"
+               "output y\n"},
+       2},
+      {{"pool_avg_plus_pool_avg",
+        conv + "c = conv2d[act=relu](x, w)\n"
+               "p = pool2d_avg[k=3,3 s=1,1 pad=same](c)\n"
+               "q = pool2d_avg[k=3,3 s=1,1 pad=same](c)\n"
+               "y = ewadd(q, p)\noutput y\n"},
+       1},
+      {{"pool_max_bias_sigmoid",
+        conv + "c = conv2d(x, w)\n"
+               "y = sigmoid(broadcast[fn=add](pool2d_max[k=2,2 s=2,2](c), b))\n"
+               "output y\n"},
+       2},
+      {{"pool_max_static_residual",
+        conv + "weight e: [1,16,3,3]\nc = conv2d(x, w)\n"
+               "y = ewadd(pool2d_max[k=3,3 s=2,2 pad=same](c), e)\n"
+               "output y\n"},
+       1},
+      {{"pool_identity_residual",
+        conv + "c = conv2d(x, w)\n"
+               "y = ewadd(pool2d_max[k=1,1 s=1,1 pad=same](c), r)\n"
+               "output y\n"},
+       0},
       // A batchnorm after a convolution (and its bias) folds into it.
       {{"conv_batchnorm_relu",
         conv + "weight g: [16]\nweight h: [16]\nweight m: [16]\n"

@@ -90,8 +90,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// trailing SiLU runs as a loop after its convolution or product, 9 since
 /// resizes that keep the channels sum whole rows, arithmetic pointwise
 /// functions vectorize and whole-tensor minima and maxima read nhwc, 10
-/// since laid-out weights live in huge pages (huge_pages.h).
-constexpr int kKernelRevision = 10;
+/// since laid-out weights live in huge pages (huge_pages.h), 11 since
+/// poolings take their chain (a sum, a bias, an activation) as post-ops.
+constexpr int kKernelRevision = 11;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
@@ -234,7 +235,17 @@ public:
     // A concatenation along channels applies its batchnorm, and the relu
     // after it, as it copies (concat_affine_copies).
     policy_.concat = true;
+    // oneDNN's pooling applies the sum after it (a cell's branches joined)
+    // as it writes its result.
+    policy_.pool2d = true;
     policy_.accept = [](const Node &anchor, const std::vector<PostOp> &post) {
+      // A pooling that is the identity is a view of its operand: nothing
+      // runs that could take a chain.
+      if ((anchor.kind == OpKind::Pool2DAvg &&
+           ops::Pool2DAvg::is_identity(anchor.attrs)) ||
+          (anchor.kind == OpKind::Pool2DMax &&
+           ops::Pool2DMax::is_identity(anchor.attrs)))
+        return size_t{0};
       if (anchor.kind == OpKind::Concat)
         return size_t{1} + (post.size() > 1 &&
                             post[1].kind == PostOp::Kind::Unary &&

@@ -156,22 +156,46 @@ namespace {
 
 template <class Def>
 Lowered pool(Context &c, const Node &n, dnnl::algorithm alg, CpuOperands in,
-             ResultTypes out) {
+             ResultTypes out, PostOps post) {
   const Shape &x = in[0].shape();
   const auto [wy, wx] = Def::windows(n.attrs, x);
   const auto &k = n.attrs.list(Def::kKernel);
   const auto &s = n.attrs.list(Def::kStride);
-  if (k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1) {
-    // A 1x1 window with stride 1 is the identity.
+  if (Def::is_identity(n.attrs)) {
+    // A 1x1 window with stride 1 is the identity (it takes no chain).
     return view_of_operand(in[0].md, in[0].md);
   }
-  const memory::desc dst(to_dims(out[0].shape), kF32, tag::any);
+  const dims result = to_dims(out[0].shape);
+  const memory::desc dst(result, kF32, tag::any);
   const dnnl::pooling_forward::desc d(
       dnnl::prop_kind::forward_inference, alg, in[0].md, dst, {s[0], s[1]},
       {k[0], k[1]}, {wy.pad_before, wx.pad_before},
       {pad_after(x[2], k[0], s[0], wy.out, wy.pad_before),
        pad_after(x[3], k[1], s[1], wx.out, wx.pad_before)});
-  return pooling_lowered(c, dnnl::pooling_forward::primitive_desc(d, c.engine));
+  if (post.empty())
+    return pooling_lowered(c,
+                           dnnl::pooling_forward::primitive_desc(d, c.engine));
+  // The chain (a sum with a computed or static operand, an activation) as
+  // post-ops of the pooling: its result is written once.
+  const Epilogue epi(post, 0, 1, result, 1);
+  const dnnl::pooling_forward::primitive_desc pd(d, epi.attr(), c.engine);
+  auto resolved = std::make_shared<Epilogue>(epi);
+  resolved->resolve(pd, c, in);
+  Lowered l;
+  l.in = plain_mds(in);
+  l.in[0] = pd.src_desc();
+  resolved->wanted_layouts(in, pd.dst_desc(), l.in);
+  l.out = {pd.dst_desc()};
+  l.impl = impl_name(pd);
+  l.bind = [&c, pd, resolved](const Bound &b) {
+    Args args{{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
+              {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
+    resolved->bind(c, b, args);
+    return resolved->finish(
+        primitive_step(c, dnnl::pooling_forward(pd), std::move(args)), b,
+        static_cast<int64_t>(pd.dst_desc().get_size() / sizeof(float)));
+  };
+  return l;
 }
 
 } // namespace
@@ -219,16 +243,17 @@ Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
 
 Lowered CpuKernel<ops::Pool2DAvg>::make(Context &c, const Node &n,
                                         CpuOperands in, ResultTypes out,
-                                        PostOps) {
+                                        PostOps post) {
   // quarry always divides by kh*kw, counting padded zeros.
   return pool<ops::Pool2DAvg>(
-      c, n, dnnl::algorithm::pooling_avg_include_padding, in, out);
+      c, n, dnnl::algorithm::pooling_avg_include_padding, in, out, post);
 }
 
 Lowered CpuKernel<ops::Pool2DMax>::make(Context &c, const Node &n,
                                         CpuOperands in, ResultTypes out,
-                                        PostOps) {
-  return pool<ops::Pool2DMax>(c, n, dnnl::algorithm::pooling_max, in, out);
+                                        PostOps post) {
+  return pool<ops::Pool2DMax>(c, n, dnnl::algorithm::pooling_max, in, out,
+                              post);
 }
 
 Lowered CpuKernel<ops::Relu>::make(Context &c, const Node &, CpuOperands in,

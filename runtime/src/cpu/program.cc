@@ -104,7 +104,12 @@ void Program::let_go_if_copied(ValueRef v) {
 FusedStep Program::with_accumulation(FusedStep s, int step) const {
   // A full computed operand of an add that nothing reads later (and that
   // is no graph input or output, nor another operand of this step) can
-  // hold the result: the kernel accumulates into its buffer.
+  // hold the result: the kernel accumulates into its buffer. Only
+  // convolutions and products do: oneDNN's pooling with a sum post-op
+  // falls to a slow kernel, where an add post-op keeps the fast one.
+  const OpKind anchor = step_node(g_, s).kind;
+  if (anchor != OpKind::Conv2D && anchor != OpKind::MatMul)
+    return s;
   std::map<ValueRef, int> uses;
   for (ValueRef v : step_node(g_, s).inputs)
     ++uses[v];

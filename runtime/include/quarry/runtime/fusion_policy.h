@@ -2,9 +2,9 @@
 //-*-===//
 //
 // A backend may run an anchor (a convolution or matmul; where its policy
-// says so a batchnorm, or a concatenation whose chain starts with the
-// batchnorm it applies) together with the chain of elementwise nodes that
-// only it feeds, as the anchor's epilogue:
+// says so a pooling, a batchnorm, or a concatenation whose chain starts
+// with the batchnorm it applies) together with the chain of elementwise nodes
+// that only it feeds, as the anchor's epilogue:
 //
 //   y = relu(ewadd(broadcast[fn=add](conv2d(x, w), b), r))
 //       anchor conv2d, epilogue: +b (per channel), +r (full), relu
@@ -89,6 +89,7 @@ struct PostOp {
 struct FusionPolicy {
   bool conv2d = true;     ///< conv2d anchors
   bool matmul = true;     ///< matmul anchors
+  bool pool2d = false;    ///< pool2d_avg and pool2d_max anchors
   bool batchnorm = false; ///< batchnorm anchors (what accept allows)
   /// Concatenations along the channels of 4-D values as anchors, whose
   /// chain starts with a batchnorm of static statistics (a densely
@@ -149,9 +150,8 @@ std::vector<PostOp> fused_chain(const FusionView &g, int32_t anchor,
 bool may_join_chain(const Node &n);
 
 /// How `operand` spreads over `result` in an epilogue of an anchor of kind
-/// `anchor` (conv2d, batchnorm: channels on axis 1; matmul: the last
-/// axis); nullopt
-/// when it would not keep the result's shape or fits no Spread.
+/// `anchor` (matmul: channels on the last axis; the others' on axis 1);
+/// nullopt when it would not keep the result's shape or fits no Spread.
 std::optional<Spread> spread_of(OpKind anchor, const Shape &result,
                                 const Shape &operand);
 

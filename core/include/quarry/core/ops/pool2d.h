@@ -35,6 +35,13 @@ template <PoolFn Fn> struct Pool2D {
             window(name, "width", x[3], k[1], s[1], pad)};
   }
 
+  /// A 1x1 window with stride 1: every element is its own window.
+  static bool is_identity(const Attrs &a) {
+    const auto &k = a.list(kKernel);
+    const auto &s = a.list(kStride);
+    return k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1;
+  }
+
   static MaybeTypes infer(const Attrs &a, InTypes in) {
     const auto [wy, wx] = windows(a, in[0].shape);
     const Shape &x = in[0].shape;
