@@ -433,5 +433,61 @@ TEST(CpuFusion, ASumJoinsItsFirstOperandsChainWhateverTheNodeOrder) {
   }
 }
 
+// Residual blocks in a row: the second block's sum accumulates onto the
+// first's result, which itself lives in the buffer of the value it was
+// accumulated onto. Nothing reads either value afterwards, so both sums run
+// in place; only a buffer a later step still reads is copied first.
+TEST(CpuFusion, ResidualSumsInARowAccumulateInPlace) {
+  const std::string head =
+      "input x: [1,16,6,6]\nweight w1: [16,16,1,1]\nweight w2: [16,16,1,1]\n"
+      "weight w3: [16,16,1,1]\nweight w4: [16,16,1,1]\n"
+      "t = conv2d(x, w1)\ny1 = relu(ewadd(conv2d(x, w2), t))\n"
+      "u = conv2d[act=relu](y1, w3)\n"
+      "y2 = relu(ewadd(conv2d(u, w4), y1))\n";
+  struct Expected {
+    std::string text;
+    int in_place, onto_copies;
+    std::string layout = "";
+  };
+  for (const Expected &want :
+       {Expected{head + "output y2\n", 2, 0},
+        // The first block's result is read after the second sum, which
+        // then adds it to the convolution as an operand.
+        Expected{head + "z = sigmoid(y1)\noutput y2, z\n", 1, 0},
+        // The first sum accumulates onto a view of a value read later (a
+        // reshape, which shares its operand's buffer where that is plain):
+        // it starts from a copy; the second is in place.
+        Expected{"input x: [1,16,6,6]\nweight w1: [16,16,1,1]\n"
+                 "weight w2: [16,16,1,1]\nweight w3: [16,16,1,1]\n"
+                 "weight w4: [16,16,1,1]\nd = conv2d(x, w1)\n"
+                 "t = reshape[shape=1,16,6,6](d)\n"
+                 "y1 = relu(ewadd(conv2d(x, w2), t))\n"
+                 "u = conv2d[act=relu](y1, w3)\n"
+                 "y2 = relu(ewadd(conv2d(u, w4), y1))\nz = tanh(d)\n"
+                 "output y2, z\n",
+                 2, 1, "nchw"},
+        // The convolution reads a view of the value its sum accumulates
+        // onto: that value is read last here, but not in place.
+        Expected{"input x: [1,16,6,6]\nweight w1: [16,16,1,1]\n"
+                 "weight w2: [16,16,1,1]\nt = conv2d(x, w1)\n"
+                 "r = reshape[shape=1,16,6,6](t)\n"
+                 "y = relu(ewadd(conv2d(r, w2), t))\noutput y\n",
+                 1, 1, "nchw"}}) {
+    const std::string &text = want.text;
+    SCOPED_TRACE(text);
+    const Graph g = parse_graph(text, "blocks");
+    const Bindings<float> values = random_run_bindings(g, 7);
+    auto e = cpu(want.layout, true)->prepare(g, values);
+    int in_place = 0, onto_copies = 0;
+    for (const StepInfo &s : e->steps()) {
+      in_place += s.label.find("in place") != std::string::npos;
+      onto_copies += s.label.find("onto a copy") != std::string::npos;
+    }
+    EXPECT_EQ(in_place, want.in_place);
+    EXPECT_EQ(onto_copies, want.onto_copies);
+    EXPECT_LE(error_against_reference(*e, g, values), kTolerance);
+  }
+}
+
 } // namespace
 } // namespace quarry::runtime::testing

@@ -58,7 +58,8 @@ Program::Program(const Graph &g, Plan &p, Context &c,
   for (ValueRef v : g.outputs())
     last_read_[v] = static_cast<int>(schedule.size());
   for (size_t k = 0; k < steps.size(); ++k) {
-    const FusedStep s = with_accumulation(steps[k], static_cast<int>(k));
+    lowering_ = static_cast<int>(k);
+    const FusedStep s = with_accumulation(steps[k], lowering_);
     if (!s.fused()) {
       lower(s);
       continue;
@@ -221,23 +222,34 @@ void Program::lower(const FusedStep &s) {
     // The result starts as the accumulated operand: share its buffer when
     // nothing else can still read it there, else copy it in first.
     const int from = ins.in[l.accumulate];
-    if (can_overwrite(from))
+    if (can_overwrite(from)) {
       slots_[ins.out[0]].view_of = from;
-    else
+    } else {
       ins.bind = copy_then(std::move(ins.bind), l.accumulate,
                            slots_[from].md.get_size());
+      ins.label += " (onto a copy)";
+    }
   }
   instrs_.push_back(std::move(ins));
 }
 
 bool Program::can_overwrite(int slot) const {
-  // Its value has no later reader (with_accumulation); no graph input or
-  // output lives in it, and no view shares it.
-  if (slots_[slot].view_of >= 0 || slots_[slot].keep)
-    return false;
-  for (const Slot &s : slots_)
-    if (s.view_of == slot)
+  // Its value has no later reader (with_accumulation). Every other value
+  // sharing its buffer (the operand it views, an earlier sum accumulated
+  // there, a reshape of it) must be read for the last time before this
+  // step, and none may be a graph input.
+  const int r = root(slot);
+  for (int s = 0; s < static_cast<int>(slots_.size()); ++s) {
+    if (root(s) != r)
+      continue;
+    if (slots_[s].keep)
       return false;
+    if (slots_[s].value == slots_[slot].value)
+      continue;
+    auto last = last_read_.find(slots_[s].value);
+    if (last != last_read_.end() && last->second >= lowering_)
+      return false;
+  }
   return true;
 }
 

@@ -15,7 +15,8 @@
 //     once its last reader has run (buffer_pool.h); views
 //     (reshape) share their operand's buffer, and so does the result of a
 //     residual sum with the operand it accumulates onto when nothing reads
-//     that operand afterwards (oneDNN's sum post-op).
+//     that buffer afterwards (oneDNN's sum post-op), so that residual
+//     blocks in a row all sum into one buffer.
 //
 // Then each instruction is bound to its buffers, so a run only executes
 // the primitives in order. Static values a kernel copied are let go from
@@ -119,6 +120,7 @@ private:
   std::vector<Instruction> instrs_;
   std::map<ValueRef, std::vector<int>> slots_of_; ///< producer's first
   std::map<ValueRef, int> last_read_; ///< the last step reading a value
+  int lowering_ = -1;                 ///< the step being lowered
   std::map<int32_t, int> input_slot_;
   std::map<ValueRef, int> output_slot_;
   std::set<ValueRef> static_reads_; ///< read at run time, not copied
