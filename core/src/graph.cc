@@ -289,6 +289,13 @@ std::vector<int32_t> variables(const Graph &g) {
 }
 } // namespace
 
+ValueRef add_variable_like(Graph &g, const Node &n) {
+  const std::optional<Shape> shape =
+      n.types.empty() ? std::nullopt : std::optional(n.types[0].shape);
+  return n.kind == OpKind::Weight ? g.weight(n.name, shape)
+                                  : g.input(n.name, shape);
+}
+
 bool structurally_equal(const Graph &a, const Graph &b) {
   if (a.outputs().size() != b.outputs().size())
     return false;

@@ -79,12 +79,7 @@ Graph with_split_sizes(const Graph &g) {
   Graph out;
   for (const Node &n : g.nodes()) {
     if (n.is_variable()) {
-      const std::optional<Shape> shape =
-          n.types.empty() ? std::nullopt : std::optional(n.types[0].shape);
-      if (n.kind == OpKind::Weight)
-        out.weight(n.name, shape);
-      else
-        out.input(n.name, shape);
+      add_variable_like(out, n);
       continue;
     }
     Attrs attrs = n.attrs;

@@ -64,11 +64,7 @@ private:
     const Node &n = v_.node(id);
     int32_t made;
     if (n.is_variable()) {
-      const std::optional<Shape> shape =
-          n.types.empty() ? std::nullopt : std::optional(n.types[0].shape);
-      made = (n.kind == OpKind::Weight ? out_.weight(n.name, shape)
-                                       : out_.input(n.name, shape))
-                 .node;
+      made = add_variable_like(out_, n).node;
     } else {
       std::vector<ValueRef> in(n.inputs.size());
       for (size_t k = 0; k < in.size(); ++k)

@@ -128,6 +128,10 @@ uint64_t hash_operand(uint64_t h, uint64_t operand_node_hash, int32_t output);
 uint64_t graph_hash_seed(size_t num_outputs);
 uint64_t variable_hash(uint64_t variable_node_hash);
 
+/// Adds to `g` a variable like `n` (a variable of another graph): an input
+/// or weight of its name, with its shape when it has one.
+ValueRef add_variable_like(Graph &g, const Node &n);
+
 /// The same computation: the same variables (names, kinds, shapes) and
 /// outputs computed by the same operators with the same attributes from the
 /// same operands, whatever the node order, ids or value names.
