@@ -409,12 +409,20 @@ inline std::vector<FusionCase> fusion_cases() {
                "y = relu(ewadd(pool2d_avg[k=3,3 s=1,1 pad=same](c), r))\n"
                "output y\n"},
        2},
+      {{"pool_max_plus_pool_avg",
+        conv + "c = conv2d[act=relu](x, w)\n"
+               "p = pool2d_avg[k=3,3 s=1,1 pad=same](c)\n"
+               "q = pool2d_max[k=3,3 s=1,1 pad=same](c)\n"
+               "y = ewadd(q, p)\noutput y\n"},
+       1},
+      // Two poolings alike are one (identical_nodes.h), read twice by the
+      // sum: it runs alone.
       {{"pool_avg_plus_pool_avg",
         conv + "c = conv2d[act=relu](x, w)\n"
                "p = pool2d_avg[k=3,3 s=1,1 pad=same](c)\n"
                "q = pool2d_avg[k=3,3 s=1,1 pad=same](c)\n"
                "y = ewadd(q, p)\noutput y\n"},
-       1},
+       0},
       {{"pool_max_bias_sigmoid",
         conv + "c = conv2d(x, w)\n"
                "y = sigmoid(broadcast[fn=add](pool2d_max[k=2,2 s=2,2](c), b))\n"

@@ -1,6 +1,7 @@
 //===- cpu_backend.cc - Plan, build the program, run it -------------------===//
 #include "quarry/runtime/cpu_backend.h"
 
+#include "../identical_nodes.h"
 #include "../stream_check.h"
 #include "caches.h"
 #include "conv_algorithms.h"
@@ -139,7 +140,8 @@ class CpuExecutable : public Executable {
 public:
   CpuExecutable(const Graph &g, const Bindings<float> &weights,
                 const FusionPolicy &policy, const Layouts &layouts, bool bf16)
-      : graph_(g), plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
+      : graph_(with_identical_merged(g)),
+        plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
         threads_(threads_for(graph_, plan_)),
         ctx_(make_context(layouts, bf16)) {
     // Primitives are made for the threads they will run on.

@@ -2,6 +2,7 @@
 //===//
 #include "quarry/runtime/cuda_backend.h"
 
+#include "../identical_nodes.h"
 #include "kernels.h"
 #include "quarry/core/op_registry.h"
 #include "quarry/runtime/plan.h"
@@ -108,7 +109,8 @@ class CudaExecutable : public Executable {
 public:
   CudaExecutable(const Graph &g, const Bindings<float> &weights,
                  const BackendOptions &opts, std::shared_ptr<Handles> handles)
-      : graph_(g), plan_(make_plan(graph_, weights, "cuda", cuda_supports)),
+      : graph_(with_identical_merged(g)),
+        plan_(make_plan(graph_, weights, "cuda", cuda_supports)),
         fused_(fuse_steps(graph_, plan_, cuda_fusion(opts.fuse))),
         use_graph_(opts.cuda_graphs), handles_(std::move(handles)) {
     // Fused steps run where their last node ran: buffers follow that
