@@ -179,21 +179,15 @@ Lowered pool(Context &c, const Node &n, dnnl::algorithm alg, CpuOperands in,
   // post-ops of the pooling: its result is written once.
   const Epilogue epi(post, 0, 1, result, 1);
   const dnnl::pooling_forward::primitive_desc pd(d, epi.attr(), c.engine);
-  auto resolved = std::make_shared<Epilogue>(epi);
-  resolved->resolve(pd, c, in);
   Lowered l;
-  l.in = plain_mds(in);
+  const auto resolved = resolved_epilogue(c, pd, epi, in, l);
   l.in[0] = pd.src_desc();
-  resolved->wanted_layouts(in, pd.dst_desc(), l.in);
   l.out = {pd.dst_desc()};
-  l.impl = impl_name(pd);
   l.bind = [&c, pd, resolved](const Bound &b) {
     Args args{{DNNL_ARG_SRC, memory(pd.src_desc(), c.engine, b.in[0])},
               {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
-    resolved->bind(c, b, args);
-    return resolved->finish(
-        primitive_step(c, dnnl::pooling_forward(pd), std::move(args)), b,
-        static_cast<int64_t>(pd.dst_desc().get_size() / sizeof(float)));
+    return epilogue_step(c, dnnl::pooling_forward(pd), *resolved, b,
+                         std::move(args), pd.dst_desc());
   };
   return l;
 }

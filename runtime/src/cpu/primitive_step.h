@@ -17,9 +17,36 @@ inline Step primitive_step(const Context &c, dnnl::primitive p, Args args) {
   };
 }
 
+/// The epilogue of primitive `pd` with its operands resolved: their
+/// layouts into l.in (plain for the rest), and l's accumulated operand and
+/// implementation name.
+template <class Pd>
+std::shared_ptr<const Epilogue> resolved_epilogue(Context &c, const Pd &pd,
+                                                  const Epilogue &epi,
+                                                  CpuOperands in, Lowered &l) {
+  auto resolved = std::make_shared<Epilogue>(epi);
+  resolved->resolve(pd, c, in);
+  l.in = plain_mds(in);
+  resolved->wanted_layouts(in, pd.dst_desc(), l.in);
+  l.accumulate = resolved->accumulated();
+  l.impl = impl_name(pd);
+  return resolved;
+}
+
+/// The step that executes `p` on `args` (its source, weights and result
+/// bound already) with `epilogue`'s operands, writing `dst`; then what the
+/// epilogue leaves to quarry's own loop over the result.
+inline Step epilogue_step(const Context &c, dnnl::primitive p,
+                          const Epilogue &epilogue, const Bound &b, Args args,
+                          const dnnl::memory::desc &dst) {
+  epilogue.bind(c, b, args);
+  return epilogue.finish(primitive_step(c, std::move(p), std::move(args)), b,
+                         static_cast<int64_t>(dst.get_size() / sizeof(float)));
+}
+
 /// What a convolution or matmul needs once its primitive exists: the
-/// epilogue's operands resolved (their layouts into l.in, plain for the
-/// rest) and static weights (operand 1) laid out as the primitive wants.
+/// epilogue resolved (resolved_epilogue) and static weights (operand 1)
+/// laid out as the primitive wants.
 struct AnchorParts {
   std::shared_ptr<const Epilogue> epilogue;
   dnnl::memory weights; ///< empty when operand 1 is not static
@@ -28,26 +55,19 @@ struct AnchorParts {
 template <class Pd>
 AnchorParts anchor_parts(Context &c, const Pd &pd, const Epilogue &epi,
                          CpuOperands in, Lowered &l) {
-  auto resolved = std::make_shared<Epilogue>(epi);
-  resolved->resolve(pd, c, in);
-  dnnl::memory weights;
+  AnchorParts parts{resolved_epilogue(c, pd, epi, in, l), {}};
   if (in[1].is_static()) {
-    weights = laid_out_copy(c.engine, c.stream, c.statics, pd.weights_desc(),
-                            in[1].static_data);
+    parts.weights = laid_out_copy(c.engine, c.stream, c.statics,
+                                  pd.weights_desc(), in[1].static_data);
     l.copied_static.push_back(1);
   }
-  l.in = plain_mds(in);
-  resolved->wanted_layouts(in, pd.dst_desc(), l.in);
-  l.accumulate = resolved->accumulated();
-  l.impl = impl_name(pd);
-  return {resolved, weights};
+  return parts;
 }
 
 /// An anchor's step over `b`: `primitive` reading operand 0 as `src`, its
 /// weights (laid out once, else operand 1 as `weights`), a bias where
 /// `bias` describes one (`bias_data`, else operand 2) and the epilogue's
-/// operands, writing `dst`; then what the epilogue leaves to quarry's own
-/// loop over the result.
+/// operands, writing `dst` (epilogue_step).
 inline Step anchor_step(const Context &c, dnnl::primitive primitive,
                         const AnchorParts &parts, const Bound &b,
                         const dnnl::memory::desc &src,
@@ -65,10 +85,8 @@ inline Step anchor_step(const Context &c, dnnl::primitive primitive,
     args.emplace(DNNL_ARG_BIAS,
                  memory(bias, c.engine,
                         const_cast<float *>(bias_data ? bias_data : b.in[2])));
-  parts.epilogue->bind(c, b, args);
-  return parts.epilogue->finish(
-      primitive_step(c, std::move(primitive), std::move(args)), b,
-      static_cast<int64_t>(dst.get_size() / sizeof(float)));
+  return epilogue_step(c, std::move(primitive), *parts.epilogue, b,
+                       std::move(args), dst);
 }
 
 /// An elementwise function of operand 0, in the layout it has.
