@@ -180,10 +180,15 @@ TEST(Verifier, NeverHangsWithoutTheGroupedAxiom) {
       without_axioms(taso_axioms(), {"conv_grouped_merge"}), rule, o);
   EXPECT_EQ(r.outcome, Outcome::Unproved);
   EXPECT_LT(r.seconds, 5.0); // the 0.5 s limit held: no hang
-  // Stopped by its resources, not the clock: the same outcome anywhere.
-  EXPECT_NE(r.detail.find("no proof within 5000000 Z3 resources"),
-            std::string::npos)
-      << r.detail;
+  // Its resources stop it on an idle machine; on a loaded one the clock
+  // guard may come first (guard_seconds), and the detail must say which.
+  const bool by_resources =
+      r.detail.find("no proof within 5000000 Z3 resources") !=
+      std::string::npos;
+  const bool by_clock =
+      r.detail.find("no proof before the clock guard stopped Z3") !=
+      std::string::npos;
+  EXPECT_TRUE(by_resources || by_clock) << r.detail;
 }
 
 TEST(Verifier, UndeclaredOperatorsLeaveRulesUnproved) {
