@@ -17,9 +17,8 @@ endfunction()
 # parsing) runs no faster at -O3 but compiles in up to twice the time;
 # sanitizer builds set one level for everything.
 function(quarry_driver_code target)
-  if(CMAKE_BUILD_TYPE STREQUAL "Release")
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
-  endif()
+  target_compile_options(${target} PRIVATE
+    $<$<AND:$<CONFIG:Release>,$<COMPILE_LANGUAGE:CXX>>:-O1>)
 endfunction()
 
 # quarry_library(NAME SOURCES ... DEPS ...): a library with public headers in
