@@ -22,10 +22,13 @@
 //
 //   build/bin/ort_vs_quarry FILE.onnx[:OPTIMIZED.qg]... [--threads 1,2]
 //       [--runs N] [--warmup N] [--block N] [--gap-ms M] [--seed S]
-//       [--input-shape NAME=DxD]...
+//       [--input-shape NAME=DxD]... [--denormals zero|keep]
+//       [--ort-denormals zero|keep]
 //
 // --input-shape fixes a dynamic input's dimensions (as `quarry run` does);
-// both engines then run that shape.
+// both engines then run that shape. Each engine runs with its own default
+// for denormal floats (quarry takes them as zero, ONNX Runtime keeps them)
+// unless --denormals or --ort-denormals says otherwise; the JSON says which.
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
@@ -59,6 +62,9 @@ struct Args {
   int runs = 15, warmup = 3, gap_ms = 100, block = 3;
   uint64_t seed = 1;
   OnnxImportOptions import;
+  /// Denormal floats taken as zero (cpu/denormals.h): quarry's default,
+  /// ONNX Runtime's on request (session.set_denormal_as_zero).
+  std::string denormals = "zero", ort_denormals = "keep";
 };
 
 Args parse(int argc, char **argv) {
@@ -86,6 +92,14 @@ Args parse(int argc, char **argv) {
   app.add_option("--input-shape", shapes,
                  "Fix a dynamic input's dimensions, NAME=DxD (repeatable)")
       ->allow_extra_args(false);
+  app.add_option("--denormals", a.denormals,
+                 "quarry: denormal floats taken as zero (zero, its default) "
+                 "or kept (keep)")
+      ->check(CLI::IsMember({"zero", "keep"}));
+  app.add_option("--ort-denormals", a.ort_denormals,
+                 "ONNX Runtime: denormal floats kept (keep, its default) or "
+                 "taken as zero (zero: session.set_denormal_as_zero)")
+      ->check(CLI::IsMember({"zero", "keep"}));
   bench::parse_or_exit(app, argc, argv);
   if (a.files.empty())
     bench::usage_error(app, "FILE is required");
@@ -102,9 +116,9 @@ public:
   /// `inputs`: the graph's inputs as quarry names them, in the file's
   /// order (import spells some ONNX names its own way: input is v_input).
   OrtRunner(Ort::Env &env, const std::string &file, int threads,
-            const Bindings<float> &values,
+            bool denormals_as_zero, const Bindings<float> &values,
             const std::vector<std::string> &inputs)
-      : session_(env, file.c_str(), options(threads)) {
+      : session_(env, file.c_str(), options(threads, denormals_as_zero)) {
     Ort::AllocatorWithDefaultOptions alloc;
     const auto mem =
         Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
@@ -164,8 +178,10 @@ public:
   }
 
 private:
-  static Ort::SessionOptions options(int threads) {
+  static Ort::SessionOptions options(int threads, bool denormals_as_zero) {
     Ort::SessionOptions o;
+    if (denormals_as_zero)
+      o.AddConfigEntry("session.set_denormal_as_zero", "1");
     o.SetIntraOpNumThreads(threads);
     o.SetInterOpNumThreads(1);
     o.SetGraphOptimizationLevel(GraphOptimizationLevel::ORT_ENABLE_ALL);
@@ -200,6 +216,7 @@ Compared compare(Ort::Env &env, const std::string &file, int threads,
     values[name] = t;
   runtime::BackendOptions opts;
   opts.threads = threads;
+  opts.denormals_as_zero = a.denormals == "zero";
   auto backend = runtime::make_backend("cpu", opts);
   // A model that keeps nodes (a detector's NonMaxSuppression) runs in
   // stages around them, as `quarry run` runs it.
@@ -210,7 +227,8 @@ Compared compare(Ort::Env &env, const std::string &file, int threads,
   for (const Node &n : m.graph.nodes())
     if (n.kind == OpKind::Input)
       inputs.push_back(n.name);
-  OrtRunner ort(env, ort_file, threads, values, inputs);
+  OrtRunner ort(env, ort_file, threads, a.ort_denormals == "zero", values,
+                inputs);
 
   // Rounds (timed_in_turn.h): a pause, one untimed run, then `block` timed
   // runs of one engine, the same for the other. Each engine's idle worker
@@ -257,6 +275,8 @@ int main(int argc, char **argv) {
     nlohmann::json out = bench::provenance(argc, argv);
     out["onnxruntime"] = Ort::GetVersionString();
     out["device"] = runtime::make_backend("cpu")->device_name();
+    out["denormals"] = {{"quarry", a.denormals},
+                        {"onnxruntime", a.ort_denormals}};
     out["runs"] = a.runs;
     out["warmup"] = a.warmup;
     out["block"] = a.block;

@@ -61,6 +61,11 @@ void add_run_flags(CLI::App &cmd, RunFlags &f) {
                  "bf16 (cpu with avx512_bf16: convolutions on bfloat16 "
                  "operands, float32 sums)")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  cmd.add_option("--denormals", f.denormals,
+                 "cpu: floats below 2^-126 read and written as zero (zero, "
+                 "the default: x86 cores multiply them tens of times "
+                 "slower) or kept as IEEE arithmetic computes them (keep)")
+      ->check(CLI::IsMember({"zero", "keep"}));
   cmd.add_option("--runs", f.measure.runs,
                  "Timed runs (the median is reported)")
       ->check(CLI::PositiveNumber);
@@ -76,6 +81,7 @@ runtime::BackendOptions run_backend_options(const RunFlags &f) {
   opts.layout = f.layout;
   opts.streams = f.streams;
   opts.precision = f.precision;
+  opts.denormals_as_zero = f.denormals == "zero";
   return opts;
 }
 

@@ -24,6 +24,8 @@ struct RunFlags {
   std::string layout; ///< cpu: convolutions' activation layout ("": auto)
   int streams = 1;    ///< cuda: streams steps run on (0: auto)
   std::string precision = "fp32"; ///< runtime::BackendOptions::precision
+  /// cpu: "zero" or "keep" (runtime::BackendOptions::denormals_as_zero).
+  std::string denormals = "zero";
   /// ONNX graphs: "name=1x3x224x224" fixes an input's dimensions.
   std::vector<std::string> input_shapes;
   /// ONNX graphs: "name=FILE" fixes a parameter input's value.
@@ -32,7 +34,8 @@ struct RunFlags {
 };
 
 /// MODEL, --input-shape, --input-value, --backend, --batch, --size,
-/// --threads, --layout, --streams, --precision, --runs, --warmup, --seed.
+/// --threads, --layout, --streams, --precision, --denormals, --runs,
+/// --warmup, --seed.
 void add_run_flags(CLI::App &cmd, RunFlags &f);
 /// --streams N|auto (auto: 0) into `streams`.
 void add_streams_flag(CLI::App &cmd, int &streams, const std::string &help);

@@ -5,6 +5,7 @@
 #include "../stream_check.h"
 #include "caches.h"
 #include "conv_algorithms.h"
+#include "denormals.h"
 #include "program.h"
 #include "quarry/core/flops.h"
 #include "quarry/runtime/plan.h"
@@ -92,8 +93,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// resizes that keep the channels sum whole rows, arithmetic pointwise
 /// functions vectorize and whole-tensor minima and maxima read nhwc, 10
 /// since laid-out weights live in huge pages (huge_pages.h), 11 since
-/// poolings take their chain (a sum, a bias, an activation) as post-ops.
-constexpr int kKernelRevision = 11;
+/// poolings take their chain (a sum, a bias, an activation) as post-ops,
+/// 12 since denormals are taken as zero (denormals.h).
+constexpr int kKernelRevision = 12;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
@@ -139,10 +141,12 @@ int threads_for(const Graph &g, const Plan &p) {
 class CpuExecutable : public Executable {
 public:
   CpuExecutable(const Graph &g, const Bindings<float> &weights,
-                const FusionPolicy &policy, const Layouts &layouts, bool bf16)
+                const FusionPolicy &policy, const Layouts &layouts, bool bf16,
+                bool denormals_as_zero)
       : graph_(with_identical_merged(g)),
         plan_(make_plan(graph_, weights, "cpu", cpu_supports)),
         threads_(threads_for(graph_, plan_)),
+        denormals_as_zero_(denormals_as_zero),
         ctx_(make_context(layouts, bf16)) {
     // Primitives are made for the threads they will run on.
     const OmpThreads scope(threads_);
@@ -160,6 +164,7 @@ public:
 
   void execute() override {
     const OmpThreads scope(threads_);
+    const cpu::DenormalsAsZero denormals(denormals_as_zero_, threads_);
     program_->run();
   }
 
@@ -198,6 +203,7 @@ public:
   std::vector<StepInfo> profile(int warmup, int runs) override {
     std::vector<StepInfo> out = steps();
     const OmpThreads scope(threads_);
+    const cpu::DenormalsAsZero denormals(denormals_as_zero_, threads_);
     const std::vector<double> ms = program_->time_instructions(warmup, runs);
     for (size_t i = 0; i < out.size(); ++i)
       out[i].ms = ms[i];
@@ -208,6 +214,7 @@ private:
   Graph graph_;
   Plan plan_;
   int threads_;
+  bool denormals_as_zero_;
   Context ctx_;
   std::optional<Program> program_;
 };
@@ -215,7 +222,8 @@ private:
 class CpuBackend : public Backend {
 public:
   explicit CpuBackend(const BackendOptions &opts)
-      : streams_(opts.streams), bf16_(opts.precision == "bf16") {
+      : streams_(opts.streams), bf16_(opts.precision == "bf16"),
+        denormals_as_zero_(opts.denormals_as_zero) {
     if (opts.precision != "fp32" && !bf16_)
       throw Error("backend cpu: precision '" + opts.precision +
                   "' is not supported (fp32, or bf16 where the processor "
@@ -289,6 +297,7 @@ public:
            ", activations " +
            layout_name(activations_.value_or(dnnl::memory::format_tag::nchw)) +
            (bf16_ ? ", bf16 products" : "") +
+           (denormals_as_zero_ ? "" : ", denormals kept") +
            (streams_ != 1 ? ", streams checked on host threads" : "");
   }
   /// With streams other than 1, the plan a GPU would run on them, checked
@@ -299,13 +308,14 @@ public:
     if (streams_ != 1)
       return make_stream_check(g, weights, streams_, "cpu");
     return std::make_unique<CpuExecutable>(
-        g, weights, policy_, Layouts{conv_layout_, {}, activations_}, bf16_);
+        g, weights, policy_, Layouts{conv_layout_, {}, activations_}, bf16_,
+        denormals_as_zero_);
   }
   std::unique_ptr<Executable>
   prepare_operator(const Graph &g, const Bindings<float> &weights) override {
     return std::make_unique<CpuExecutable>(
         g, weights, policy_, Layouts{conv_layout_, activations_, activations_},
-        bf16_);
+        bf16_, denormals_as_zero_);
   }
   std::vector<bool> fused_away(const Graph &g) const override {
     return absorbed_nodes(g, policy_);
@@ -339,6 +349,7 @@ public:
 private:
   int streams_ = 1;
   bool bf16_ = false;
+  bool denormals_as_zero_ = true;
   FusionPolicy policy_;
   std::optional<dnnl::memory::format_tag> conv_layout_;
   /// Where a network's activations live: what operators are measured in.

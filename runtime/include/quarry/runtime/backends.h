@@ -32,6 +32,11 @@ struct BackendOptions {
   /// matrix products with static weights read bfloat16 operands and
   /// accumulate float32). A backend refuses one it cannot honour.
   std::string precision = "fp32";
+  /// cpu: read denormal floats (below 2^-126) as zero and write zero for
+  /// denormal results while a graph runs (cpu/denormals.h), since x86
+  /// cores take tens of times longer over them; false keeps them as IEEE
+  /// arithmetic computes them.
+  bool denormals_as_zero = true;
 };
 
 /// The error `--check` accepts by default at `precision` (largest
