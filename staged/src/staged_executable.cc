@@ -84,24 +84,45 @@ StagedExecutable::StagedExecutable(const Model &m,
       st.exe = backend.prepare(st.cut.graph, weights);
     stages_.push_back(std::move(st));
   }
+  for (const Stage &st : stages_) {
+    for (ValueRef v : st.cut.reads)
+      ++reads_[v];
+    for (int32_t id : st.cut.then_opaque)
+      for (ValueRef v : m.graph.node(id).inputs)
+        ++reads_[v];
+  }
+  for (ValueRef v : m.graph.outputs())
+    ++reads_[v];
 }
 
 StagedExecutable::~StagedExecutable() = default;
 
+const Tensor<float> &
+StagedExecutable::bound_input(const Node &n,
+                              const Bindings<float> &inputs) const {
+  auto it = inputs.find(n.name);
+  if (it == inputs.end())
+    throw Error(file_ + ": input '" + n.name + "' is not bound");
+  if (it->second.shape != n.types.at(0).shape)
+    throw Error(file_ + ": input '" + n.name + "' is bound with shape " +
+                it->second.shape.str() + ", not " + n.types.at(0).shape.str());
+  return it->second;
+}
+
 void StagedExecutable::set_inputs(const Bindings<float> &inputs) {
   inputs_.clear();
-  for (const Node &n : m_.graph.nodes()) {
-    if (n.kind != OpKind::Input)
-      continue;
-    auto it = inputs.find(n.name);
-    if (it == inputs.end())
-      throw Error(file_ + ": input '" + n.name + "' is not bound");
-    if (it->second.shape != n.types.at(0).shape)
-      throw Error(file_ + ": input '" + n.name + "' is bound with shape " +
-                  it->second.shape.str() + ", not " +
-                  n.types.at(0).shape.str());
-    inputs_[n.name] = it->second;
-  }
+  for (const Node &n : m_.graph.nodes())
+    if (n.kind == OpKind::Input)
+      inputs_[n.name] = bound_input(n, inputs);
+}
+
+void StagedExecutable::take_inputs(Bindings<float> &&inputs) {
+  inputs_.clear();
+  for (const Node &n : m_.graph.nodes())
+    if (n.kind == OpKind::Input) {
+      bound_input(n, inputs);
+      inputs_[n.name] = std::move(inputs.find(n.name)->second);
+    }
 }
 
 HeldValue StagedExecutable::value_of(ValueRef v) const {
@@ -116,6 +137,19 @@ HeldValue StagedExecutable::value_of(ValueRef v) const {
   return {it->second, kept_.variable_elem(n.name)};
 }
 
+HeldValue StagedExecutable::take_value(ValueRef v,
+                                       std::map<ValueRef, int> &left) {
+  auto it = computed_.find(v);
+  if (it == computed_.end())
+    return value_of(v);
+  if (auto l = left.find(v); l != left.end() && --l->second == 0) {
+    HeldValue out = std::move(it->second);
+    computed_.erase(it);
+    return out;
+  }
+  return it->second;
+}
+
 void StagedExecutable::check_against(runtime::Backend *reference) {
   reference_ = reference;
   for (auto &[key, tail] : tails_)
@@ -123,18 +157,43 @@ void StagedExecutable::check_against(runtime::Backend *reference) {
       tail.exe->check_against(reference);
 }
 
+/// Graph inputs lent to a stage's bindings for its run, and given back
+/// when it ends (however it ends): inputs_ keeps them for the next run.
+class LentInputs {
+public:
+  LentInputs(Bindings<float> &owner, Bindings<float> &to)
+      : owner_(owner), to_(to) {}
+  void lend(const std::string &name) {
+    if (auto it = owner_.find(name); it != owner_.end()) {
+      to_[name] = std::move(it->second);
+      names_.push_back(name);
+    }
+  }
+  ~LentInputs() {
+    for (const std::string &name : names_)
+      owner_[name] = std::move(to_[name]);
+  }
+  LentInputs(const LentInputs &) = delete;
+  LentInputs &operator=(const LentInputs &) = delete;
+
+private:
+  Bindings<float> &owner_, &to_;
+  std::vector<std::string> names_;
+};
+
 void StagedExecutable::execute() {
   computed_.clear();
   checked_error_ = 0;
+  std::map<ValueRef, int> left = reads_;
   for (Stage &st : stages_) {
     if (st.exe) {
       Bindings<float> in;
+      LentInputs lent(inputs_, in);
       for (const Node &n : st.cut.graph.nodes())
         if (n.kind == OpKind::Input)
-          if (auto it = inputs_.find(n.name); it != inputs_.end())
-            in[n.name] = it->second;
+          lent.lend(n.name);
       for (size_t i = 0; i < st.cut.reads.size(); ++i)
-        in[st.cut.read_names[i]] = value_of(st.cut.reads[i]).value;
+        in[st.cut.read_names[i]] = take_value(st.cut.reads[i], left).value;
       const auto t0 = std::chrono::steady_clock::now();
       st.exe->set_inputs(in);
       st.exe->execute();
@@ -159,7 +218,7 @@ void StagedExecutable::execute() {
       const auto t0 = std::chrono::steady_clock::now();
       std::vector<HeldValue> operands;
       for (ValueRef v : n.inputs)
-        operands.push_back(value_of(v));
+        operands.push_back(take_value(v, left));
       std::vector<HeldValue> out =
           kept_.run_node(n.attrs.i(ops::Opaque::kId), operands);
       if (timings_)
@@ -170,14 +229,14 @@ void StagedExecutable::execute() {
   }
   HeldValues known;
   for (size_t i = 0; i < output_names_.size(); ++i)
-    known[output_names_[i]] = value_of(m_.graph.outputs()[i]);
+    known[output_names_[i]] = take_value(m_.graph.outputs()[i], left);
   run_tail(known);
   results_.clear();
   for (const std::string &name : kept_.model_output_names()) {
     auto it = known.find(name);
     if (it == known.end())
       throw Error(file_ + ": output '" + name + "' is not computed");
-    results_[name] = it->second;
+    results_[name] = std::move(it->second);
   }
 }
 
@@ -208,10 +267,24 @@ void StagedExecutable::run_tail(HeldValues &known) {
       continue;
     }
     StagedExecutable &rest = *found->second.exe;
+    // A value the tail reads once and the model does not output is moved
+    // in; nothing reads `known` after the tail but for those outputs.
+    const std::map<std::string, std::string> names =
+        rest.kept_.graph_input_names();
+    std::map<std::string, int> readers;
+    for (const auto &[variable, name] : names)
+      ++readers[name];
+    for (const std::string &name : kept_.model_output_names())
+      ++readers[name];
     Bindings<float> in;
-    for (const auto &[variable, name] : rest.kept_.graph_input_names())
-      in[variable] = known.at(name).value;
-    rest.set_inputs(in);
+    for (const auto &[variable, name] : names) {
+      HeldValue &v = known.at(name);
+      if (readers[name] == 1)
+        in[variable] = std::move(v.value);
+      else
+        in[variable] = v.value;
+    }
+    rest.take_inputs(std::move(in));
     rest.timings_ = timings_;
     rest.execute();
     rest.timings_ = nullptr;

@@ -16,7 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace quarry::staged {
 namespace {
@@ -98,6 +100,63 @@ TEST_P(Staged, AnOpaqueOperatorRunsBetweenTwoStages) {
   EXPECT_EQ(out.at("out").value.data, (std::vector<float>{6, 4, 2}));
   EXPECT_EQ(out.at("indices").value.data, (std::vector<float>{2, 4, 5}));
   EXPECT_EQ(out.at("indices").elem, onnx::TensorProto::INT64);
+}
+
+// Values cross stages by moving on their last read and copying before it:
+// TopK's values are read by the next stage and are an output; the tail's
+// input r (more values than a tail takes as constants) is an output too;
+// and runs of the same executable on the same inputs, and on new ones,
+// find every input and weight they had.
+TEST_P(Staged, ValuesReadTwiceAndRunsOfTheSameExecutable) {
+  constexpr int64_t kWidth = 24;
+  OnnxModel b;
+  b.input("x", {1, kWidth});
+  b.ints("k", {1}, {3});
+  b.floats("two", {}, {2.0f});
+  b.floats("half", {}, {0.5f});
+  b.ints("one", {}, {1});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("TopK", {"r", "k"}, {"values", "indices"});
+  b.node("Mul", {"values", "two"}, {"doubled"});
+  b.node("Greater", {"r", "half"}, {"mask"});
+  b.node("NonZero", {"mask"}, {"where"});
+  set_int(b.node("Gather", {"where", "one"}, {"cols"}), "axis", 0);
+  set_int(b.node("Gather", {"r", "cols"}, {"picked"}), "axis", 1);
+  b.node("Mul", {"picked", "two"}, {"out"});
+  for (const char *name : {"doubled", "values", "r", "out"})
+    b.output(name);
+  const Model m = import_onnx_bytes(b.bytes(), "test.onnx");
+  ASSERT_TRUE(needs_stages(m));
+  auto backend = runtime::make_backend(GetParam());
+  auto reference = runtime::make_backend("reference");
+  StagedExecutable exe(m, m.weights, *backend, "test.onnx");
+  exe.check_against(reference.get());
+  for (int trial = 0; trial < 4; ++trial) {
+    Tensor<float> x(Shape{1, kWidth}, 0.0f);
+    for (int64_t i = 0; i < kWidth; ++i)
+      x[i] = 3 * std::sin(static_cast<float>(i * (trial / 2 + 3)));
+    if (trial % 2 == 0)
+      exe.set_inputs({{"x", x}});
+    exe.execute();
+    EXPECT_LE(exe.checked_error(), 1e-6);
+    std::vector<float> r(x.data), picked;
+    for (float &v : r)
+      v = std::max(v, 0.0f);
+    for (float v : r)
+      if (v > 0.5f)
+        picked.push_back(2 * v);
+    std::vector<float> top(r);
+    std::sort(top.begin(), top.end(), std::greater<>());
+    top.resize(3);
+    std::vector<float> doubled(top);
+    for (float &v : doubled)
+      v *= 2;
+    const HeldValues &out = exe.results();
+    EXPECT_EQ(out.at("r").value.data, r) << trial;
+    EXPECT_EQ(out.at("values").value.data, top) << trial;
+    EXPECT_EQ(out.at("doubled").value.data, doubled) << trial;
+    EXPECT_EQ(out.at("out").value.data, picked) << trial;
+  }
 }
 
 // Boxes and scores as a single-stage detector ends: scores through a

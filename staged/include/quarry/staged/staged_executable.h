@@ -86,6 +86,15 @@ private:
   };
 
   HeldValue value_of(ValueRef v) const;
+  /// `v`'s value for one of its reads, `left` counting down the reads of
+  /// each computed value this run: the last read takes it out of
+  /// computed_, the others copy it.
+  HeldValue take_value(ValueRef v, std::map<ValueRef, int> &left);
+  /// The tensor bound to input `n` in `inputs`, checked.
+  const Tensor<float> &bound_input(const Node &n,
+                                   const Bindings<float> &inputs) const;
+  /// set_inputs, moving each input's tensor out of `inputs`.
+  void take_inputs(Bindings<float> &&inputs);
   void run_tail(HeldValues &known);
 
   const Model &m_;
@@ -97,6 +106,10 @@ private:
   std::vector<std::string> output_names_;
   Bindings<float> inputs_;
   std::map<ValueRef, HeldValue> computed_;
+  /// How many times a run reads each value (later stages, kept nodes, the
+  /// graph's outputs), so that the last read moves a value rather than
+  /// copying it: a detector's pooled regions cross several stages.
+  std::map<ValueRef, int> reads_;
   HeldValues results_;
   std::map<std::string, ImportedTail> tails_;
   runtime::Backend *reference_ = nullptr;
