@@ -426,10 +426,41 @@ float pool_bin(bool max_mode, const Sample *s, int64_t n, const float *p,
   return max_mode ? acc : acc / count;
 }
 
+/// pool_bin for every channel of a bin at once, from an image laid out
+/// channels-last (`hwc`: pixel after pixel, each pixel's channels in a row)
+/// into `acc`: the same operations in the same order for each channel, so
+/// the same values, a vector of channels at a time.
+void pool_bin_channels(bool max_mode, const Sample *s, int64_t n,
+                       const float *hwc, int64_t channels, float *acc) {
+  std::fill(acc, acc + channels, 0.0f);
+  for (int64_t k = 0; k < n; ++k) {
+    const float *p0 = hwc + s[k].pos[0] * channels,
+                *p1 = hwc + s[k].pos[1] * channels,
+                *p2 = hwc + s[k].pos[2] * channels,
+                *p3 = hwc + s[k].pos[3] * channels;
+    const float w0 = s[k].w[0], w1 = s[k].w[1], w2 = s[k].w[2], w3 = s[k].w[3];
+    if (!max_mode) {
+#pragma omp simd
+      for (int64_t c = 0; c < channels; ++c)
+        acc[c] += w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c];
+    } else {
+      const bool first = k == 0;
+#pragma omp simd
+      for (int64_t c = 0; c < channels; ++c) {
+        const float v = std::max(
+            std::max(std::max(w0 * p0[c], w1 * p1[c]), w2 * p2[c]), w3 * p3[c]);
+        acc[c] = first ? v : std::max(acc[c], v);
+      }
+    }
+  }
+}
+
 /// Pools one roi into `out` (channels x out_h x out_w), each bin from its
-/// grid of bilinear samples.
+/// grid of bilinear samples. With `hwc` (the image channels-last, or null)
+/// a listed roi's bins take all channels at once (pool_bin_channels).
 void pool_roi(const RoiAlignArgs &a, const RoiGrid &g, const Tensor<float> &x,
-              float *out, std::vector<Sample> &samples) {
+              const float *hwc, float *out, std::vector<Sample> &samples,
+              std::vector<float> &acc) {
   const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3];
   const int64_t per_bin = g.grid_h * g.grid_w, bins = a.out_h * a.out_w;
   const auto count = static_cast<float>(std::max<int64_t>(per_bin, 1));
@@ -437,6 +468,17 @@ void pool_roi(const RoiAlignArgs &a, const RoiGrid &g, const Tensor<float> &x,
   const float *data = x.data.data() + g.batch * channels * plane;
   if (per_bin <= kListedSamples / bins) {
     list_samples(a, g, height, width, samples);
+    if (hwc) {
+      acc.resize(static_cast<size_t>(channels));
+      const float *image = hwc + g.batch * channels * plane;
+      for (int64_t b = 0; b < bins; ++b) {
+        pool_bin_channels(a.max_mode, samples.data() + b * per_bin, per_bin,
+                          image, channels, acc.data());
+        for (int64_t c = 0; c < channels; ++c)
+          out[c * bins + b] = a.max_mode ? acc[c] : acc[c] / count;
+      }
+      return;
+    }
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t b = 0; b < bins; ++b)
         out[c * bins + b] = pool_bin(a.max_mode, samples.data() + b * per_bin,
@@ -444,7 +486,7 @@ void pool_roi(const RoiAlignArgs &a, const RoiGrid &g, const Tensor<float> &x,
     return;
   }
   // Too many samples to list: each bin's, one at a time, over all channels.
-  std::vector<float> acc(static_cast<size_t>(channels));
+  acc.assign(static_cast<size_t>(channels), 0.0f);
   for (int64_t ph = 0; ph < a.out_h; ++ph)
     for (int64_t pw = 0; pw < a.out_w; ++pw) {
       std::fill(acc.begin(), acc.end(), 0.0f);
@@ -463,6 +505,34 @@ void pool_roi(const RoiAlignArgs &a, const RoiGrid &g, const Tensor<float> &x,
         out[(c * a.out_h + ph) * a.out_w + pw] =
             a.max_mode ? acc[c] : acc[c] / count;
     }
+}
+
+/// Below this many channels a vector of them is no faster than a plane.
+constexpr int64_t kChannelsLast = 8;
+
+/// The pixels the listed rois' bins read per channel (four per sample).
+int64_t taps_read(const RoiAlignArgs &a, const std::vector<RoiGrid> &grids) {
+  const int64_t bins = a.out_h * a.out_w;
+  int64_t taps = 0;
+  for (const RoiGrid &g : grids)
+    if (const int64_t per_bin = g.grid_h * g.grid_w;
+        per_bin <= kListedSamples / bins)
+      taps += 4 * bins * per_bin;
+  return taps;
+}
+
+/// x [N, C, H, W] as [N, H, W, C].
+std::vector<float> channels_last(const Tensor<float> &x) {
+  const int64_t n = x.shape[0], c = x.shape[1], plane = x.shape[2] * x.shape[3];
+  std::vector<float> out(x.data.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float *from = x.data.data() + (b * c + ch) * plane;
+      float *to = out.data() + b * c * plane + ch;
+      for (int64_t p = 0; p < plane; ++p)
+        to[p * c] = from[p];
+    }
+  return out;
 }
 
 } // namespace
@@ -495,13 +565,21 @@ std::vector<HeldValue> roi_align(const onnx::NodeProto &n, int64_t opset,
   for (int64_t r = 0; r < num_rois; ++r)
     grids.push_back(
         roi_grid(a, rois.data.data() + r * 4, batch_index(indices, r, xs[0])));
+  // Where the bins read the image many times over, it is read
+  // channels-last, a vector of channels per read (pool_bin_channels).
+  std::vector<float> hwc;
+  if (channels >= kChannelsLast &&
+      taps_read(a, grids) * channels >= xv.value.numel())
+    hwc = channels_last(xv.value);
     // Rois apart on the threads the backend runs on (OpenMP's).
 #pragma omp parallel if (num_rois * per_roi >= (int64_t{1} << 15))
   {
     std::vector<Sample> samples;
+    std::vector<float> acc;
 #pragma omp for schedule(dynamic)
     for (int64_t r = 0; r < num_rois; ++r)
-      pool_roi(a, grids[r], xv.value, out.data() + r * per_roi, samples);
+      pool_roi(a, grids[r], xv.value, hwc.empty() ? nullptr : hwc.data(),
+               out.data() + r * per_roi, samples, acc);
   }
   return {make_value(std::move(out_shape), std::move(out), xv.elem)};
 }

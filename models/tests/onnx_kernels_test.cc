@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -538,6 +539,58 @@ TEST(OnnxKernels, RoiAlignAveragesARampToEachBinsCentre) {
   // and at 90,000 samples a bin, too many to list, so sampled one by one.
   expect_ramp_pooled_to_bin_centres(64, 128, 2);
   expect_ramp_pooled_to_bin_centres(2, 3, 300);
+}
+
+TEST(OnnxKernels, RoiAlignPoolsChannelsTogetherAsEachAlone) {
+  // Many channels are pooled a vector of channels at a time, read
+  // channels-last; one channel alone is pooled plane by plane. Each
+  // channel's values are the same either way, to the bit, in both modes.
+  const int64_t batches = 2, channels = 24, height = 13, width = 11;
+  const int64_t num_rois = 9;
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> value_of(-2.0f, 2.0f);
+  std::uniform_real_distribution<float> corner(-3.0f, 30.0f);
+  std::vector<float> image(batches * channels * height * width);
+  for (float &v : image)
+    v = value_of(gen);
+  std::vector<float> boxes, which;
+  for (int64_t r = 0; r < num_rois; ++r) {
+    const float x1 = corner(gen), y1 = corner(gen);
+    boxes.insert(boxes.end(), {x1, y1, x1 + corner(gen), y1 + corner(gen)});
+    which.push_back(static_cast<float>(r % batches));
+  }
+  HeldValue x = value({batches, channels, height, width}, image);
+  HeldValue rois = value({num_rois, 4}, boxes);
+  HeldValue batch = value({num_rois}, which, kInt64);
+  for (const std::string mode : {"avg", "max"})
+    for (const int64_t ratio : {int64_t{0}, int64_t{2}}) {
+      onnx::NodeProto n = node("RoiAlign");
+      add_attr(n, "mode", mode);
+      add_attr(n, "output_height", int64_t{3});
+      add_attr(n, "output_width", int64_t{4});
+      add_attr(n, "sampling_ratio", ratio);
+      add_attr(n, "spatial_scale", 0.5f);
+      const Tensor<float> all =
+          run_kernel(n, kOpset, {&x, &rois, &batch})[0].value;
+      ASSERT_EQ(all.shape, (Shape{num_rois, channels, 3, 4}));
+      for (int64_t c = 0; c < channels; ++c) {
+        std::vector<float> plane;
+        for (int64_t b = 0; b < batches; ++b) {
+          const auto *from = image.data() + (b * channels + c) * height * width;
+          plane.insert(plane.end(), from, from + height * width);
+        }
+        HeldValue one = value({batches, 1, height, width}, plane);
+        const Tensor<float> alone =
+            run_kernel(n, kOpset, {&one, &rois, &batch})[0].value;
+        for (int64_t r = 0; r < num_rois; ++r)
+          for (int64_t bin = 0; bin < 12; ++bin)
+            ASSERT_EQ(std::bit_cast<uint32_t>(
+                          all.data[(r * channels + c) * 12 + bin]),
+                      std::bit_cast<uint32_t>(alone.data[r * 12 + bin]))
+                << mode << " ratio " << ratio << " roi " << r << " channel "
+                << c << " bin " << bin;
+      }
+    }
 }
 
 TEST(OnnxKernels, RoiAlignBeforeOpset16SamplesAsOutputHalfPixel) {
