@@ -44,6 +44,30 @@ std::string tail_key(int first, const HeldValues &known) {
   return key;
 }
 
+/// Graph inputs lent to a stage's bindings for its run, and given back
+/// when it ends (however it ends): inputs_ keeps them for the next run.
+class LentInputs {
+public:
+  LentInputs(Bindings<float> &owner, Bindings<float> &to)
+      : owner_(owner), to_(to) {}
+  void lend(const std::string &name) {
+    if (auto it = owner_.find(name); it != owner_.end()) {
+      to_[name] = std::move(it->second);
+      names_.push_back(name);
+    }
+  }
+  ~LentInputs() {
+    for (const std::string &name : names_)
+      owner_[name] = std::move(to_[name]);
+  }
+  LentInputs(const LentInputs &) = delete;
+  LentInputs &operator=(const LentInputs &) = delete;
+
+private:
+  Bindings<float> &owner_, &to_;
+  std::vector<std::string> names_;
+};
+
 } // namespace
 
 bool needs_stages(const Model &m) {
@@ -156,30 +180,6 @@ void StagedExecutable::check_against(runtime::Backend *reference) {
     if (tail.exe)
       tail.exe->check_against(reference);
 }
-
-/// Graph inputs lent to a stage's bindings for its run, and given back
-/// when it ends (however it ends): inputs_ keeps them for the next run.
-class LentInputs {
-public:
-  LentInputs(Bindings<float> &owner, Bindings<float> &to)
-      : owner_(owner), to_(to) {}
-  void lend(const std::string &name) {
-    if (auto it = owner_.find(name); it != owner_.end()) {
-      to_[name] = std::move(it->second);
-      names_.push_back(name);
-    }
-  }
-  ~LentInputs() {
-    for (const std::string &name : names_)
-      owner_[name] = std::move(to_[name]);
-  }
-  LentInputs(const LentInputs &) = delete;
-  LentInputs &operator=(const LentInputs &) = delete;
-
-private:
-  Bindings<float> &owner_, &to_;
-  std::vector<std::string> names_;
-};
 
 void StagedExecutable::execute() {
   computed_.clear();
