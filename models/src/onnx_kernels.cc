@@ -314,7 +314,7 @@ bool has_kernel(const std::string &op_type) {
       "HammingWindow", "BlackmanWindow", "NegativeLogLikelihoodLoss",
       "SoftmaxCrossEntropyLoss",
       "Cast", "CastLike", "Gather", "Add", "Sub", "Mul", "Div", "Mod",
-      "BitShift"};
+      "BitShift", "ScatterElements", "Scatter", "ScatterND", "MaxUnpool"};
   // clang-format on
   return std::find(std::begin(kOperators), std::end(kOperators), op_type) !=
          std::end(kOperators);
@@ -366,6 +366,12 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return negative_log_likelihood_loss(n, in);
   if (op == "SoftmaxCrossEntropyLoss")
     return softmax_cross_entropy_loss(n, in);
+  if (op == "ScatterElements" || op == "Scatter")
+    return scatter_elements(n, opset, in);
+  if (op == "ScatterND")
+    return scatter_nd(n, opset, in);
+  if (op == "MaxUnpool")
+    return max_unpool(n, in);
   if (op == "Cast" || op == "CastLike")
     return cast(n, in, op == "CastLike");
   if (op == "Gather")

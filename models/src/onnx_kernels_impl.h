@@ -7,7 +7,8 @@
 // (onnx_kernels_linalg.cc), window functions (onnx_kernels_signal.cc), the
 // classification losses
 // (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
-// (onnx_kernels_arith.cc). This declares the
+// (onnx_kernels_arith.cc), scatters (onnx_kernels_scatter.cc). This
+// declares the
 // helpers they share for reading attributes and operands, and each
 // family's entry points for the dispatch.
 //
@@ -87,7 +88,7 @@ HeldValue make_value(Shape shape, std::vector<float> data, int32_t elem);
 //===----------------------------------------------------------------------===//
 // Families (onnx_kernels_detection.cc, onnx_kernels_index.cc,
 // onnx_kernels_masks.cc, onnx_kernels_linalg.cc, onnx_kernels_signal.cc,
-// onnx_kernels_loss.cc, onnx_kernels_arith.cc)
+// onnx_kernels_loss.cc, onnx_kernels_arith.cc, onnx_kernels_scatter.cc)
 //===----------------------------------------------------------------------===//
 
 std::vector<HeldValue> non_max_suppression(const onnx::NodeProto &n,
@@ -134,5 +135,13 @@ std::vector<HeldValue> cast(const onnx::NodeProto &n, const Inputs &in,
 std::vector<HeldValue> gather(const onnx::NodeProto &n, const Inputs &in);
 /// Add, Sub, Mul, Div, Mod and BitShift, broadcasting.
 std::vector<HeldValue> binary(const onnx::NodeProto &n, const Inputs &in);
+
+/// ScatterElements (and Scatter), ScatterND and MaxUnpool at computed
+/// indices.
+std::vector<HeldValue> scatter_elements(const onnx::NodeProto &n, int64_t opset,
+                                        const Inputs &in);
+std::vector<HeldValue> scatter_nd(const onnx::NodeProto &n, int64_t opset,
+                                  const Inputs &in);
+std::vector<HeldValue> max_unpool(const onnx::NodeProto &n, const Inputs &in);
 
 } // namespace quarry::onnx_io::kernels

@@ -1,12 +1,18 @@
 //===- onnx_scatter_test.cc - Scatters at constant indices ----------------===//
+#include "../src/onnx_attrs.h"
+#include "../src/onnx_kernels.h"
+#include "kernel_operands.h"
 #include "onnx_builder.h"
 
 #include "quarry/core/evaluate.h"
 #include "quarry/core/float_domain.h"
 #include "quarry/core/weights.h"
 #include "quarry/models/onnx.h"
+#include "quarry/testing/error_of.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace quarry {
 namespace {
@@ -43,16 +49,176 @@ TEST(OnnxScatter, ElementsAlongAnAxisAndTheLastWriteWins) {
   EXPECT_EQ(y.data, want);
 }
 
-TEST(OnnxScatter, AReductionIsKeptSayingSo) {
-  OnnxModel m(16);
-  m.input("data", {3}).input("upd", {1}).output("y");
-  m.ints("idx", {1, 1}, {0});
+/// `data` with updates[k] combined into data[positions[k]] in order, as
+/// ONNX's reference applies a scatter: what both lowering and kernel must
+/// compute.
+std::vector<float> in_order(std::vector<float> data,
+                            const std::vector<float> &updates,
+                            const std::vector<int64_t> &positions,
+                            const std::string &reduction) {
+  for (size_t k = 0; k < positions.size(); ++k) {
+    float &to = data[static_cast<size_t>(positions[k])];
+    const float u = updates[k];
+    to = reduction == "add"   ? to + u
+         : reduction == "mul" ? to * u
+         : reduction == "max" ? std::max(to, u)
+         : reduction == "min" ? std::min(to, u)
+                              : u;
+  }
+  return data;
+}
+
+/// A ScatterND of rows of data [4,3] at constant rows `rows`, reduction
+/// `reduction`, imported at `opset`.
+OnnxModel nd_rows(int64_t opset, const std::vector<int64_t> &rows,
+                  const std::string &reduction) {
+  OnnxModel m(opset);
+  m.input("data", {4, 3})
+      .input("upd", {static_cast<int64_t>(rows.size()), 3})
+      .output("y");
+  m.ints("idx", {static_cast<int64_t>(rows.size()), 1}, rows);
   set_string(m.node("ScatterND", {"data", "idx", "upd"}, {"y"}), "reduction",
-             "add");
-  EXPECT_EQ(unrunnable_reason(import_onnx_bytes(m.bytes(), "r.onnx")),
+             reduction);
+  return m;
+}
+
+TEST(OnnxScatter, ReductionsCombineRepeatedRowsInOrder) {
+  // Row 1 three times, row 3 once: three rounds, each a gather and a mask.
+  const std::vector<int64_t> rows{1, 3, -3, 1};
+  for (const char *r : {"add", "mul", "max", "min"}) {
+    const Model g = import_onnx_bytes(nd_rows(18, rows, r).bytes(), "nd.onnx");
+    EXPECT_TRUE(kept_operator_types(g).empty()) << r;
+    const Bindings<float> b = bind_variables(g.graph, g.weights, 7);
+    std::vector<int64_t> positions;
+    for (int64_t row : rows)
+      for (int64_t c = 0; c < 3; ++c)
+        positions.push_back((row < 0 ? row + 4 : row) * 3 + c);
+    EXPECT_EQ(evaluate(FloatDomain{}, g.graph, b).at(0).data,
+              in_order(b.at("data").data, b.at("upd").data, positions, r))
+        << r;
+  }
+}
+
+TEST(OnnxScatter, ElementsAddRepeatedPositions) {
+  OnnxModel m(16);
+  m.input("data", {2, 3}).input("upd", {2, 2}).output("y");
+  m.ints("idx", {2, 2}, {2, 2, 0, 0});
+  auto &n = m.node("ScatterElements", {"data", "idx", "upd"}, {"y"});
+  set_int(n, "axis", 1);
+  set_string(n, "reduction", "add");
+  const Model g = import_onnx_bytes(m.bytes(), "el.onnx");
+  const Bindings<float> b = bind_variables(g.graph, g.weights, 8);
+  EXPECT_EQ(evaluate(FloatDomain{}, g.graph, b).at(0).data,
+            in_order(b.at("data").data, b.at("upd").data, {2, 2, 3, 3}, "add"));
+}
+
+TEST(OnnxScatter, AReductionTheOpsetLacksIsKeptSayingSo) {
+  EXPECT_EQ(unrunnable_reason(
+                import_onnx_bytes(nd_rows(16, {0}, "max").bytes(), "r.onnx")),
             "node 'ScatterND_y' (ScatterND) is kept from the imported model "
-            "as it is (reduction 'add' is not supported (none is)); quarry "
-            "cannot run it");
+            "as it is (reduction 'max' is not one of none, add and mul (max "
+            "and min need opset 18)); quarry cannot run it");
+}
+
+TEST(OnnxScatter, ManyUpdatesOfOneElementAreLeftToTheKernel) {
+  // Nine updates of row 0 would take nine rounds: the node is kept, and
+  // its kernel (the same positions, in the same order) runs it.
+  const Model g = import_onnx_bytes(
+      nd_rows(16, std::vector<int64_t>(9, 0), "add").bytes(), "many.onnx");
+  EXPECT_EQ(kept_operator_types(g), std::vector<std::string>{"ScatterND"});
+  EXPECT_TRUE(onnx_io::has_kernel("ScatterND"));
+}
+
+TEST(OnnxScatter, TheKernelComputesWhatTheLoweringDoes) {
+  const std::vector<int64_t> rows{2, 0, 2};
+  for (const char *r : {"none", "add", "mul", "max", "min"}) {
+    const Model g = import_onnx_bytes(nd_rows(18, rows, r).bytes(), "nd.onnx");
+    const Bindings<float> b = bind_variables(g.graph, g.weights, 9);
+    onnx::NodeProto n = node("ScatterND");
+    onnx_io::add_attr(n, "reduction", std::string(r));
+    const HeldValue data = value({4, 3}, b.at("data").data),
+                    idx = value({3, 1}, {2, 0, 2}, onnx::TensorProto::INT64),
+                    upd = value({3, 3}, b.at("upd").data);
+    const auto got = onnx_io::run_kernel(n, 18, {&data, &idx, &upd});
+    EXPECT_EQ(got.at(0).value.data,
+              evaluate(FloatDomain{}, g.graph, b).at(0).data)
+        << r;
+  }
+  // ScatterElements along axis 0, and an index out of range refused.
+  onnx::NodeProto el = node("ScatterElements");
+  onnx_io::add_attr(el, "reduction", std::string("mul"));
+  const HeldValue data = value({2, 2}, {1, 2, 3, 4}),
+                  idx = value({2, 2}, {1, 1, 1, 0}, onnx::TensorProto::INT64),
+                  upd = value({2, 2}, {5, 6, 7, 8});
+  EXPECT_EQ(onnx_io::run_kernel(el, 18, {&data, &idx, &upd}).at(0).value.data,
+            (std::vector<float>{1, 16, 105, 24}));
+  const HeldValue far = value({2, 2}, {2, 0, 0, 0}, onnx::TensorProto::INT64);
+  EXPECT_EQ(error_of([&] {
+              onnx_io::run_kernel(el, 18, {&data, &far, &upd});
+            }),
+            "index 2 out of range for axis 0 of [2,2]");
+}
+
+TEST(OnnxScatter, MaxUnpoolWritesIntoZerosWithOrWithoutAnOutputShape) {
+  // A 2x2 input unpooled by 2x2 windows of stride 2 into 4x4, positions as
+  // MaxPool's Indices give them (flat over the whole output).
+  const std::vector<int64_t> at{5, 3, 8, 15};
+  for (bool shaped : {false, true}) {
+    OnnxModel m(11);
+    m.input("x", {1, 1, 2, 2}).output("y");
+    m.ints("i", {1, 1, 2, 2}, at);
+    std::vector<std::string> in{"x", "i"};
+    if (shaped) {
+      m.ints("shape", {4}, {1, 1, 5, 4});
+      in.push_back("shape");
+    }
+    auto &n = m.node("MaxUnpool", in, {"y"});
+    set_ints(n, "kernel_shape", {2, 2});
+    set_ints(n, "strides", {2, 2});
+    const Model g = import_onnx_bytes(m.bytes(), "unpool.onnx");
+    EXPECT_TRUE(kept_operator_types(g).empty());
+    const Bindings<float> b = bind_variables(g.graph, g.weights, 10);
+    const Tensor<float> y = evaluate(FloatDomain{}, g.graph, b).at(0);
+    EXPECT_EQ(y.shape, shaped ? Shape({1, 1, 5, 4}) : Shape({1, 1, 4, 4}));
+    std::vector<float> want(static_cast<size_t>(y.numel()), 0.0f);
+    const auto &x = b.at("x").data;
+    EXPECT_EQ(y.data, in_order(want, x, at, "none"));
+
+    onnx::NodeProto kn = node("MaxUnpool");
+    onnx_io::add_attr(kn, "kernel_shape", std::vector<int64_t>{2, 2});
+    onnx_io::add_attr(kn, "strides", std::vector<int64_t>{2, 2});
+    const HeldValue xv = value({1, 1, 2, 2}, x),
+                    iv = value({1, 1, 2, 2}, {5, 3, 8, 15},
+                               onnx::TensorProto::INT64),
+                    sv = value({4}, {1, 1, 5, 4}, onnx::TensorProto::INT64);
+    const auto got = onnx_io::run_kernel(
+        kn, 11,
+        shaped ? std::vector<const HeldValue *>{&xv, &iv, &sv}
+               : std::vector<const HeldValue *>{&xv, &iv});
+    EXPECT_EQ(got.at(0).value.shape, y.shape);
+    EXPECT_EQ(got.at(0).value.data, y.data);
+  }
+}
+
+TEST(OnnxScatter, MaxUnpoolRefusesAPositionOutsideItsOutput) {
+  // Import keeps the node; its kernel, run on the same operands, refuses.
+  OnnxModel m(11);
+  m.input("x", {1, 1, 1, 2}).output("y");
+  m.ints("i", {1, 1, 1, 2}, {0, 4});
+  auto &n = m.node("MaxUnpool", {"x", "i"}, {"y"});
+  set_ints(n, "kernel_shape", {1, 2});
+  set_ints(n, "strides", {1, 2});
+  EXPECT_EQ(kept_operator_types(import_onnx_bytes(m.bytes(), "bad.onnx")),
+            std::vector<std::string>{"MaxUnpool"});
+  onnx::NodeProto kn = node("MaxUnpool");
+  onnx_io::add_attr(kn, "kernel_shape", std::vector<int64_t>{1, 2});
+  onnx_io::add_attr(kn, "strides", std::vector<int64_t>{1, 2});
+  const HeldValue xv = value({1, 1, 1, 2}, {1, 2}),
+                  iv = value({1, 1, 1, 2}, {0, 4}, onnx::TensorProto::INT64);
+  EXPECT_EQ(error_of([&] {
+              onnx_io::run_kernel(kn, 11, {&xv, &iv});
+            }),
+            "index 4 is outside the output's 4 elements");
 }
 
 } // namespace
