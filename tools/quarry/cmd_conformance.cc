@@ -38,9 +38,12 @@ void run_conformance(const ConformanceOptions &o) {
   }
   if (!o.json.empty())
     write_file_atomic(o.json, summary_json(results, o.run));
-  const auto [total, float32] = totals(results);
+  const auto [total, float32, inference] = totals(results);
   std::printf("float32 inference cases: %d passed, %d failed, %d unsupported\n",
               float32.passed, float32.failed, float32.unsupported);
+  std::printf("float32, float16 and 8-bit inference cases: %d passed, %d "
+              "failed, %d unsupported\n",
+              inference.passed, inference.failed, inference.unsupported);
   std::printf("%d passed, %d failed, %d unsupported\n", total.passed,
               total.failed, total.unsupported);
   if (total.failed > 0)

@@ -13,7 +13,11 @@
 // a float tensor and it uses no training or sequence operator: ONNX's
 // integer, bool, string, sequence, quantized and training cases are
 // outside quarry's float32 inference graphs, and the summary counts them
-// apart.
+// apart. An inference case is wider: its inputs and outputs may also be
+// float16, bfloat16 and 8-bit integers (quantized models). A case whose
+// expected outputs ONNX Runtime is known not to reproduce (ONNX's own
+// issue tracker says why) and that quarry computes otherwise is
+// unsupported, the detail saying "disputed".
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -52,6 +56,10 @@ struct CaseResult {
   /// A float32 inference case: every graph input and output a float
   /// tensor, no training or sequence operator.
   bool float32 = false;
+  /// An inference case of float32, float16, bfloat16 or 8-bit tensors
+  /// (int32 too where ConvInteger or MatMulInteger sums into it), no
+  /// training or sequence operator.
+  bool inference = false;
   double seconds = 0;
 };
 
@@ -68,9 +76,10 @@ struct Counts {
   void add(Outcome o);
 };
 
-/// The outcomes of all cases, and of the float32 inference ones.
+/// The outcomes of all cases, of the float32 inference ones, and of the
+/// inference ones of every element type quarry's models hold.
 struct Totals {
-  Counts all, float32;
+  Counts all, float32, inference;
 };
 Totals totals(const std::vector<CaseResult> &results);
 
@@ -80,8 +89,9 @@ by_operator(const std::vector<CaseResult> &results);
 
 /// {"backend", "rtol", "atol", "passed", "failed", "unsupported",
 ///  "float32": {"passed", "failed", "unsupported"},
+///  "inference": {"passed", "failed", "unsupported"},
 ///  "cases": [{"name", "outcome", "detail", "worst", "data_sets",
-///             "operators", "float32", "seconds"}],
+///             "operators", "float32", "inference", "seconds"}],
 ///  "operators": {"Abs": {"passed", "failed", "unsupported"}, ...}}
 std::string summary_json(const std::vector<CaseResult> &results,
                          const Options &opts);
