@@ -74,7 +74,8 @@ Handler depth_taps(Kind kind, Handler two_d) {
     const onnx::NodeProto &node = m.node();
     const Shape sx = m.input_shape(0);
     if (kind == Kind::MaxPool && m.has_output(1))
-      m.fail("the indices output of a 3-D MaxPool is not supported");
+      m.fail(
+          "its Indices output has no form in the algebra (a kernel runs it)");
     Ints k;
     if (kind == Kind::Conv) {
       const Shape sw = m.input_shape(1);

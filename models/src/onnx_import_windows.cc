@@ -264,7 +264,7 @@ void pool(I &m, bool is_max) {
   require_2d(m, sx, "pooling", is_max);
   const bool ceil = m.attr_int("ceil_mode", 0) != 0;
   if (m.has_output(1))
-    m.fail("the Indices output is not supported");
+    m.fail("its Indices output has no form in the algebra (a kernel runs it)");
   const auto k = m.attr_ints("kernel_shape");
   if (!k || k->size() != 2 || !window_values(*k, 1))
     m.fail("kernel_shape must have 2 values from 1 to 2^31");

@@ -73,6 +73,16 @@ std::string string_attr(const onnx::NodeProto &n, std::string_view name,
   return a->s();
 }
 
+std::vector<int64_t> ints_attr(const onnx::NodeProto &n,
+                               std::string_view name) {
+  const auto *a = find_attr(n, name);
+  if (!a)
+    return {};
+  if (!attr_is(*a, onnx::AttributeProto::INTS))
+    throw Error("attribute '" + std::string(name) + "' must be integers");
+  return {a->ints().begin(), a->ints().end()};
+}
+
 int32_t elem_attr(const onnx::NodeProto &n, std::string_view name,
                   int32_t fallback) {
   const int64_t elem = int_attr(n, name, fallback);
@@ -314,7 +324,8 @@ bool has_kernel(const std::string &op_type) {
       "HammingWindow", "BlackmanWindow", "NegativeLogLikelihoodLoss",
       "SoftmaxCrossEntropyLoss",
       "Cast", "CastLike", "Gather", "Add", "Sub", "Mul", "Div", "Mod",
-      "BitShift", "ScatterElements", "Scatter", "ScatterND", "MaxUnpool"};
+      "BitShift", "ScatterElements", "Scatter", "ScatterND", "MaxUnpool",
+      "MaxPool"};
   // clang-format on
   return std::find(std::begin(kOperators), std::end(kOperators), op_type) !=
          std::end(kOperators);
@@ -372,6 +383,8 @@ std::vector<HeldValue> run_kernel(const onnx::NodeProto &n, int64_t opset,
     return scatter_nd(n, opset, in);
   if (op == "MaxUnpool")
     return max_unpool(n, in);
+  if (op == "MaxPool")
+    return max_pool(n, in);
   if (op == "Cast" || op == "CastLike")
     return cast(n, in, op == "CastLike");
   if (op == "Gather")

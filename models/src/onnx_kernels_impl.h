@@ -7,7 +7,8 @@
 // (onnx_kernels_linalg.cc), window functions (onnx_kernels_signal.cc), the
 // classification losses
 // (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
-// (onnx_kernels_arith.cc), scatters (onnx_kernels_scatter.cc). This
+// (onnx_kernels_arith.cc), scatters (onnx_kernels_scatter.cc), MaxPool
+// with its indices (onnx_kernels_pool.cc). This
 // declares the
 // helpers they share for reading attributes and operands, and each
 // family's entry points for the dispatch.
@@ -45,6 +46,8 @@ float float_attr(const onnx::NodeProto &n, std::string_view name,
                  float fallback);
 std::string string_attr(const onnx::NodeProto &n, std::string_view name,
                         const std::string &fallback);
+/// Attribute `name`'s integers; empty where it is absent.
+std::vector<int64_t> ints_attr(const onnx::NodeProto &n, std::string_view name);
 /// An ONNX element type given as attribute `name` (EyeLike's dtype, a
 /// window's output_datatype), `fallback` where absent; refused where it is
 /// no type quarry holds.
@@ -88,7 +91,8 @@ HeldValue make_value(Shape shape, std::vector<float> data, int32_t elem);
 //===----------------------------------------------------------------------===//
 // Families (onnx_kernels_detection.cc, onnx_kernels_index.cc,
 // onnx_kernels_masks.cc, onnx_kernels_linalg.cc, onnx_kernels_signal.cc,
-// onnx_kernels_loss.cc, onnx_kernels_arith.cc, onnx_kernels_scatter.cc)
+// onnx_kernels_loss.cc, onnx_kernels_arith.cc, onnx_kernels_scatter.cc,
+// onnx_kernels_pool.cc)
 //===----------------------------------------------------------------------===//
 
 std::vector<HeldValue> non_max_suppression(const onnx::NodeProto &n,
@@ -143,5 +147,9 @@ std::vector<HeldValue> scatter_elements(const onnx::NodeProto &n, int64_t opset,
 std::vector<HeldValue> scatter_nd(const onnx::NodeProto &n, int64_t opset,
                                   const Inputs &in);
 std::vector<HeldValue> max_unpool(const onnx::NodeProto &n, const Inputs &in);
+
+/// MaxPool over any number of spatial axes, with its Indices output (flat
+/// over the whole input, row- or, for storage_order 1, column-major).
+std::vector<HeldValue> max_pool(const onnx::NodeProto &n, const Inputs &in);
 
 } // namespace quarry::onnx_io::kernels

@@ -23,12 +23,6 @@ std::vector<int64_t> ints_of(const Tensor<float> &t) {
   return out;
 }
 
-std::vector<int64_t> ints_attr(const onnx::NodeProto &n, const char *name) {
-  const onnx::AttributeProto *a = find_attr(n, name);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end())
-           : std::vector<int64_t>{};
-}
-
 /// Scatter `n` (of ScatterElements' or ScatterND's operands: data,
 /// indices, updates) with the positions `positions_of` finds for them.
 template <class Positions>

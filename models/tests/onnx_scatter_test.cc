@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace quarry {
 namespace {
@@ -219,6 +220,90 @@ TEST(OnnxScatter, MaxUnpoolRefusesAPositionOutsideItsOutput) {
               onnx_io::run_kernel(kn, 11, {&xv, &iv});
             }),
             "index 4 is outside the output's 4 elements");
+}
+
+/// A MaxPool over x [1,2,5,6] whose attributes `set` gives.
+template <class Set> Model max_pool_model(bool indices, Set set) {
+  OnnxModel m(12);
+  m.input("x", {1, 2, 5, 6}).output("y");
+  std::vector<std::string> outs{"y"};
+  if (indices) {
+    m.output("i");
+    outs.push_back("i");
+  }
+  set(m.node("MaxPool", {"x"}, outs));
+  return import_onnx_bytes(m.bytes(), "pool.onnx");
+}
+
+TEST(OnnxScatter, MaxPoolsIndicesPointAtTheirMaximaInTheirWindows) {
+  using Set = std::function<void(onnx::NodeProto &)>;
+  const std::vector<std::pair<const char *, Set>> forms{
+      {"plain",
+       [](onnx::NodeProto &n) {
+         set_ints(n, "kernel_shape", {2, 2});
+       }},
+      {"padded, strided, ceil",
+       [](onnx::NodeProto &n) {
+         set_ints(n, "kernel_shape", {3, 2});
+         set_ints(n, "strides", {2, 2});
+         set_ints(n, "pads", {1, 0, 1, 1});
+         set_int(n, "ceil_mode", 1);
+       }},
+      {"dilated, same", [](onnx::NodeProto &n) {
+         set_ints(n, "kernel_shape", {2, 2});
+         set_ints(n, "dilations", {2, 1});
+         set_string(n, "auto_pad", "SAME_UPPER");
+       }}};
+  for (const auto &[what, set] : forms) {
+    // Values from the algebra's own pooling, imported without indices.
+    const Model plain = max_pool_model(false, set);
+    ASSERT_TRUE(kept_operator_types(plain).empty()) << what;
+    const Bindings<float> b = bind_variables(plain.graph, plain.weights, 11);
+    const Tensor<float> want = evaluate(FloatDomain{}, plain.graph, b).at(0);
+
+    const Model kept = max_pool_model(true, set);
+    EXPECT_EQ(kept_operator_types(kept), std::vector<std::string>{"MaxPool"});
+    const onnx::ModelProto proto = [&] {
+      onnx::ModelProto p;
+      p.ParseFromString(kept.kept_onnx);
+      return p;
+    }();
+    const HeldValue x = value({1, 2, 5, 6}, b.at("x").data);
+    const auto got = onnx_io::run_kernel(proto.graph().node(0), 12, {&x});
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].value.shape, want.shape) << what;
+    EXPECT_EQ(got[0].value.data, want.data) << what;
+    EXPECT_EQ(got[1].elem, onnx::TensorProto::INT64);
+    for (int64_t o = 0; o < want.numel(); ++o) {
+      const auto at = static_cast<int64_t>(got[1].value[o]);
+      ASSERT_GE(at, 0) << what;
+      EXPECT_EQ(x.value[at], want[o]) << what << " at " << o;
+      EXPECT_EQ(at / 30, o / (want.numel() / 2)) << what << ": its own channel";
+    }
+  }
+}
+
+TEST(OnnxScatter, MaxPoolsIndicesTakeTheFirstOfEqualMaximaAndStorageOrder) {
+  // Window 0 holds 7 at (0,1) and at (1,0): the first, row-major, wins.
+  const HeldValue x = value({1, 1, 2, 3}, {1, 7, 5, 7, 0, 9});
+  auto pool = [&](int64_t storage_order, const HeldValue &in) {
+    onnx::NodeProto n = node("MaxPool");
+    onnx_io::add_attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+    onnx_io::add_attr(n, "storage_order", storage_order);
+    return onnx_io::run_kernel(n, 12, {&in});
+  };
+  const auto rows = pool(0, x);
+  EXPECT_EQ(rows[0].value.data, (std::vector<float>{7, 9}));
+  EXPECT_EQ(rows[1].value.data, (std::vector<float>{1, 5}));
+  // Column-major: (0,1) is 1 * 2 + 0, (1,2) is 2 * 2 + 1.
+  EXPECT_EQ(pool(1, x)[1].value.data, (std::vector<float>{2, 5}));
+  // Unpooled, the maxima go back where they were; pooled again, the same.
+  onnx::NodeProto un = node("MaxUnpool");
+  onnx_io::add_attr(un, "kernel_shape", std::vector<int64_t>{2, 2});
+  const HeldValue shape = value({4}, {1, 1, 2, 3}, onnx::TensorProto::INT64);
+  const auto back = onnx_io::run_kernel(un, 12, {&rows[0], &rows[1], &shape});
+  EXPECT_EQ(back[0].value.data, (std::vector<float>{0, 7, 0, 0, 0, 9}));
+  EXPECT_EQ(pool(0, back[0])[0].value.data, rows[0].value.data);
 }
 
 } // namespace

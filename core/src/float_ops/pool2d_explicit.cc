@@ -7,10 +7,8 @@
 
 namespace quarry::ops {
 
-namespace {
-/// Output extent of one axis with explicit padding.
-int64_t extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before,
-               int64_t after, bool ceil) {
+int64_t pool_extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before,
+                    int64_t after, bool ceil) {
   if (k < 1 || s < 1 || d < 1 || before < 0 || after < 0)
     fail(Pool2DExplicit::name, "kernel, stride and dilation must be positive "
                                "and pads non-negative");
@@ -29,7 +27,6 @@ int64_t extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before,
     --out; // the last window would hold padding only
   return out;
 }
-} // namespace
 
 MaybeTypes Pool2DExplicit::infer(const Attrs &a, InTypes in) {
   const Shape &x = in[0].shape;
@@ -41,8 +38,8 @@ MaybeTypes Pool2DExplicit::infer(const Attrs &a, InTypes in) {
     fail(name, "dilation applies to max pooling only");
   const bool ceil = a.i(kCeil) != 0;
   return Types{TensorType(
-      Shape{x[0], x[1], extent(x[2], k[0], s[0], d[0], p[0], p[2], ceil),
-            extent(x[3], k[1], s[1], d[1], p[1], p[3], ceil)})};
+      Shape{x[0], x[1], pool_extent(x[2], k[0], s[0], d[0], p[0], p[2], ceil),
+            pool_extent(x[3], k[1], s[1], d[1], p[1], p[3], ceil)})};
 }
 
 void Pool2DExplicit::run(const Attrs &a, FloatInputs in, FloatOutputs out) {

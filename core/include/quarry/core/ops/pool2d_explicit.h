@@ -39,4 +39,11 @@ struct Pool2DExplicit : FloatOnly<Pool2DExplicit> {
   static void run(const Attrs &a, FloatInputs in, FloatOutputs out);
 };
 
+/// One axis's output extent: an input of `in` elements, `before` and
+/// `after` padding, windows of k taps d apart every s elements, rounded up
+/// with `ceil` (less a last window that would hold padding only). Fails
+/// for a window wider than the padded input, or values out of range.
+int64_t pool_extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t before,
+                    int64_t after, bool ceil);
+
 } // namespace quarry::ops
