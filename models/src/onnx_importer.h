@@ -128,6 +128,13 @@ private:
   std::string opset17_name(const std::string &hint);
   /// Defines constant `c` under a new name from `hint`; returns the name.
   std::string opset17_constant(const std::string &hint, Constant c);
+  /// opset17_constant of int64s `v` (one axis), and of `shape` full of `v`.
+  std::string opset17_ints(const std::string &hint,
+                           const std::vector<int64_t> &v);
+  std::string opset17_floats(const std::string &hint, Shape shape, double v);
+  /// opset17_form of the operators born at opset 23: RMSNormalization and
+  /// Attention (onnx_late_opsets_23.cc).
+  std::optional<std::vector<onnx::NodeProto>> opset23_form();
   void import_node(const std::map<std::string, Handler, std::less<>> &table);
   /// Why the current node cannot be handed to a handler ("" when it can):
   /// another domain, no handler, subgraphs, or an operand that is not

@@ -1,4 +1,4 @@
-//===- onnx_late_opsets.cc - Operators as opsets 18 to 22 define them -----===//
+//===- onnx_late_opsets.cc - Operators as opsets 18 to 23 define them -----===//
 #include "onnx_late_opsets.h"
 #include "onnx_attrs.h"
 #include "onnx_importer.h"
@@ -44,8 +44,23 @@ void set_attr(onnx::NodeProto &n, const char *name, const V &v) {
   add_attr(n, name, v);
 }
 
-/// A node of `type` reading `in` and writing `out`, named as the node it
-/// stands for (so that messages name that node).
+/// Operators born after opset 17 that quarry has no form of, with the
+/// opset that introduced them.
+const char *late_operator_missing(const std::string &op) {
+  static const std::pair<const char *, const char *> kMissing[] = {
+      {"BitwiseAnd", "18"},     {"BitwiseOr", "18"},     {"BitwiseXor", "18"},
+      {"BitwiseNot", "18"},     {"CenterCropPad", "18"}, {"Col2Im", "18"},
+      {"DeformConv", "19"},     {"AffineGrid", "20"},    {"ImageDecoder", "20"},
+      {"RegexFullMatch", "20"}, {"StringConcat", "20"},  {"StringSplit", "20"},
+      {"RotaryEmbedding", "23"}};
+  for (const auto &[name, since] : kMissing)
+    if (op == name)
+      return since;
+  return nullptr;
+}
+
+} // namespace
+
 onnx::NodeProto make_node(const onnx::NodeProto &of, const std::string &type,
                           const std::vector<std::string> &in,
                           const std::vector<std::string> &out) {
@@ -59,25 +74,24 @@ onnx::NodeProto make_node(const onnx::NodeProto &of, const std::string &type,
   return k;
 }
 
-/// Operators born after opset 17 that quarry has no form of, with the
-/// opset that introduced them.
-const char *late_operator_missing(const std::string &op) {
-  static const std::pair<const char *, const char *> kMissing[] = {
-      {"BitwiseAnd", "18"},     {"BitwiseOr", "18"},
-      {"BitwiseXor", "18"},     {"BitwiseNot", "18"},
-      {"CenterCropPad", "18"},  {"Col2Im", "18"},
-      {"DeformConv", "19"},     {"AffineGrid", "20"},
-      {"ImageDecoder", "20"},   {"RegexFullMatch", "20"},
-      {"StringConcat", "20"},   {"StringSplit", "20"},
-      {"Attention", "23"},      {"RMSNormalization", "23"},
-      {"RotaryEmbedding", "23"}};
-  for (const auto &[name, since] : kMissing)
-    if (op == name)
-      return since;
-  return nullptr;
+std::string Importer::opset17_ints(const std::string &hint,
+                                   const std::vector<int64_t> &v) {
+  Constant c;
+  c.elem = onnx::TensorProto::INT64;
+  c.shape = Shape{static_cast<int64_t>(v.size())};
+  c.ints = v;
+  c.reals.assign(v.begin(), v.end());
+  return opset17_constant(hint, std::move(c));
 }
 
-} // namespace
+std::string Importer::opset17_floats(const std::string &hint, Shape shape,
+                                     double v) {
+  Constant c;
+  c.shape = std::move(shape);
+  c.reals.assign(static_cast<size_t>(c.shape.numel()), v);
+  c.ints.assign(c.reals.size(), static_cast<int64_t>(v));
+  return opset17_constant(hint, std::move(c));
+}
 
 std::string Importer::opset17_name(const std::string &hint) {
   std::string name = hint;
@@ -102,19 +116,10 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
   const std::string &op = n.op_type();
   const std::string base = n.output(0) + "/opset17";
   auto ints_constant = [&](const std::string &hint, const Ints &v) {
-    Constant c;
-    c.elem = onnx::TensorProto::INT64;
-    c.shape = Shape{static_cast<int64_t>(v.size())};
-    c.ints = v;
-    c.reals.assign(v.begin(), v.end());
-    return opset17_constant(base + "/" + hint, std::move(c));
+    return opset17_ints(base + "/" + hint, v);
   };
   auto float_constant = [&](const std::string &hint, Shape shape, double v) {
-    Constant c;
-    c.shape = std::move(shape);
-    c.reals.assign(static_cast<size_t>(c.shape.numel()), v);
-    c.ints.assign(c.reals.size(), static_cast<int64_t>(v));
-    return opset17_constant(base + "/" + hint, std::move(c));
+    return opset17_floats(base + "/" + hint, std::move(shape), v);
   };
   // The inputs a form reads; the checker has not seen the node.
   auto input = [&](int i) -> const std::string & {
@@ -443,6 +448,8 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
   }
   if (op == "DFT" && opset_ >= 20)
     fail("DFT of opset 20 (its axis an input) is not supported");
+  if (op == "RMSNormalization" || op == "Attention")
+    return opset23_form();
   return std::nullopt;
 }
 

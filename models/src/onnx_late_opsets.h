@@ -1,4 +1,4 @@
-//===- onnx_late_opsets.h - Operators as opsets 18 to 22 define them -*- C++
+//===- onnx_late_opsets.h - Operators as opsets 18 to 23 define them -*- C++
 //-*-===//
 //
 // quarry's handlers, and ONNX 1.12's checker, shape inference and version
@@ -18,13 +18,21 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace quarry::onnx_io {
 
 /// The newest opset ONNX 1.12's schemas describe.
 inline constexpr int64_t kSchemaOpset = 17;
 /// The newest opset import reads.
-inline constexpr int64_t kLatestOpset = 22;
+inline constexpr int64_t kLatestOpset = 23;
+
+/// A node of `type` reading `in` and writing `out`, named as the node `of`
+/// it stands for in an opset-17 form (so that messages name that node).
+onnx::NodeProto make_node(const onnx::NodeProto &of, const std::string &type,
+                          const std::vector<std::string> &in,
+                          const std::vector<std::string> &out);
 
 /// Rewrites the nodes of `graph` and of its subgraphs that are in an
 /// opset-17 form which means something else, or nothing, at `opset` into

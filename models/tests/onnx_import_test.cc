@@ -201,14 +201,14 @@ TEST(OnnxImport, DynamicDimensionsNeedAnInputShape) {
             "x=...");
 }
 
-TEST(OnnxImport, OpsetOutsideOneToTwentyTwoIsRefused) {
-  for (int64_t opset : {0, 23}) {
+TEST(OnnxImport, OpsetOutsideOneToTwentyThreeIsRefused) {
+  for (int64_t opset : {0, 24}) {
     OnnxModel m(opset);
     m.input("x", {2}).output("y");
     m.node("Relu", {"x"}, {"y"});
     EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "o.onnx"); }),
               "o.onnx: opset " + std::to_string(opset) +
-                  " is not supported (opsets 1 to 22 are)");
+                  " is not supported (opsets 1 to 23 are)");
   }
 }
 

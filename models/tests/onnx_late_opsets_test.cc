@@ -227,6 +227,66 @@ std::vector<Case> cases() {
                          onnx::TensorProto::FLOAT);
                  return m;
                }});
+  c.push_back({"Opset23Relu",
+               [] {
+                 OnnxModel m(23);
+                 m.input("x", {2, 3}).output("y");
+                 m.node("Relu", {"x"}, {"y"});
+                 return m;
+               },
+               [] {
+                 OnnxModel m(17);
+                 m.input("x", {2, 3}).output("y");
+                 m.node("Relu", {"x"}, {"y"});
+                 return m;
+               }});
+  c.push_back({"RMSNormalization",
+               [] {
+                 OnnxModel m(23);
+                 m.input("x", {2, 3, 4}).input("s", {3, 4}).output("y");
+                 auto &n = m.node("RMSNormalization", {"x", "s"}, {"y"});
+                 set_int(n, "axis", -2);
+                 set_float(n, "epsilon", 1e-3f);
+                 return m;
+               },
+               [] {
+                 OnnxModel m(17);
+                 m.input("x", {2, 3, 4}).input("s", {3, 4}).output("y");
+                 m.floats("eps", {}, {1e-3f});
+                 m.node("Mul", {"x", "x"}, {"x2"});
+                 auto &mean = m.node("ReduceMean", {"x2"}, {"mean"});
+                 set_ints(mean, "axes", {1, 2});
+                 m.node("Add", {"mean", "eps"}, {"var"});
+                 m.node("Sqrt", {"var"}, {"rms"});
+                 m.node("Div", {"x", "rms"}, {"normal"});
+                 m.node("Mul", {"normal", "s"}, {"y"});
+                 return m;
+               }});
+  c.push_back(
+      {"Attention4D",
+       [] {
+         OnnxModel m(23);
+         m.input("q", {1, 2, 3, 4})
+             .input("k", {1, 2, 5, 4})
+             .input("v", {1, 2, 5, 6})
+             .output("y");
+         m.node("Attention", {"q", "k", "v"}, {"y"});
+         return m;
+       },
+       [] {
+         OnnxModel m(17);
+         m.input("q", {1, 2, 3, 4})
+             .input("k", {1, 2, 5, 4})
+             .input("v", {1, 2, 5, 6})
+             .output("y");
+         m.floats("scale", {}, {0.5f}); // 1 / sqrt(4)
+         set_ints(m.node("Transpose", {"k"}, {"kt"}), "perm", {0, 1, 3, 2});
+         m.node("MatMul", {"q", "kt"}, {"qk"});
+         m.node("Mul", {"qk", "scale"}, {"s"});
+         set_int(m.node("Softmax", {"s"}, {"p"}), "axis", -1);
+         m.node("MatMul", {"p", "v"}, {"y"});
+         return m;
+       }});
   return c;
 }
 
@@ -304,6 +364,123 @@ TEST(LateOpsetGroupNormalization, NormalizesEachGroupThenScales) {
     ASSERT_TRUE(back.ParseFromString(out));
     EXPECT_EQ(onnx_opset(back), opset);
   }
+}
+
+/// Scaled dot-product attention computed directly: q [b, hq, s, d], k
+/// [b, hk, t, d], v [b, hk, t, e] row-major, query head h reading key head
+/// h / (hq / hk); `bias` [s, t] added to the scores, or causal.
+std::vector<float>
+attention_reference(const std::vector<float> &q, const std::vector<float> &k,
+                    const std::vector<float> &v, int64_t b, int64_t hq,
+                    int64_t hk, int64_t s, int64_t t, int64_t d, int64_t e,
+                    double scale, bool causal, const std::vector<float> &bias) {
+  std::vector<float> y(static_cast<size_t>(b * hq * s * e), 0.0f);
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t h = 0; h < hq; ++h) {
+      const int64_t g = h / (hq / hk);
+      for (int64_t i = 0; i < s; ++i) {
+        std::vector<double> w(static_cast<size_t>(t));
+        double top = -INFINITY;
+        for (int64_t j = 0; j < t; ++j) {
+          double dot = 0;
+          for (int64_t c = 0; c < d; ++c)
+            dot += double(q[((n * hq + h) * s + i) * d + c]) *
+                   k[((n * hk + g) * t + j) * d + c];
+          w[j] = dot * scale + (bias.empty() ? 0.0 : bias[i * t + j]) +
+                 (causal && j > i ? -INFINITY : 0.0);
+          top = std::max(top, w[j]);
+        }
+        double sum = 0;
+        for (double &x : w)
+          sum += (x = std::exp(x - top));
+        for (int64_t j = 0; j < t; ++j)
+          for (int64_t c = 0; c < e; ++c)
+            y[((n * hq + h) * s + i) * e + c] += static_cast<float>(
+                w[j] / sum * v[((n * hk + g) * t + j) * e + c]);
+      }
+    }
+  return y;
+}
+
+/// [b, seq, heads * size] (row-major) as [b, heads, seq, size].
+std::vector<float> split_heads(const std::vector<float> &x, int64_t b,
+                               int64_t seq, int64_t heads, int64_t size) {
+  std::vector<float> out(x.size());
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t c = 0; c < size; ++c)
+          out[((n * heads + h) * seq + i) * size + c] =
+              x[((n * seq + i) * heads + h) * size + c];
+  return out;
+}
+
+TEST(LateOpsetAttention, GroupedHeadsOf3DInputsWithCausalAndBoolMasks) {
+  // Four query heads of size 2 reading two key and value heads (sizes 2
+  // and 3), hidden axes of 8, 4 and 6; three queries, three keys.
+  for (bool masked : {false, true}) {
+    OnnxModel m(23);
+    m.input("q", {1, 3, 8}).input("k", {1, 3, 4}).input("v", {1, 3, 6});
+    m.output("y");
+    std::vector<std::string> in{"q", "k", "v"};
+    // Keys 0 and 2 only, for every query.
+    const std::vector<int64_t> keep{1, 0, 1, 1, 0, 1, 1, 0, 1};
+    if (masked) {
+      auto *t = m.proto().mutable_graph()->add_initializer();
+      t->set_name("mask");
+      t->set_data_type(onnx::TensorProto::BOOL);
+      t->add_dims(3);
+      t->add_dims(3);
+      for (int64_t x : keep)
+        t->add_int32_data(static_cast<int32_t>(x));
+      in.push_back("mask");
+    }
+    auto &n = m.node("Attention", in, {"y"});
+    set_int(n, "q_num_heads", 4);
+    set_int(n, "kv_num_heads", 2);
+    set_int(n, "is_causal", masked ? 0 : 1);
+    set_float(n, "scale", 0.7f);
+    const Model g = import_onnx_bytes(m.bytes(), "attention.onnx");
+    EXPECT_TRUE(kept_operator_types(g).empty());
+    const Bindings<float> b = bind_variables(g.graph, g.weights, 5);
+    const Tensor<float> y = evaluate(FloatDomain{}, g.graph, b).at(0);
+    ASSERT_EQ(y.shape, (Shape{1, 3, 12}));
+    std::vector<float> bias;
+    if (masked)
+      for (int64_t x : keep)
+        bias.push_back(x ? 0.0f : -INFINITY);
+    const auto want =
+        attention_reference(split_heads(b.at("q").data, 1, 3, 4, 2),
+                            split_heads(b.at("k").data, 1, 3, 2, 2),
+                            split_heads(b.at("v").data, 1, 3, 2, 3), 1, 4, 2, 3,
+                            3, 2, 3, 0.7f, !masked, bias);
+    // y is [1, 3, 4 * 3]: back to heads to compare.
+    const auto got = split_heads(y.data, 1, 3, 4, 3);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5)
+          << (masked ? "masked " : "causal ") << i;
+  }
+}
+
+TEST(LateOpsetAttention, PastKeysComeFirstAndThePresentIsOutput) {
+  OnnxModel m(23);
+  m.input("q", {1, 1, 2, 2}).input("k", {1, 1, 1, 2}).input("v", {1, 1, 1, 2});
+  m.input("pk", {1, 1, 2, 2}).input("pv", {1, 1, 2, 2});
+  m.output("y").output("present_k");
+  m.node("Attention", {"q", "k", "v", "", "pk", "pv"}, {"y", "present_k"});
+  const Model g = import_onnx_bytes(m.bytes(), "past.onnx");
+  const Bindings<float> b = bind_variables(g.graph, g.weights, 6);
+  const auto out = evaluate(FloatDomain{}, g.graph, b);
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<float> keys = b.at("pk").data, values = b.at("pv").data;
+  keys.insert(keys.end(), b.at("k").data.begin(), b.at("k").data.end());
+  values.insert(values.end(), b.at("v").data.begin(), b.at("v").data.end());
+  EXPECT_EQ(out[1].data, keys);
+  const auto want = attention_reference(b.at("q").data, keys, values, 1, 1, 1,
+                                        2, 3, 2, 2, M_SQRT1_2, false, {});
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(out[0].data[i], want[i], 1e-5) << i;
 }
 
 TEST(LateOpset, WhatOpset17CannotSayIsRefusedNamingTheNode) {

@@ -1,6 +1,6 @@
 //===- onnx.h - ONNX import and export --------------------------*- C++ -*-===//
 //
-// Import reads an ONNX model (opsets 1 to 22) into a quarry Model: the
+// Import reads an ONNX model (opsets 1 to 23) into a quarry Model: the
 // algebra's operators wherever they express the ONNX operator exactly, the
 // float-only operators (core/SEMANTICS.md) otherwise; initializers and
 // Constant nodes become weights whose values land in the weight table.
