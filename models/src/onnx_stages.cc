@@ -181,7 +181,13 @@ KeptOnnx::Parts::evaluate_alone(const onnx::NodeProto &n,
   Model alone;
   try {
     alone = import_onnx_bytes(one.SerializeAsString(), file);
-  } catch (const Error &) {
+  } catch (const Error &e) {
+    // Why the node cannot be read even so, without the file and the node
+    // named again.
+    because = e.what();
+    const std::string label = node_label(n) + ": ";
+    if (const size_t at = because.rfind(label); at != std::string::npos)
+      because = because.substr(at + label.size());
     return std::nullopt;
   }
   if (!unrunnable_reason(alone).empty()) {
@@ -276,6 +282,26 @@ int32_t KeptOnnx::variable_elem(const std::string &variable) const {
     if (in.name() == variable && in.type().has_tensor_type())
       return in.type().tensor_type().elem_type();
   return onnx::TensorProto::FLOAT;
+}
+
+std::vector<std::string> KeptOnnx::integer_parameters() const {
+  std::vector<std::string> out;
+  for (const auto &in : parts_->kept.graph().input()) {
+    if (!in.type().has_tensor_type())
+      continue;
+    const auto &t = in.type().tensor_type();
+    const int32_t e = t.elem_type();
+    if (e == onnx::TensorProto::FLOAT || e == onnx::TensorProto::FLOAT16 ||
+        e == onnx::TensorProto::BFLOAT16 || e == onnx::TensorProto::DOUBLE ||
+        e == onnx::TensorProto::UNDEFINED)
+      continue;
+    int64_t elements = 1;
+    for (const auto &d : t.shape().dim())
+      elements *= d.has_dim_value() ? d.dim_value() : 9;
+    if (elements <= 8)
+      out.push_back(in.name());
+  }
+  return out;
 }
 
 std::map<std::string, std::string> KeptOnnx::graph_input_names() const {

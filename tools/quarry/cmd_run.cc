@@ -11,6 +11,7 @@
 #include "quarry/runtime/run_inputs.h"
 #include "quarry/staged/staged_executable.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -52,6 +53,30 @@ std::vector<std::string> save_outputs(const Model &m,
   return save_output_files(names, outputs, dir, elems);
 }
 
+/// What to add to a failed run's message where the model's integer
+/// parameters ran on made-up values (no --input gave them): their names
+/// (the first three), and the flag that fixes them. Empty otherwise.
+std::string made_up_hint(const Model &m, const RunOptions &o) {
+  if (m.kept_onnx.empty())
+    return "";
+  std::vector<std::string> made_up;
+  for (const std::string &name : KeptOnnx(m, "").integer_parameters())
+    if (std::none_of(o.inputs.begin(), o.inputs.end(), [&](const auto &spec) {
+          return spec.rfind(name + "=", 0) == 0;
+        }))
+      made_up.push_back(name);
+  if (made_up.empty())
+    return "";
+  std::string names;
+  for (size_t i = 0; i < made_up.size() && i < 3; ++i)
+    names += (i ? ", '" : "'") + made_up[i] + "'";
+  if (made_up.size() > 3)
+    names += " and " + std::to_string(made_up.size() - 3) + " more";
+  return "; quarry made up the values of integer input" +
+         std::string(made_up.size() > 1 ? "s " : " ") + names +
+         " (fix them with --input-value NAME=... or --input NAME=FILE)";
+}
+
 void run(const RunOptions &o) {
   const Model m = read_run_model(o);
   const Graph &g = m.graph;
@@ -59,11 +84,20 @@ void run(const RunOptions &o) {
   for (auto &[name, value] : read_input_files(g, o.inputs))
     values[name] = std::move(value);
   auto backend = make_run_backend(o);
-  auto exe = staged::prepare_model(m, values, *backend, run_subject(o));
-  exe->set_inputs(values);
-  if (o.profile)
-    print_steps(exe->profile(o.measure.warmup, o.measure.runs));
-  const double ms = runtime::median_ms(*exe, o.measure);
+  std::unique_ptr<runtime::Executable> exe;
+  double ms = 0;
+  try {
+    exe = staged::prepare_model(m, values, *backend, run_subject(o));
+    exe->set_inputs(values);
+    if (o.profile)
+      print_steps(exe->profile(o.measure.warmup, o.measure.runs));
+    ms = runtime::median_ms(*exe, o.measure);
+  } catch (const Error &e) {
+    const std::string hint = made_up_hint(m, o);
+    if (hint.empty())
+      throw;
+    throw Error(e.what() + hint);
+  }
   std::printf("%s (%s): median %.4f ms over %d runs after %d warm-up\n",
               o.backend.c_str(), backend->device_name().c_str(), ms,
               o.measure.runs, o.measure.warmup);

@@ -4,10 +4,15 @@
 #include "cli_grammar.h"
 
 #include "quarry/models/model_file.h"
+#include "quarry/models/onnx_stages.h"
 #include "quarry/models/zoo.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/run_inputs.h"
 
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -183,6 +188,23 @@ Bindings<float> run_values(const Model &m, uint64_t seed) {
                                : runtime::random_run_bindings(m.graph, seed);
   for (const auto &[name, tensor] : m.weights)
     values[name] = tensor;
+  if (m.kept_onnx.empty())
+    return values;
+  // The model's integer inputs (a count, indices, a flag) get made-up
+  // values of their kind, not fractions in [-1, 1): small positive
+  // integers, and 0 or 1 for a bool, the likeliest to be valid.
+  const KeptOnnx kept(m, "");
+  for (const Node &n : m.graph.nodes()) {
+    if (n.kind != OpKind::Input || !values.count(n.name))
+      continue;
+    const int32_t e = kept.variable_elem(n.name);
+    using T = onnx::TensorProto;
+    if (e == T::FLOAT || e == T::FLOAT16 || e == T::BFLOAT16 || e == T::DOUBLE)
+      continue;
+    for (float &x : values.at(n.name).data)
+      x = e == T::BOOL ? (x >= 0 ? 1.0f : 0.0f)
+                       : std::min(3.0f, 1.0f + std::floor(std::fabs(x) * 3));
+  }
   return values;
 }
 

@@ -80,6 +80,11 @@ public:
   /// The ONNX element type of quarry's graph input or weight `variable`
   /// (an integer input, float16 weights), float32 where none is recorded.
   int32_t variable_elem(const std::string &variable) const;
+  /// The graph inputs the model declares as integers or bools of at most
+  /// 8 values (a sample rate, a flag): parameters whose values decide a
+  /// branch or a shape, so that a run on made-up values of theirs may ask
+  /// for what the model never computes.
+  std::vector<std::string> integer_parameters() const;
 
   /// How many nodes the untyped tail holds (0: none).
   int tail_size() const;
