@@ -257,6 +257,8 @@ void Importer::import_node(
   // counts, attribute types, required attributes, subgraphs) as given.
   if (std::string why = onnx_checker_verdict(n); !why.empty())
     fail(why);
+  if (std::string why = invalid_quantization(); !why.empty())
+    fail(why);
   if (std::string why = non_tensor_misread(n); !why.empty())
     fail(why);
   if (reads_untyped()) {

@@ -14,6 +14,9 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
 #include "onnx_importer.h"
+#include "onnx_kept.h"
+
+#include <cmath>
 
 namespace quarry::onnx_io {
 
@@ -84,10 +87,6 @@ void quantize_linear(I &m) {
            TP::DataType_Name(static_cast<TP::DataType>(type)) +
            " is not supported (8- and 16-bit integers are)");
   }
-  if (const Constant *scale = m.const_in(1))
-    for (double s : scale->reals)
-      if (!(s > 0))
-        m.fail("a scale of " + std::to_string(s) + " (scales are positive)");
   ValueRef y = pointwise(m, ops::PointwiseFn::Round,
                          binary(m, BroadcastFn::Div, m.in(0), per_axis(m, 1)));
   if (m.has_input(2))
@@ -97,10 +96,6 @@ void quantize_linear(I &m) {
 }
 
 void dequantize_linear(I &m) {
-  if (const Constant *zp = m.const_in(2); zp && held_as_float(zp->elem))
-    m.fail("its zero point is of element type " +
-           TP::DataType_Name(static_cast<TP::DataType>(zp->elem)) +
-           ", not an integer type");
   ValueRef x = m.in(0);
   if (m.has_input(2))
     x = binary(m, BroadcastFn::Sub, x, per_axis(m, 2));
@@ -212,7 +207,59 @@ Handler linear_product(const std::string &float_op) {
   };
 }
 
+std::string type_name(int32_t elem) {
+  return TP::DataType_Name(static_cast<TP::DataType>(elem));
+}
+
 } // namespace
+
+std::string Importer::invalid_quantization() const {
+  const onnx::NodeProto &n = *node_;
+  if (!default_domain(n.domain()))
+    return "";
+  const std::string &op = n.op_type();
+  // The scales the node divides by, and (zero point, operand) pairs of one
+  // type: QuantizeLinear's zero point gives its output's type instead.
+  std::vector<int> divisors;
+  std::vector<std::pair<int, int>> same_type;
+  if (op == "QuantizeLinear") {
+    divisors = {1};
+  } else if (op == "DequantizeLinear") {
+    same_type = {{2, 0}};
+  } else if (op == "QLinearConv" || op == "QLinearMatMul") {
+    divisors = {6};
+    same_type = {{2, 0}, {5, 3}};
+  } else if (op == "ConvInteger" || op == "MatMulInteger") {
+    same_type = {{2, 0}, {3, 1}};
+  } else {
+    return "";
+  }
+  auto elem_of = [&](int i) -> int32_t {
+    if (const Constant *c = const_in(i))
+      return c->elem;
+    return held_elem(i);
+  };
+  for (int i : divisors)
+    if (const Constant *scale = const_in(i))
+      for (double s : scale->reals)
+        if (!(s > 0) || !std::isfinite(s))
+          return "input " + std::to_string(i) + " is a scale of " +
+                 std::to_string(s) + ", which it divides by (scales are " +
+                 "positive and finite)";
+  for (const auto &[zp, operand] : same_type) {
+    if (!has_input(zp))
+      continue;
+    const int32_t z = elem_of(zp), x = elem_of(operand);
+    if (z != 0 && held_as_float(z))
+      return "its zero point (input " + std::to_string(zp) +
+             ") is of element type " + type_name(z) + ", not an integer type";
+    if (z != 0 && x != 0 && z != x)
+      return "its zero point (input " + std::to_string(zp) + ") is " +
+             type_name(z) + " but input " + std::to_string(operand) + " is " +
+             type_name(x) + " (they must be of one type)";
+  }
+  return "";
+}
 
 void add_quantized_handlers(
     std::map<std::string, Handler, std::less<>> &table) {

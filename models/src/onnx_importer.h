@@ -223,6 +223,11 @@ private:
   std::string non_tensor_misread(const onnx::NodeProto &n) const;
   /// What ONNX's checker says of node `n` ("" when it accepts it).
   std::string onnx_checker_verdict(const onnx::NodeProto &n) const;
+  /// Why the current node's quantization parameters make it invalid (a
+  /// scale it divides by that is not positive, a zero point whose type is
+  /// not its operand's or is no integer); "" when they are valid or not
+  /// known (onnx_import_quantized.cc).
+  std::string invalid_quantization() const;
   /// Why kept node `n` must not reach ONNX's shape inference in `probe`
   /// (its operands as inputs and initializers): the malformed windows and
   /// kernels that crash it ("" when none).

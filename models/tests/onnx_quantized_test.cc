@@ -6,6 +6,8 @@
 #include "quarry/core/weights.h"
 #include "quarry/models/onnx.h"
 
+#include "quarry/testing/error_of.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -171,15 +173,44 @@ TEST(OnnxQuantized, ACastToAnIntegerTruncatesTowardZero) {
             (std::vector<float>{-2, 0, 0, 3}));
 }
 
-TEST(OnnxQuantized, AScaleOfZeroIsKeptSayingWhy) {
-  OnnxModel m(13);
-  m.input("x", {6}).output("y").floats("s", {}, {0.0f});
-  m.node("QuantizeLinear", {"x", "s"}, {"q"});
-  m.node("DequantizeLinear", {"q", "s"}, {"y"});
-  EXPECT_EQ(unrunnable_reason(import_onnx_bytes(m.bytes(), "z.onnx")),
-            "node 'QuantizeLinear_q' (QuantizeLinear) is kept from the "
-            "imported model as it is (a scale of 0.000000 (scales are "
-            "positive)); quarry cannot run it");
+TEST(OnnxQuantized, InvalidParametersAreRefusedNamingTheNode) {
+  // A scale of zero to divide by: no valid model has it.
+  {
+    OnnxModel m(13);
+    m.input("x", {6}).output("y").floats("s", {}, {0.0f});
+    m.node("QuantizeLinear", {"x", "s"}, {"q"});
+    m.node("DequantizeLinear", {"q", "s"}, {"y"});
+    EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "z.onnx"); }),
+              "z.onnx: node 'QuantizeLinear_q' (QuantizeLinear): input 1 is a "
+              "scale of 0.000000, which it divides by (scales are positive "
+              "and finite)");
+  }
+  // A zero point of another type than the data it shifts.
+  {
+    OnnxModel m(13);
+    m.input("q", {4}, onnx::TensorProto::UINT8).output("y");
+    m.floats("s", {}, {0.5f});
+    m.ints("zp", {}, {3});
+    m.proto().mutable_graph()->mutable_initializer(1)->set_data_type(
+        onnx::TensorProto::INT8);
+    m.proto().mutable_graph()->mutable_initializer(1)->clear_int64_data();
+    m.proto().mutable_graph()->mutable_initializer(1)->add_int32_data(3);
+    m.node("DequantizeLinear", {"q", "s", "zp"}, {"y"});
+    EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "t.onnx"); }),
+              "t.onnx: node 'DequantizeLinear_y' (DequantizeLinear): its zero "
+              "point (input 2) is INT8 but input 0 is UINT8 (they must be of "
+              "one type)");
+  }
+  // A float zero point.
+  {
+    OnnxModel m(13);
+    m.input("q", {4}, onnx::TensorProto::UINT8).output("y");
+    m.floats("s", {}, {0.5f}).floats("zp", {}, {1.0f});
+    m.node("DequantizeLinear", {"q", "s", "zp"}, {"y"});
+    EXPECT_EQ(error_of([&] { import_onnx_bytes(m.bytes(), "f.onnx"); }),
+              "f.onnx: node 'DequantizeLinear_y' (DequantizeLinear): its zero "
+              "point (input 2) is of element type FLOAT, not an integer type");
+  }
 }
 
 } // namespace
