@@ -278,15 +278,30 @@ void space_to_depth(I &m) {
 
 /// Tile with constant repeats: the operand concatenated with itself along
 /// each axis.
+/// The most copies Tile concatenates along one axis.
+constexpr int64_t kMostTileCopies = int64_t{1} << 16;
+
 void tile(I &m) {
   ValueRef y = m.in(0);
   const Ints repeats = m.need_const(1, "repeats").ints;
   if (static_cast<int>(repeats.size()) != m.shape(y).rank())
     m.fail("repeats has " + std::to_string(repeats.size()) +
            " values for rank " + std::to_string(m.shape(y).rank()));
-  for (size_t a = 0; a < repeats.size(); ++a) {
-    if (repeats[a] < 1)
+  // Bounded before anything is built: repeats a model computes can ask
+  // for more than any machine holds.
+  double elements = static_cast<double>(m.shape(y).numel());
+  for (int64_t r : repeats) {
+    if (r < 1)
       m.fail("repeats must be positive");
+    if (r > kMostTileCopies)
+      m.fail("repeats of " + std::to_string(r) + " along one axis are more " +
+             "than " + std::to_string(kMostTileCopies));
+    elements *= static_cast<double>(r);
+  }
+  if (elements > static_cast<double>(int64_t{1} << 31))
+    m.fail("repeats ask for " + std::to_string(elements) +
+           " elements, more than 2^31");
+  for (size_t a = 0; a < repeats.size(); ++a) {
     if (repeats[a] == 1)
       continue;
     std::vector<ValueRef> copies(static_cast<size_t>(repeats[a]), y);

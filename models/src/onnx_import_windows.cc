@@ -308,6 +308,22 @@ Handler global_pool(OpKind kind) {
   return [kind](I &m) {
     const ValueRef x = m.in(0);
     const Shape sx = m.shape(x);
+    if (sx.rank() > 4) {
+      // Over [n, c, depth, h, w] (what video networks end with): the mean
+      // or max of every spatial axis, kept as extents of 1.
+      std::vector<int64_t> axes;
+      for (int a = 2; a < sx.rank(); ++a)
+        axes.push_back(a);
+      const ValueRef y =
+          kind == OpKind::Pool2DMax
+              ? reduce_over(m, ops::ReduceFn::Max, x, axes)
+              : m.add(OpKind::ReduceMean,
+                      make_attrs(OpKind::ReduceMean,
+                                 {{"axes", axes}, {"keepdims", int64_t{1}}}),
+                      {x});
+      m.set_output(0, y);
+      return;
+    }
     require_2d(m, sx, "pooling");
     m.set_output(0, m.add(kind,
                           make_attrs(kind, {{"k", Ints{sx[2], sx[3]}},

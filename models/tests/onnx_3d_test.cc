@@ -1,8 +1,9 @@
 //===- onnx_3d_test.cc - 3-D windows against their definitions ------------===//
 //
 // 3-D convolution and pooling import as 2-D operators, one per tap of the
-// kernel's depth; each case is compared with the window operator's
-// definition evaluated directly.
+// kernel's depth, and global pooling as a reduction over the volume; each
+// case is compared with the window operator's definition evaluated
+// directly.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_builder.h"
@@ -140,6 +141,24 @@ TEST(Onnx3d, PoolingOverDepthTapsCountsWhatItShould) {
                                 std::string(op) == "MaxPool", count_pad != 0,
                                 2));
     }
+}
+
+TEST(Onnx3d, GlobalPoolingIsAWindowOverTheWholeVolume) {
+  // What a video network ends with: one window as large as the input.
+  const Window whole{{3, 4, 5}};
+  for (const char *op : {"GlobalMaxPool", "GlobalAveragePool"}) {
+    SCOPED_TRACE(op);
+    OnnxModel m(13);
+    m.input("x", {2, 3, 3, 4, 5}).output("y");
+    m.node(op, {"x"}, {"y"});
+    const Model g = import_onnx_bytes(m.bytes(), "global3d.onnx");
+    EXPECT_TRUE(kept_operator_types(g).empty());
+    const Bindings<float> b = bind_variables(g.graph, g.weights, 9);
+    const Tensor<float> y = evaluate(FloatDomain{}, g.graph, b).at(0);
+    EXPECT_EQ(y.shape, (Shape{2, 3, 1, 1, 1}));
+    expect_near(y, by_definition(b.at("x"), whole, nullptr,
+                                 std::string(op) == "GlobalMaxPool", false, 3));
+  }
 }
 
 } // namespace

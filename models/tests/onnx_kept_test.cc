@@ -655,5 +655,36 @@ TEST(OnnxKept, AKeptNodeIsNamedWithItsOperatorAndWhyItIsKept) {
             "quarry graphs hold float32); quarry cannot run it");
 }
 
+TEST(OnnxKept, ATileThatWouldNotFitIsKeptBeforeAnythingIsBuilt) {
+  // Repeats a model computes (here constant) that no machine holds: the
+  // node is kept saying so, without a copy made or memory exhausted.
+  for (const auto &[repeats, why] :
+       std::vector<std::pair<std::vector<int64_t>, std::string>>{
+           {{int64_t{1} << 40},
+            "repeats of 1099511627776 along one axis are "
+            "more than 65536"},
+           {{60000, 60000},
+            "repeats ask for 14400000000.000000 elements, "
+            "more than 2^31"}}) {
+    OnnxModel m(13);
+    m.input("x", {4, 1}).output("y");
+    if (repeats.size() == 1) {
+      m.input("z", {1}).output("t");
+      m.ints("r1", repeats);
+      m.node("Tile", {"z", "r1"}, {"t"});
+      m.node("Relu", {"x"}, {"y"});
+    } else {
+      m.ints("r", repeats);
+      m.node("Tile", {"x", "r"}, {"y"});
+    }
+    const Model g = import_onnx_bytes(m.bytes(), "tile.onnx");
+    const std::string reason = unrunnable_reason(g);
+    EXPECT_NE(reason.find("(Tile) is kept from the imported model as it is (" +
+                          why + ")"),
+              std::string::npos)
+        << reason;
+  }
+}
+
 } // namespace
 } // namespace quarry
