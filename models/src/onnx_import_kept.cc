@@ -209,12 +209,10 @@ std::string Importer::needs_keeping(
         h != held_.end() && h->second != onnx::TensorProto::BOOL &&
         !passes_type_through(n.op_type()) && !reads_quantized(n.op_type()))
       return "it reads '" + name + "', of element type " +
-             onnx::TensorProto::DataType_Name(
-                 static_cast<onnx::TensorProto::DataType>(h->second)) +
+             elem_type_name(h->second) +
              ", whose arithmetic quarry does not do";
     if (auto e = elem_.find(name); e != elem_.end()) {
-      const std::string type = onnx::TensorProto::DataType_Name(
-          static_cast<onnx::TensorProto::DataType>(e->second));
+      const std::string type = elem_type_name(e->second);
       for (const auto &input : model_.graph().input()) {
         if (input.name() != name)
           continue;
@@ -439,8 +437,7 @@ ValueRef Importer::onnx_typed(const std::string &name) {
     return it->second;
   const ValueRef v = values_.at(name);
   const int32_t elem = held_.at(name);
-  const std::string type = onnx::TensorProto::DataType_Name(
-      static_cast<onnx::TensorProto::DataType>(elem));
+  const std::string type = elem_type_name(elem);
   std::string lower;
   for (char c : type)
     lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -585,8 +585,7 @@ void cast(I &m) {
     }
   }
   m.fail("Cast of a computed tensor to " +
-         onnx::TensorProto::DataType_Name(
-             static_cast<onnx::TensorProto::DataType>(m.attr_int("to", 0))) +
+         elem_type_name(static_cast<int32_t>(m.attr_int("to", 0))) +
          " is not supported; quarry graphs hold float32");
 }
 

@@ -83,8 +83,7 @@ void quantize_linear(I &m) {
     lo = -32768, hi = 32767;
     break;
   default:
-    m.fail("quantizing to " +
-           TP::DataType_Name(static_cast<TP::DataType>(type)) +
+    m.fail("quantizing to " + elem_type_name(type) +
            " is not supported (8- and 16-bit integers are)");
   }
   ValueRef y = pointwise(m, ops::PointwiseFn::Round,
@@ -207,10 +206,6 @@ Handler linear_product(const std::string &float_op) {
   };
 }
 
-std::string type_name(int32_t elem) {
-  return TP::DataType_Name(static_cast<TP::DataType>(elem));
-}
-
 } // namespace
 
 std::string Importer::invalid_quantization() const {
@@ -252,11 +247,12 @@ std::string Importer::invalid_quantization() const {
     const int32_t z = elem_of(zp), x = elem_of(operand);
     if (z != 0 && held_as_float(z))
       return "its zero point (input " + std::to_string(zp) +
-             ") is of element type " + type_name(z) + ", not an integer type";
+             ") is of element type " + elem_type_name(z) +
+             ", not an integer type";
     if (z != 0 && x != 0 && z != x)
       return "its zero point (input " + std::to_string(zp) + ") is " +
-             type_name(z) + " but input " + std::to_string(operand) + " is " +
-             type_name(x) + " (they must be of one type)";
+             elem_type_name(z) + " but input " + std::to_string(operand) +
+             " is " + elem_type_name(x) + " (they must be of one type)";
   }
   return "";
 }

@@ -133,8 +133,7 @@ onnx::TensorProto encode_constant(const std::string &name, const Constant &c) {
     break;
   default:
     throw Error("constant '" + name + "' has element type " +
-                TP::DataType_Name(static_cast<TP::DataType>(c.elem)) +
-                ", which quarry cannot write");
+                elem_type_name(c.elem) + ", which quarry cannot write");
   }
   return p;
 }

@@ -1,6 +1,8 @@
 //===- onnx_tensor.cc - TensorProto <-> quarry tensors --------------------===//
 #include "onnx_tensor.h"
 
+#include <iterator>
+
 #include "onnx_external_data.h"
 
 #include "quarry/core/error.h"
@@ -12,6 +14,21 @@
 #include <limits>
 
 namespace quarry::onnx_io {
+
+std::string elem_type_name(int32_t elem) {
+  using TP = onnx::TensorProto;
+  if (TP::DataType_IsValid(elem))
+    return TP::DataType_Name(static_cast<TP::DataType>(elem));
+  // Named after ONNX 1.12, the version the protobuf enum comes from.
+  static const char *const kLater[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
+  constexpr int32_t kFirstLater = 17;
+  if (elem >= kFirstLater &&
+      elem < kFirstLater + static_cast<int32_t>(std::size(kLater)))
+    return kLater[elem - kFirstLater];
+  return "type " + std::to_string(elem);
+}
 
 Tensor<float> Constant::as_float() const {
   Tensor<float> t(shape, 0.0f);
@@ -189,7 +206,7 @@ Constant decode_tensor(const onnx::TensorProto &t) {
     break;
   default:
     throw Error("tensor '" + t.name() + "' has unsupported element type " +
-                TP::DataType_Name(static_cast<TP::DataType>(t.data_type())));
+                elem_type_name(t.data_type()));
   }
   return c;
 }

@@ -21,6 +21,11 @@ struct Constant {
   Tensor<float> as_float() const;
 };
 
+/// The name of ONNX element type `elem` ("FLOAT", "INT64"), the types of
+/// ONNX versions after 1.12 included (FLOAT8E4M3FN, INT4, FLOAT4E2M1, ...);
+/// "type N" for a number no ONNX version names.
+std::string elem_type_name(int32_t elem);
+
 /// Decodes a TensorProto (float, float16, bfloat16, double, int32/64,
 /// int8/16, uint8/16, bool; raw or typed fields); throws a message without
 /// position on failure.

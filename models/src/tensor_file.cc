@@ -179,8 +179,7 @@ TensorFile read_tensor_file(const std::string &path) {
                 "format)");
   TensorFile f;
   f.name = proto.name();
-  f.elem_type = onnx::TensorProto::DataType_Name(
-      static_cast<onnx::TensorProto::DataType>(proto.data_type()));
+  f.elem_type = onnx_io::elem_type_name(proto.data_type());
   for (char &c : f.elem_type)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   try {

@@ -655,6 +655,30 @@ TEST(OnnxKept, AKeptNodeIsNamedWithItsOperatorAndWhyItIsKept) {
             "quarry graphs hold float32); quarry cannot run it");
 }
 
+TEST(OnnxKept, TypesOfOnnxVersionsAfterTheOneReadAreNamedInMessages) {
+  // float8 (ONNX 1.14) and int4 (1.16) have no names in ONNX 1.12's enum.
+  for (const auto &[to, name] :
+       std::vector<std::pair<int64_t, std::string>>{{17, "FLOAT8E4M3FN"},
+                                                    {22, "INT4"},
+                                                    {23, "FLOAT4E2M1"},
+                                                    {99, "type 99"}}) {
+    OnnxModel m(21);
+    m.input("x", {2}).output("y");
+    m.node("Relu", {"x"}, {"r"});
+    set_int(m.node("Cast", {"r"}, {"y"}), "to", to);
+    std::string message;
+    try {
+      message = unrunnable_reason(import_onnx_bytes(m.bytes(), "cast.onnx"));
+    } catch (const Error &e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("Cast of a computed tensor to " + name +
+                           " is not supported"),
+              std::string::npos)
+        << message;
+  }
+}
+
 TEST(OnnxKept, ATileThatWouldNotFitIsKeptBeforeAnythingIsBuilt) {
   // Repeats a model computes (here constant) that no machine holds: the
   // node is kept saying so, without a copy made or memory exhausted.
