@@ -396,7 +396,7 @@ void add_composite_handlers(
   add_recurrent_handlers(table);
   add_logic_handlers(table);
   for (const char *op : {"Conv", "ConvTranspose", "MaxPool", "AveragePool",
-                         "GlobalAveragePool", "GlobalMaxPool"}) {
+                         "LpPool", "GlobalAveragePool", "GlobalMaxPool"}) {
     auto it = table.find(op);
     if (it != table.end())
       it->second = lifted_1d(it->second);

@@ -258,13 +258,14 @@ void conv_transpose(I &m) {
   m.set_output(0, add_bias(m, y));
 }
 
-void pool(I &m, bool is_max) {
-  const ValueRef x = m.in(0);
+/// MaxPool's or AveragePool's windows over `x` (of the node's input 0's
+/// rank), as the node's attributes give them; `count_pad` in place of its
+/// count_include_pad where given.
+ValueRef pooled(I &m, ValueRef x, bool is_max,
+                std::optional<bool> count_pad_given = std::nullopt) {
   const Shape sx = m.shape(x);
   require_2d(m, sx, "pooling", is_max);
   const bool ceil = m.attr_int("ceil_mode", 0) != 0;
-  if (m.has_output(1))
-    m.fail("its Indices output has no form in the algebra (a kernel runs it)");
   const auto k = m.attr_ints("kernel_shape");
   if (!k || k->size() != 2 || !window_values(*k, 1))
     m.fail("kernel_shape must have 2 values from 1 to 2^31");
@@ -275,7 +276,8 @@ void pool(I &m, bool is_max) {
   const Ints span{((*k)[0] - 1) * d[0] + 1, ((*k)[1] - 1) * d[1] + 1};
   const Ints s = window_strides(m);
   const Ints p = window_pads(m, sx, span, s);
-  const bool count_pad = m.attr_int("count_include_pad", 0) != 0;
+  const bool count_pad =
+      count_pad_given.value_or(m.attr_int("count_include_pad", 0) != 0);
   auto pad = algebra_padding(sx, *k, s, p);
   const bool padded =
       std::any_of(p.begin(), p.end(), [](int64_t v) { return v != 0; });
@@ -285,23 +287,26 @@ void pool(I &m, bool is_max) {
     pad.reset();
   if (pad) {
     const OpKind kind = is_max ? OpKind::Pool2DMax : OpKind::Pool2DAvg;
-    m.set_output(
-        0,
-        m.add(kind,
-              make_attrs(kind, {{"k", *k}, {"s", s}, {"pad", int64_t(*pad)}}),
-              {x}));
-    return;
+    return m.add(
+        kind, make_attrs(kind, {{"k", *k}, {"s", s}, {"pad", int64_t(*pad)}}),
+        {x});
   }
-  m.set_output(0, m.add(OpKind::Pool2DExplicit,
-                        make_attrs(OpKind::Pool2DExplicit,
-                                   {{"fn", int64_t(is_max ? 1 : 0)},
-                                    {"k", *k},
-                                    {"s", s},
-                                    {"pads", p},
-                                    {"count_pad", int64_t(count_pad)},
-                                    {"d", d},
-                                    {"ceil", int64_t(ceil)}}),
-                        {x}));
+  return m.add(
+      OpKind::Pool2DExplicit,
+      make_attrs(OpKind::Pool2DExplicit, {{"fn", int64_t(is_max ? 1 : 0)},
+                                          {"k", *k},
+                                          {"s", s},
+                                          {"pads", p},
+                                          {"count_pad", int64_t(count_pad)},
+                                          {"d", d},
+                                          {"ceil", int64_t(ceil)}}),
+      {x});
+}
+
+void pool(I &m, bool is_max) {
+  if (m.has_output(1))
+    m.fail("its Indices output has no form in the algebra (a kernel runs it)");
+  m.set_output(0, pooled(m, m.in(0), is_max));
 }
 
 Handler global_pool(OpKind kind) {
@@ -332,6 +337,53 @@ Handler global_pool(OpKind kind) {
   };
 }
 
+/// LpPool and GlobalLpPool: (sum over each window of |x|^p)^(1/p). The
+/// window sums are averages that count their padding (zeros, which add
+/// nothing) times the window's size; the global one is a sum over every
+/// spatial axis.
+void lp_pool(I &m, bool global) {
+  const int64_t p = m.attr_int("p", 2);
+  if (p < 1 || p > 64)
+    m.fail("p must be from 1 to 64, not " + std::to_string(p));
+  const ValueRef x = m.in(0);
+  const Shape sx = m.shape(x);
+  if (sx.rank() < 3)
+    m.fail("X " + sx.str() + " must have a spatial axis");
+  const std::string base = m.node().output(0) + "#lp";
+  auto scalar = [&](const char *hint, float v) {
+    return m.constant_weight(base + hint, Tensor<float>(Shape{}, v));
+  };
+  ValueRef powered = pointwise(m, ops::PointwiseFn::Abs, x);
+  if (p > 1)
+    powered = binary(m, BroadcastFn::Pow, powered,
+                     scalar("p", static_cast<float>(p)));
+  ValueRef sum;
+  if (global) {
+    std::vector<int64_t> axes;
+    for (int a = 2; a < sx.rank(); ++a)
+      axes.push_back(a);
+    sum = reduce_over(m, ops::ReduceFn::Sum, powered, axes);
+  } else {
+    if (m.attr_int("ceil_mode", 0) != 0)
+      m.fail("ceil_mode is not supported (a last window past the padding "
+             "would be scaled by more than it holds)");
+    const auto k = m.attr_ints("kernel_shape");
+    if (!k || k->empty())
+      m.fail("kernel_shape is required");
+    double taps = 1;
+    for (int64_t e : *k)
+      taps *= static_cast<double>(e);
+    const ValueRef mean = pooled(m, powered, false, true);
+    sum = binary(m, BroadcastFn::Mul, mean,
+                 scalar("taps", static_cast<float>(taps)));
+  }
+  m.set_output(0, p == 1 ? sum
+                  : p == 2
+                      ? pointwise(m, ops::PointwiseFn::Sqrt, sum)
+                      : binary(m, BroadcastFn::Pow, sum,
+                               scalar("root", 1.0f / static_cast<float>(p))));
+}
+
 void batchnorm(I &m) {
   if (m.attr_int("training_mode", 0))
     m.fail("training_mode=1 is not supported (inference only)");
@@ -357,6 +409,8 @@ void add_window_handlers(std::map<std::string, Handler, std::less<>> &table) {
   table.emplace("AveragePool", [](I &m) { pool(m, false); });
   table.emplace("GlobalAveragePool", global_pool(OpKind::Pool2DAvg));
   table.emplace("GlobalMaxPool", global_pool(OpKind::Pool2DMax));
+  table.emplace("LpPool", [](I &m) { lp_pool(m, false); });
+  table.emplace("GlobalLpPool", [](I &m) { lp_pool(m, true); });
 }
 
 } // namespace quarry::onnx_io

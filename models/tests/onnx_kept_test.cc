@@ -564,16 +564,16 @@ TEST(OnnxKept, AMalformedSubgraphIsRefusedBeforeShapeInference) {
 TEST(OnnxKept, WindowsAndKernelsShapeInferenceCannotTakeAreRefused) {
   // ONNX 1.12's shape inference divides by strides and indexes W by X's
   // rank unchecked (found by fuzzing: a zero stride, a scalar kernel).
+  // A 3-D LpPool, which quarry would keep: its handler's reason stands.
   OnnxModel pool;
-  pool.input("x", {1, 1, 4, 4}).output("y");
+  pool.input("x", {1, 1, 4, 4, 4}).output("y");
   auto &lp = pool.node("LpPool", {"x"}, {"y"});
   lp.set_name("lp");
-  set_ints(lp, "kernel_shape", {2, 2});
-  set_ints(lp, "strides", {0, 1});
+  set_ints(lp, "kernel_shape", {2, 2, 2});
+  set_ints(lp, "strides", {0, 1, 1});
   EXPECT_EQ(error_of([&] { import_onnx_bytes(pool.bytes(), "p.onnx"); }),
-            "p.onnx: node 'lp' (LpPool): quarry keeps this node as it is "
-            "(quarry has no LpPool), but cannot type its outputs: strides "
-            "must be positive");
+            "p.onnx: node 'lp' (LpPool): only 2-D pooling (NCHW) is "
+            "supported, got [1,1,4,4,4]");
 
   // And LayerNormalization's axis, unchecked against X's rank.
   OnnxModel ln(17);
