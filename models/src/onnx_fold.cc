@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_fold.h"
+#include "onnx_kept.h"
+#include "onnx_kernels.h"
 
 #include "quarry/core/ops/broadcast.h"
 #include "quarry/core/ops/slice.h"
@@ -493,6 +495,55 @@ const std::map<std::string, Folder, std::less<>> &folders() {
   return table;
 }
 
+/// An operator the algebra has no form of but quarry has a kernel for
+/// (TopK, CumSum, ArgMax, NonZero: onnx_kernels.h), its inputs all
+/// constants: the kernel's outputs, as it would compute them between
+/// stages. Integers take part where float32 holds them exactly.
+bool fold_by_kernel(I &m) {
+  const onnx::NodeProto &n = m.node();
+  if (!default_domain(n.domain()) || !has_kernel(n.op_type()))
+    return false;
+  std::vector<HeldValue> held;
+  held.reserve(static_cast<size_t>(m.num_inputs()));
+  int64_t read = 0;
+  for (int i = 0; i < m.num_inputs(); ++i) {
+    if (!m.has_input(i)) {
+      held.emplace_back();
+      continue;
+    }
+    const Constant *c = m.const_in(i);
+    if (!c || (integral(c->elem) &&
+               std::any_of(c->ints.begin(), c->ints.end(), [](int64_t v) {
+                 return std::abs(v) > kExactInFloat;
+               })))
+      return false;
+    held.push_back(HeldValue{c->as_float(), c->elem});
+    read += c->shape.numel();
+  }
+  std::vector<const HeldValue *> in;
+  for (int i = 0; i < m.num_inputs(); ++i)
+    in.push_back(m.has_input(i) ? &held[static_cast<size_t>(i)] : nullptr);
+  std::vector<HeldValue> out;
+  try {
+    out = run_kernel(n, m.opset(), in);
+  } catch (const Error &e) {
+    m.fail(e.what());
+  }
+  std::vector<Constant> results;
+  for (const HeldValue &v : out) {
+    // A result much larger than what it is made of stays computed.
+    if (v.value.numel() > std::max(read, kLargestFold))
+      return false;
+    results.push_back(from_reals(
+        v.elem, v.value.shape,
+        std::vector<double>(v.value.data.begin(), v.value.data.end())));
+  }
+  for (size_t i = 0;
+       i < results.size() && i < static_cast<size_t>(n.output_size()); ++i)
+    m.set_output_const(static_cast<int>(i), std::move(results[i]));
+  return true;
+}
+
 /// Any other operator quarry imports, its inputs all constants: the
 /// reference evaluation of what its handler builds. Integers take part
 /// where float32 holds them and the results exactly (data movement,
@@ -500,7 +551,9 @@ const std::map<std::string, Folder, std::less<>> &folders() {
 bool fold_by_reference(I &m) {
   const auto &handlers = onnx_handlers();
   const auto h = handlers.find(m.node().op_type());
-  if (h == handlers.end() || m.num_inputs() == 0)
+  if (h == handlers.end())
+    return fold_by_kernel(m);
+  if (m.num_inputs() == 0)
     return false;
   for (int i = 0; i < m.num_inputs(); ++i) {
     if (!m.has_input(i))

@@ -63,6 +63,42 @@ Model import(const OnnxModel &m, const std::string &shapes = "") {
   return import_onnx_bytes(m.bytes(), "f.onnx", o);
 }
 
+TEST(OnnxFold, OperatorsOnlyKernelsRunFoldOnConstants) {
+  // Pads from a CumSum, a shape from an ArgMax, an addend from a TopK:
+  // all of constants, so each folds and the graph is static.
+  OnnxModel m(13);
+  m.input("x", {2, 3}).output("y");
+  m.ints("steps", {4}, {0, 1, 0, -1}); // cumulative: pads 0, 1, 1, 0
+  m.ints("axis", {}, {0});
+  m.node("CumSum", {"steps", "axis"}, {"pads"});
+  m.node("Pad", {"x", "pads"}, {"padded"}); // [2, 3] -> [3, 4]
+  m.floats("scores", {4}, {0.5f, 3.0f, 1.0f, 2.0f});
+  m.ints("k", {1}, {1});
+  m.node("TopK", {"scores", "k"}, {"best", "at"});
+  m.node("Add", {"padded", "best"}, {"y"}); // + 3 everywhere
+  const Model g = import_onnx_bytes(m.bytes(), "folds.onnx");
+  EXPECT_TRUE(kept_operator_types(g).empty());
+  const Bindings<float> b = bind_variables(g.graph, g.weights, 2);
+  const Tensor<float> y = evaluate(FloatDomain{}, g.graph, b).at(0);
+  ASSERT_EQ(y.shape, (Shape{3, 4}));
+  const Tensor<float> &x = b.at("x");
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t c = 0; c < 4; ++c) {
+      const float inner = r < 2 && c >= 1 ? x[r * 3 + c - 1] : 0.0f;
+      EXPECT_EQ(y[r * 4 + c], inner + 3.0f) << r << "," << c;
+    }
+  // A kernel's refusal of the constants names the node.
+  OnnxModel bad(13);
+  bad.input("x", {2}).output("y");
+  bad.floats("scores", {2}, {1, 2}).ints("k", {1}, {5});
+  bad.node("TopK", {"scores", "k"}, {"best", "at"});
+  bad.node("Add", {"x", "best"}, {"y"});
+  EXPECT_NE(error_of([&] {
+              import_onnx_bytes(bad.bytes(), "bad.onnx");
+            }).find("bad.onnx: node 'TopK_best' (TopK): "),
+            std::string::npos);
+}
+
 TEST(OnnxFold, ShapeGatherUnsqueezeConcatReshapeBecomesOneReshape) {
   OnnxModel m;
   m.input("x", {0, 3, 4}).output("y");
