@@ -6,6 +6,8 @@
 #include "quarry/core/text.h"
 #include "quarry/field/random_field.h"
 #include "quarry/field/tensor_hash.h"
+#include "quarry/models/model_file.h"
+#include "quarry/models/onnx.h"
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +41,14 @@ void show(const GraphOptions &o) {
 }
 
 void eval(const GraphOptions &o) {
-  Graph g = read_graph_file(o.file);
+  // A model imported with nodes kept as ONNX: the algebra alone does not
+  // compute it, and the message names the node, as quarry run's does.
+  const Model m = load_graph_any(o.file);
+  if (const std::string why = unrunnable_reason(m); !why.empty())
+    throw Error(o.file + ": " + why +
+                "; graph eval evaluates the algebra alone (quarry run runs "
+                "the model in stages)");
+  const Graph &g = m.graph;
   if (o.domain == "float") {
     auto out = evaluate(FloatDomain{}, g, random_float_bindings(g, o.seed));
     for (size_t i = 0; i < out.size(); ++i)
