@@ -138,6 +138,26 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
   if (const char *since = late_operator_missing(op);
       since && opset_ >= std::stoi(since))
     fail("quarry does not have " + op + " (opset " + since + ")");
+  // The operators born after 17, which ONNX 1.12's checker cannot check:
+  // their inputs and outputs counted here (empty optional ones included).
+  struct Arity {
+    const char *op;
+    int least_in, most_in, most_out;
+  };
+  static const Arity kArity[] = {{"Mish", 1, 1, 1},
+                                 {"Gelu", 1, 1, 1},
+                                 {"GroupNormalization", 3, 3, 1},
+                                 {"RMSNormalization", 2, 2, 1},
+                                 {"Attention", 3, 6, 4}};
+  for (const Arity &a : kArity)
+    if (op == a.op &&
+        (n.input_size() < a.least_in || n.input_size() > a.most_in ||
+         n.output_size() > a.most_out))
+      fail("takes " + std::to_string(a.least_in) +
+           (a.most_in > a.least_in ? " to " + std::to_string(a.most_in) : "") +
+           " inputs and at most " + std::to_string(a.most_out) +
+           " outputs, not " + std::to_string(n.input_size()) + " and " +
+           std::to_string(n.output_size()));
 
   // Reductions: axes as an input, and noop_with_empty_axes, from 18.
   if (axes_became_input(op) &&
@@ -146,8 +166,12 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
     drop_attr(k, "noop_with_empty_axes");
     keep_inputs(k, 1);
     Ints axes;
-    if (has_input(1))
-      axes = need_const(1, "axes").ints;
+    if (has_input(1)) {
+      const Constant &given = need_const(1, "axes");
+      if (given.elem != onnx::TensorProto::INT64)
+        fail("axes (input 1) must be int64, not " + elem_type_name(given.elem));
+      axes = given.ints;
+    }
     if (!axes.empty())
       set_attr(k, "axes", axes);
     else if (attr_int("noop_with_empty_axes", 0) != 0)
@@ -412,6 +436,13 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
     if (groups < 1 || sx[1] % groups != 0)
       fail("num_groups " + std::to_string(groups) + " does not divide " +
            std::to_string(sx[1]) + " channels");
+    // Scale and bias per group (18) or per channel (21).
+    const int64_t per = opset_ >= 21 ? sx[1] : groups;
+    for (int i : {1, 2})
+      if (const Shape si = input_shape(i); si != Shape{per})
+        fail(std::string(i == 1 ? "scale" : "bias") + " " + si.str() +
+             " must hold one value per " +
+             (opset_ >= 21 ? "channel" : "group") + ", " + Shape{per}.str());
     const std::string grouped = value("grouped"), normal = value("normal");
     onnx::NodeProto norm = make_node(n, "InstanceNormalization", {grouped},
                                      {opset_ >= 21 ? normal : y});

@@ -488,6 +488,30 @@ TEST(LateOpset, WhatOpset17CannotSayIsRefusedNamingTheNode) {
     return error_of([&] { import_onnx_bytes(m.bytes(), "late.onnx"); });
   };
   {
+    // What ONNX 1.12's checker would say of a schema it has.
+    OnnxModel m(18);
+    m.input("x", {2, 3}).input("z", {2, 3}).output("y");
+    m.node("Mish", {"x", "z"}, {"y", "w"});
+    EXPECT_EQ(refusal(m), "late.onnx: node 'Mish_y' (Mish): takes 1 inputs "
+                          "and at most 1 outputs, not 2 and 2");
+  }
+  {
+    OnnxModel m(18);
+    m.input("x", {2, 3}).output("y").floats("axes", {1}, {1.0f});
+    m.node("ReduceMax", {"x", "axes"}, {"y"});
+    EXPECT_EQ(refusal(m), "late.onnx: node 'ReduceMax_y' (ReduceMax): axes "
+                          "(input 1) must be int64, not FLOAT");
+  }
+  {
+    OnnxModel m(21);
+    m.input("x", {1, 4, 3}).input("s", {2}).input("b", {4}).output("y");
+    set_int(m.node("GroupNormalization", {"x", "s", "b"}, {"y"}), "num_groups",
+            2);
+    EXPECT_EQ(refusal(m), "late.onnx: node 'GroupNormalization_y' "
+                          "(GroupNormalization): scale [2] must hold one "
+                          "value per channel, [4]");
+  }
+  {
     OnnxModel m(19);
     m.input("x", {2, 3}).output("y").ints("p", {1, 1, 1, 1});
     set_string(m.node("Pad", {"x", "p"}, {"y"}), "mode", "wrap");
