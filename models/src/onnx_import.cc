@@ -21,16 +21,7 @@ Importer::Importer(const onnx::ModelProto &model, const std::string &file,
     : model_(model), file_(file), opts_(opts) {}
 
 std::string Importer::where() const {
-  if (!node_)
-    return "";
-  // A node is named by its name, else its first output; a malformed one
-  // may have neither.
-  std::string name = "without a name or outputs";
-  if (!node_->name().empty())
-    name = "'" + node_->name() + "'";
-  else if (node_->output_size() > 0)
-    name = "'" + node_->output(0) + "'";
-  return "node " + name + " (" + node_->op_type() + "): ";
+  return node_ ? node_label(*node_) + ": " : "";
 }
 
 void Importer::fail(const std::string &message) const {

@@ -13,6 +13,18 @@
 
 namespace quarry::onnx_io {
 
+std::string node_label(const onnx::NodeProto &n) {
+  constexpr size_t kLongest = 80, kKept = 36;
+  std::string name = !n.name().empty()     ? n.name()
+                     : n.output_size() > 0 ? n.output(0)
+                                           : "";
+  if (name.size() > kLongest)
+    name = name.substr(0, kKept) + "..." + name.substr(name.size() - kKept);
+  return "node " +
+         (name.empty() ? "without a name or outputs" : "'" + name + "'") +
+         " (" + n.op_type() + ")";
+}
+
 namespace {
 
 void subgraph_reads(const onnx::GraphProto &g, std::set<std::string> defined,
@@ -357,9 +369,8 @@ std::string unrunnable_reason(const Model &m) {
       continue;
     const onnx::NodeProto &node = *kept_node;
     const std::string because = onnx_io::kept_because(node);
-    return "node '" + (node.name().empty() ? node.output(0) : node.name()) +
-           "' (" + node.op_type() +
-           ") is kept from the imported model as it is" +
+    return onnx_io::node_label(node) +
+           " is kept from the imported model as it is" +
            (because.empty() ? "" : " (" + one_line(because) + ")") +
            "; quarry cannot run it";
   }
@@ -367,11 +378,9 @@ std::string unrunnable_reason(const Model &m) {
   if (!tail || tail->node_size() == 0)
     return "";
   const onnx::NodeProto &first = tail->node(0);
-  const std::string name =
-      first.name().empty() ? first.output(0) : first.name();
   const int more = tail->node_size() - 1;
-  return "node '" + name + "' (" + first.op_type() +
-         ") is kept from the imported model as it is (" +
+  return onnx_io::node_label(first) +
+         " is kept from the imported model as it is (" +
          (tail->doc_string().empty() ? ""
                                      : one_line(tail->doc_string()) + "; ") +
          "the shapes of its "

@@ -128,6 +128,11 @@ std::vector<std::string> names_read(const onnx::NodeProto &n);
 /// initializers and node outputs, nested ones included) to `out`.
 void names_defined_inside(const onnx::NodeProto &n, std::set<std::string> &out);
 
+/// How messages name node `n`: "node 'NAME' (Op)", by its name, else its
+/// first output; a name past 80 characters kept to its first and last 36
+/// around "...", so that a message stays one readable line.
+std::string node_label(const onnx::NodeProto &n);
+
 /// Whether `domain` names ONNX's own operators ("" or "ai.onnx").
 inline bool default_domain(const std::string &domain) {
   return domain.empty() || domain == "ai.onnx";

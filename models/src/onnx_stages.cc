@@ -29,10 +29,7 @@ onnx::NodeProto as_written(const onnx::NodeProto &n) {
   return out;
 }
 
-std::string node_label(const onnx::NodeProto &n) {
-  return "node '" + (n.name().empty() ? n.output(0) : n.name()) + "' (" +
-         n.op_type() + ")";
-}
+using onnx_io::node_label;
 
 bool is_float_type(int32_t elem) {
   return elem == onnx::TensorProto::FLOAT ||

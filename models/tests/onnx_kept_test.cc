@@ -655,6 +655,23 @@ TEST(OnnxKept, AKeptNodeIsNamedWithItsOperatorAndWhyItIsKept) {
             "quarry graphs hold float32); quarry cannot run it");
 }
 
+TEST(OnnxKept, ALongNodeNameIsShortenedInMessages) {
+  // Exporters name nodes by their module paths, hundreds of characters.
+  const std::string name = "/model/encoder/" + std::string(300, 'x') + "/Det";
+  OnnxModel m(13);
+  m.input("x", {2, 2}).output("y");
+  m.node("Det", {"x"}, {"y"}).set_name(name);
+  const std::string reason =
+      unrunnable_reason(import_onnx_bytes(m.bytes(), "long.onnx"));
+  EXPECT_EQ(reason.rfind("node '/model/encoder/" + std::string(21, 'x') +
+                             "..." + std::string(32, 'x') +
+                             "/Det' (Det) is kept",
+                         0),
+            0u)
+      << reason;
+  EXPECT_LT(reason.size(), 200u) << reason;
+}
+
 TEST(OnnxKept, TypesOfOnnxVersionsAfterTheOneReadAreNamedInMessages) {
   // float8 (ONNX 1.14) and int4 (1.16) have no names in ONNX 1.12's enum.
   for (const auto &[to, name] :
