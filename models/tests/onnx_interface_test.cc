@@ -43,6 +43,24 @@ int64_t onnx_opset(const onnx::ModelProto &m) {
   return 0;
 }
 
+TEST(OnnxInterface, OutputsOfNoFixedShapeGoOutDeclaredWithoutOne) {
+  // What follows a NonZero has no fixed shape: the output is declared
+  // without one, as the model declared it, though ONNX's checker asks
+  // every graph output for a shape.
+  OnnxModel m(13);
+  m.input("x", {4}).output("y");
+  m.node("Relu", {"x"}, {"r"});
+  m.node("NonZero", {"r"}, {"i"});
+  set_int(m.node("Cast", {"i"}, {"y"}), "to", onnx::TensorProto::FLOAT);
+  const std::string in = m.bytes();
+  const std::string out = export_onnx_bytes(import_onnx_bytes(in, "nz.onnx"));
+  onnx::ModelProto back;
+  ASSERT_TRUE(back.ParseFromString(out));
+  ASSERT_EQ(back.graph().output_size(), 1);
+  EXPECT_FALSE(back.graph().output(0).type().tensor_type().has_shape());
+  EXPECT_EQ(interface_differences(in, out), std::vector<std::string>{});
+}
+
 TEST(OnnxInterface, NamesQuarrysTextFormCannotHoldComeBack) {
   // "input" is a keyword of the text form, "x:0" no identifier, "3d" starts
   // with a digit: quarry respells them inside, export gives them back.
