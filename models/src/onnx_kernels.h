@@ -11,9 +11,10 @@
 // and SoftmaxCrossEntropyLoss (training graphs' losses); and what quarry
 // keeps when it reads integers a kernel computed: Cast, CastLike, Gather,
 // and Add, Sub, Mul, Div and Mod on integers (wrapping as ONNX's integers
-// do); ScatterElements, ScatterND and MaxUnpool at computed indices. They run on concrete values between a model's static stages
-// (quarry/models/onnx_stages.h), with ONNX's semantics of each operator at
-// the model's opset.
+// do); ScatterElements, ScatterND and MaxUnpool at computed indices, and
+// MaxPool with its Indices output. They run on concrete values between a
+// model's static stages (quarry/models/onnx_stages.h), with ONNX's
+// semantics of each operator at the model's opset.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -8,8 +8,7 @@
 // classification losses
 // (onnx_kernels_loss.cc), Cast, Gather and integer arithmetic
 // (onnx_kernels_arith.cc), scatters (onnx_kernels_scatter.cc), MaxPool
-// with its indices (onnx_kernels_pool.cc). This
-// declares the
+// with its indices (onnx_kernels_pool.cc). This declares the
 // helpers they share for reading attributes and operands, and each
 // family's entry points for the dispatch.
 //
