@@ -539,37 +539,37 @@ double max_relative_difference(Ort::Env &env, const std::string &file_a,
 }
 
 /// `v` as a TensorProto named `name`, of its own element type (float32,
-/// int64, int32 or bool).
+/// float16, bfloat16, int64, int32, int8, uint8 or bool).
 onnx::TensorProto tensor_proto(const Ort::Value &v, const std::string &name) {
+  struct Type {
+    ONNXTensorElementDataType ort;
+    onnx::TensorProto::DataType proto;
+    size_t bytes;
+  };
+  static const Type types[] = {
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, onnx::TensorProto::FLOAT, 4},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, onnx::TensorProto::FLOAT16, 2},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16, onnx::TensorProto::BFLOAT16, 2},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, onnx::TensorProto::INT64, 8},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, onnx::TensorProto::INT32, 4},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8, onnx::TensorProto::INT8, 1},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8, onnx::TensorProto::UINT8, 1},
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL, onnx::TensorProto::BOOL, 1}};
   const auto info = v.GetTensorTypeAndShapeInfo();
-  onnx::TensorProto t;
-  t.set_name(name);
-  for (int64_t d : info.GetShape())
-    t.add_dims(d);
-  const size_t n = info.GetElementCount();
-  switch (info.GetElementType()) {
-  case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    t.set_raw_data(v.GetTensorData<float>(), n * sizeof(float));
-    break;
-  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
-    t.set_data_type(onnx::TensorProto::INT64);
-    t.set_raw_data(v.GetTensorData<int64_t>(), n * sizeof(int64_t));
-    break;
-  case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
-    t.set_data_type(onnx::TensorProto::INT32);
-    t.set_raw_data(v.GetTensorData<int32_t>(), n * sizeof(int32_t));
-    break;
-  case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
-    t.set_data_type(onnx::TensorProto::BOOL);
-    t.set_raw_data(v.GetTensorData<bool>(), n * sizeof(bool));
-    break;
-  default:
-    throw std::runtime_error("'" + name +
-                             "' is of an element type --save-case does not "
-                             "write");
+  for (const Type &type : types) {
+    if (type.ort != info.GetElementType())
+      continue;
+    onnx::TensorProto t;
+    t.set_name(name);
+    for (int64_t d : info.GetShape())
+      t.add_dims(d);
+    t.set_data_type(type.proto);
+    t.set_raw_data(v.GetTensorRawData(), info.GetElementCount() * type.bytes);
+    return t;
   }
-  return t;
+  throw std::runtime_error("'" + name +
+                           "' is of an element type --save-case does not "
+                           "write");
 }
 
 /// --save-case: `file`, its inputs and ONNX Runtime's outputs as an ONNX

@@ -115,8 +115,10 @@ class OrtRunner {
 public:
   /// `inputs`: the graph's inputs as quarry names them, in the file's
   /// order (import spells some ONNX names its own way: input is v_input).
+  /// The values of a float16 or bfloat16 input are rounded to its type in
+  /// `values`, so that quarry is given what ONNX Runtime is.
   OrtRunner(Ort::Env &env, const std::string &file, int threads,
-            bool denormals_as_zero, const Bindings<float> &values,
+            bool denormals_as_zero, Bindings<float> &values,
             const std::vector<std::string> &inputs)
       : session_(env, file.c_str(), options(threads, denormals_as_zero)) {
     Ort::AllocatorWithDefaultOptions alloc;
@@ -131,8 +133,31 @@ public:
       if (it == values.end())
         throw std::runtime_error(file + ": no value for ONNX input '" +
                                  in_names_.back() + "'");
-      data_.push_back(it->second.data);
       const auto &dims = it->second.shape.dims;
+      const auto elem = session_.GetInputTypeInfo(i)
+                            .GetTensorTypeAndShapeInfo()
+                            .GetElementType();
+      if (elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ||
+          elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16) {
+        std::vector<uint16_t> bits;
+        for (float &v : it->second.data) {
+          if (elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+            const Ort::Float16_t h(v);
+            bits.push_back(h.val);
+            v = h.ToFloat();
+          } else {
+            const Ort::BFloat16_t h(v);
+            bits.push_back(h.val);
+            v = h.ToFloat();
+          }
+        }
+        halves_.push_back(std::move(bits));
+        inputs_.push_back(Ort::Value::CreateTensor(
+            mem, halves_.back().data(), halves_.back().size() * 2, dims.data(),
+            dims.size(), elem));
+        continue;
+      }
+      data_.push_back(it->second.data);
       inputs_.push_back(Ort::Value::CreateTensor<float>(
           mem, data_.back().data(), data_.back().size(), dims.data(),
           dims.size()));
@@ -168,6 +193,14 @@ public:
       case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL:
         std::copy_n(v.GetTensorData<bool>(), values.size(), values.begin());
         break;
+      case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+        for (size_t i = 0; i < values.size(); ++i)
+          values[i] = v.GetTensorData<Ort::Float16_t>()[i].ToFloat();
+        break;
+      case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+        for (size_t i = 0; i < values.size(); ++i)
+          values[i] = v.GetTensorData<Ort::BFloat16_t>()[i].ToFloat();
+        break;
       default:
         std::copy_n(v.GetTensorData<float>(), values.size(), values.begin());
       }
@@ -190,6 +223,7 @@ private:
   Ort::Session session_;
   std::vector<std::string> in_names_, out_names_;
   std::vector<std::vector<float>> data_;
+  std::vector<std::vector<uint16_t>> halves_; ///< float16 and bfloat16 bits
   std::vector<Ort::Value> inputs_;
 };
 
@@ -214,6 +248,12 @@ Compared compare(Ort::Env &env, const std::string &file, int threads,
   Bindings<float> values = runtime::random_run_bindings(m.graph, a.seed);
   for (const auto &[name, t] : m.weights)
     values[name] = t;
+  std::vector<std::string> inputs;
+  for (const Node &n : m.graph.nodes())
+    if (n.kind == OpKind::Input)
+      inputs.push_back(n.name);
+  OrtRunner ort(env, ort_file, threads, a.ort_denormals == "zero", values,
+                inputs);
   runtime::BackendOptions opts;
   opts.threads = threads;
   opts.denormals_as_zero = a.denormals == "zero";
@@ -223,12 +263,6 @@ Compared compare(Ort::Env &env, const std::string &file, int threads,
   std::unique_ptr<runtime::Executable> exe =
       staged::prepare_model(m, values, *backend, quarry_file);
   exe->set_inputs(values);
-  std::vector<std::string> inputs;
-  for (const Node &n : m.graph.nodes())
-    if (n.kind == OpKind::Input)
-      inputs.push_back(n.name);
-  OrtRunner ort(env, ort_file, threads, a.ort_denormals == "zero", values,
-                inputs);
 
   // Rounds (timed_in_turn.h): a pause, one untimed run, then `block` timed
   // runs of one engine, the same for the other. Each engine's idle worker

@@ -2,15 +2,20 @@
 //
 // The builder bench/today_nets writes its ONNX files with: fresh value
 // names, seeded weights scaled by fan-in, and the layers in the operators
-// PyTorch's exporter (opset 17, eval mode, constants folded) writes for
-// them.
+// PyTorch's exporters (eval mode, constants folded) write for them: the
+// TorchScript exporter's forms at opset 17, the dynamo exporter's at 18 and
+// later (Split into num_outputs, a reduction's axes as an input, Gelu from
+// 20), and every float tensor in float16 for a `model.half()` export.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "onnx_builder.h"
 
+#include <Imath/half.h>
+
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <random>
 #include <stdexcept>
@@ -36,8 +41,18 @@ inline int64_t numel(const Ints &shape) {
 /// A network under construction: fresh value names, seeded weights.
 class Net {
 public:
-  explicit Net(const Ints &input_shape) : m_(17) {
-    m_.input("input", input_shape);
+  /// `opset` picks the forms its exporter writes; `elem` is the type of the
+  /// input, the output and every float initializer (FLOAT or FLOAT16).
+  explicit Net(const Ints &input_shape, int64_t opset = 17,
+               int32_t elem = onnx::TensorProto::FLOAT)
+      : m_(opset), opset_(opset), elem_(elem) {
+    // The IR version each opset was released with (7 kept for 17, as the
+    // files written before later opsets were).
+    m_.proto().set_ir_version(opset >= 21   ? 10
+                              : opset >= 19 ? 9
+                              : opset >= 18 ? 8
+                                            : 7);
+    m_.input("input", input_shape, elem);
   }
 
   std::string fresh(const std::string &what) {
@@ -46,12 +61,16 @@ public:
 
   /// A float initializer of `shape`, uniform in [-bound, bound).
   std::string weight(const Ints &shape, double bound) {
+    return constant(shape, values(shape, bound));
+  }
+  /// Numbers for a tensor of `shape`, uniform in [-bound, bound).
+  std::vector<float> values(const Ints &shape, double bound) {
     std::uniform_real_distribution<float> u(static_cast<float>(-bound),
                                             static_cast<float>(bound));
     std::vector<float> v(static_cast<size_t>(numel(shape)));
     for (float &x : v)
       x = u(rng_);
-    return constant(shape, v);
+    return v;
   }
   /// A float initializer of `shape` uniform in [lo, hi).
   std::string uniform(const Ints &shape, float lo, float hi) {
@@ -61,18 +80,31 @@ public:
       x = u(rng_);
     return constant(shape, v);
   }
+  /// A float initializer in the network's element type.
   std::string constant(const Ints &shape, const std::vector<float> &v) {
+    if (elem_ != onnx::TensorProto::FLOAT16)
+      return raw(elem_, shape, v);
+    std::vector<uint16_t> h;
+    h.reserve(v.size());
+    for (float x : v)
+      h.push_back(Imath::half(x).bits());
+    return raw(elem_, shape, h);
+  }
+  std::string scalar(float x) { return constant({}, {x}); }
+  /// An initializer of element type `type` whose values are `v`, stored as
+  /// they are in memory (little-endian, ONNX's raw_data).
+  template <typename T>
+  std::string raw(int32_t type, const Ints &shape, const std::vector<T> &v) {
     const std::string name = fresh("w");
     auto *t = m_.proto().mutable_graph()->add_initializer();
     t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->set_data_type(type);
     for (int64_t d : shape)
       t->add_dims(d);
     t->set_raw_data(std::string(reinterpret_cast<const char *>(v.data()),
-                                v.size() * sizeof(float)));
+                                v.size() * sizeof(T)));
     return name;
   }
-  std::string scalar(float x) { return constant({}, {x}); }
   std::string ints(const Ints &v) {
     const std::string name = fresh("i");
     m_.ints(name, v);
@@ -109,6 +141,23 @@ public:
     set_ints(n, "pads", {pad, pad, pad, pad});
     set_ints(n, "dilations", {1, 1});
     set_int(n, "group", groups);
+    return out;
+  }
+  /// nn.Conv3d over [n, c, depth, h, w], its batch norm folded in.
+  std::string conv3d(const std::string &x, int64_t cin, int64_t cout,
+                     const Ints &k, const Ints &strides, const Ints &pads) {
+    const double bound = std::sqrt(6.0 / static_cast<double>(cin * numel(k)));
+    const std::string w = weight({cout, cin, k[0], k[1], k[2]}, bound);
+    const std::string b = weight({cout}, 0.1);
+    const std::string out = fresh("conv");
+    auto &n = node("Conv", {x, w, b}, out);
+    set_ints(n, "kernel_shape", k);
+    set_ints(n, "strides", strides);
+    Ints both = pads;
+    both.insert(both.end(), pads.begin(), pads.end());
+    set_ints(n, "pads", both);
+    set_ints(n, "dilations", {1, 1, 1});
+    set_int(n, "group", 1);
     return out;
   }
   std::string batch_norm(const std::string &x, int64_t c) {
@@ -158,8 +207,11 @@ public:
     return transpose(layer_norm(transpose(x, {0, 2, 3, 1}), c, 1e-6f),
                      {0, 3, 1, 2});
   }
-  /// nn.GELU() (exact): x * (1 + erf(x / sqrt 2)) * 0.5.
+  /// nn.GELU() (exact): x * (1 + erf(x / sqrt 2)) * 0.5, one Gelu node
+  /// from opset 20.
   std::string gelu(const std::string &x) {
+    if (opset_ >= 20)
+      return op("Gelu", {x});
     const std::string e =
         op("Erf", {op("Div", {x, scalar(static_cast<float>(std::sqrt(2.0)))})});
     return op("Mul",
@@ -178,6 +230,42 @@ public:
     set_ints(n, "pads", {pad, pad, pad, pad});
     return out;
   }
+  /// torch.unbind along `axis` into `parts` tensors: a Gather of each index
+  /// (TorchScript), or one Split into num_outputs and a Squeeze of each
+  /// part (dynamo, opset 18 and later).
+  std::vector<std::string> unbind(const std::string &x, int64_t axis,
+                                  int64_t parts) {
+    std::vector<std::string> out;
+    if (opset_ < 18) {
+      for (int64_t i = 0; i < parts; ++i) {
+        const std::string g = fresh("gather");
+        set_int(node("Gather", {x, index(i)}, g), "axis", axis);
+        out.push_back(g);
+      }
+      return out;
+    }
+    std::vector<std::string> split;
+    for (int64_t i = 0; i < parts; ++i)
+      split.push_back(fresh("split"));
+    auto &n = m_.node("Split", {x}, split);
+    set_int(n, "axis", axis);
+    set_int(n, "num_outputs", parts);
+    for (const std::string &s : split)
+      out.push_back(op("Squeeze", {s, ints({axis})}));
+    return out;
+  }
+  /// A mean over `axes`: the axes an attribute up to opset 17, an input
+  /// from 18.
+  std::string reduce_mean(const std::string &x, const Ints &axes,
+                          bool keepdims) {
+    const std::string out = fresh("mean");
+    auto &n = opset_ >= 18 ? node("ReduceMean", {x, ints(axes)}, out)
+                           : node("ReduceMean", {x}, out);
+    if (opset_ < 18)
+      set_ints(n, "axes", axes);
+    set_int(n, "keepdims", keepdims ? 1 : 0);
+    return out;
+  }
   std::string concat(const std::vector<std::string> &xs, int64_t axis) {
     const std::string out = fresh("concat");
     set_int(node("Concat", xs, out), "axis", axis);
@@ -191,7 +279,7 @@ public:
   }
 
   void write(const std::string &result, const std::string &path) {
-    write({{result, "output", onnx::TensorProto::FLOAT}}, path);
+    write({{result, "output", elem_}}, path);
   }
   /// An output of the model: the value, the name it goes out as, its
   /// element type.
@@ -213,6 +301,8 @@ public:
 
 private:
   OnnxModel m_;
+  int64_t opset_;
+  int32_t elem_;
   std::mt19937 rng_{20261127};
   int next_ = 0;
 };
@@ -223,5 +313,9 @@ private:
 /// class-offset NonMaxSuppression, RoiAlign over the kept proposals.
 void retinanet_s(const std::string &path);
 void faster_rcnn_s(const std::string &path);
+
+/// A small residual network as ONNX Runtime's static quantizer writes it
+/// in QDQ form (today_quantized.cc).
+void resnet_s_qdq(const std::string &path);
 
 } // namespace quarry::bench

@@ -1,23 +1,27 @@
-//===- today_nets.cc - Today's architectures as exporters write them
-//-------===//
+//===- today_nets.cc - Today's architectures as exporters write them ------===//
 //
 // Writes ONNX files of architectures newer than the six benchmark networks,
-// node for node in the form PyTorch's exporter (torch.onnx.export, opset
-// 17, eval mode, constants folded) gives torchvision's models: linear
-// layers as MatMul and Add, GELU as Div, Erf, Add and two Muls, a
-// channels-first LayerNorm as Transpose, LayerNormalization, Transpose,
-// batch norms after a convolution folded into it. The weights are seeded
-// random numbers scaled by fan-in, so outputs stay in range and quarry's
-// and ONNX Runtime's outputs can be compared. The files are written where
-// the caller says (a cache outside the repository), never committed.
+// node for node in the forms PyTorch's exporters (eval mode, constants
+// folded) give torchvision's models: linear layers as MatMul and Add, GELU
+// as Div, Erf, Add and two Muls (one Gelu from opset 20), a channels-first
+// LayerNorm as Transpose, LayerNormalization, Transpose, batch norms after a
+// convolution folded into it. Beside them, small networks in the forms
+// users bring today: opset 21 as the dynamo exporter writes it, float16
+// from `model.half()`, QDQ int8 from ONNX Runtime's quantizer, a video
+// network of 3-D convolutions. The weights are seeded random numbers
+// scaled by fan-in, so outputs stay in range and quarry's and ONNX
+// Runtime's outputs can be compared. The files are written where the caller
+// says (a cache outside the repository), never committed.
 //
 //   build/bin/today_nets OUTDIR [NAME...]
 //   build/bin/today_nets --list
 //
 // NAME is convnext_t, vit_b16, densenet121, efficientnet_b0,
-// shufflenet_v2, or one of two small detectors, retinanet_s and
-// faster_rcnn_s (today_detectors.cc; all of them when none is given).
-// Prints each file's path (--list: the names).
+// shufflenet_v2, two small detectors, retinanet_s and faster_rcnn_s
+// (today_detectors.cc), or one of the small networks of today's forms:
+// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq (today_quantized.cc).
+// All of them when none is given. Prints each file's path (--list: the
+// names).
 //
 //===----------------------------------------------------------------------===//
 #include "bench_cli.h"
@@ -38,11 +42,12 @@ namespace {
 
 using namespace quarry::bench;
 
-/// torchvision's convnext_tiny.
-void convnext_t(const std::string &path) {
-  Net n({1, 3, 224, 224});
-  const Ints depths = {3, 3, 9, 3}, dims = {96, 192, 384, 768};
-  std::string x = n.layer_norm_2d(n.conv("input", 3, 96, 4, 4, 0), 96);
+/// A ConvNeXt of stages `depths` wide `dims` (torchvision's convnext_tiny
+/// is {3, 3, 9, 3} wide {96, 192, 384, 768}).
+void convnext(Net &n, const Ints &depths, const Ints &dims,
+              const std::string &path) {
+  std::string x =
+      n.layer_norm_2d(n.conv("input", 3, dims[0], 4, 4, 0), dims[0]);
   for (size_t s = 0; s < depths.size(); ++s) {
     const int64_t c = dims[s];
     if (s > 0)
@@ -56,29 +61,46 @@ void convnext_t(const std::string &path) {
       x = n.op("Add", {y, x});
     }
   }
-  x = n.layer_norm_2d(n.op("GlobalAveragePool", {x}), 768);
+  const int64_t last = dims.back();
+  x = n.layer_norm_2d(n.op("GlobalAveragePool", {x}), last);
   const std::string f = n.fresh("flatten");
   set_int(n.node("Flatten", {x}, f), "axis", 1);
-  n.write(n.gemm(f, 768, 1000), path);
+  n.write(n.gemm(f, last, 1000), path);
 }
 
-/// torchvision's vit_b_16: 12 encoder blocks of 12 heads over 197 tokens.
-void vit_b16(const std::string &path) {
+void convnext_t(const std::string &path) {
   Net n({1, 3, 224, 224});
-  const int64_t d = 768, heads = 12, hd = 64, tokens = 197, mlp = 3072;
-  std::string x = n.reshape(n.conv("input", 3, d, 16, 16, 0), {1, d, 196});
-  x = n.concat({n.weight({1, 1, d}, 0.02), n.transpose(x, {0, 2, 1})}, 1);
+  convnext(n, {3, 3, 9, 3}, {96, 192, 384, 768}, path);
+}
+
+/// A small ConvNeXt exported after `model.half()` at opset 18: every
+/// tensor float16, the interface too.
+void convnext_s_fp16(const std::string &path) {
+  Net n({1, 3, 128, 128}, 18, onnx::TensorProto::FLOAT16);
+  convnext(n, {1, 1, 2, 1}, {48, 96, 192, 384}, path);
+}
+
+/// A vision transformer over the 16x16 patches of a square image: pre-norm
+/// encoder blocks of heads of 64, classifying the class token
+/// (torchvision's vit_b_16) or the mean of the tokens.
+struct Vit {
+  int64_t side, blocks, heads;
+  bool class_token;
+};
+void vit(Net &n, const Vit &v, const std::string &path) {
+  const int64_t hd = 64, d = v.heads * hd, mlp = 4 * d;
+  const int64_t patches = (v.side / 16) * (v.side / 16);
+  const int64_t tokens = patches + (v.class_token ? 1 : 0);
+  std::string x = n.reshape(n.conv("input", 3, d, 16, 16, 0), {1, d, patches});
+  x = v.class_token
+          ? n.concat({n.weight({1, 1, d}, 0.02), n.transpose(x, {0, 2, 1})}, 1)
+          : n.transpose(x, {0, 2, 1});
   x = n.op("Add", {x, n.weight({1, tokens, d}, 0.02)});
-  for (int b = 0; b < 12; ++b) {
+  for (int64_t b = 0; b < v.blocks; ++b) {
     std::string qkv = n.linear(n.layer_norm(x, d, 1e-6f), d, 3 * d);
-    qkv =
-        n.transpose(n.reshape(qkv, {1, tokens, 3, heads, hd}), {2, 0, 3, 1, 4});
-    std::vector<std::string> part;
-    for (int64_t i = 0; i < 3; ++i) {
-      const std::string g = n.fresh("gather");
-      set_int(n.node("Gather", {qkv, n.index(i)}, g), "axis", 0);
-      part.push_back(g);
-    }
+    qkv = n.transpose(n.reshape(qkv, {1, tokens, 3, v.heads, hd}),
+                      {2, 0, 3, 1, 4});
+    const std::vector<std::string> part = n.unbind(qkv, 0, 3);
     const std::string q = n.op("Mul", {part[0], n.scalar(0.125f)});
     const std::string k = n.transpose(part[1], {0, 1, 3, 2});
     std::string a = n.op("Softmax", {n.op("MatMul", {q, k})});
@@ -90,9 +112,56 @@ void vit_b16(const std::string &path) {
                           mlp, d)});
   }
   x = n.layer_norm(x, d, 1e-6f);
-  const std::string cls = n.fresh("gather");
-  set_int(n.node("Gather", {x, n.index(0)}, cls), "axis", 1);
-  n.write(n.gemm(cls, d, 1000), path);
+  std::string features;
+  if (v.class_token) {
+    features = n.fresh("gather");
+    set_int(n.node("Gather", {x, n.index(0)}, features), "axis", 1);
+  } else {
+    features = n.reduce_mean(x, {1}, false);
+  }
+  n.write(n.gemm(features, d, 1000), path);
+}
+
+/// torchvision's vit_b_16: 12 encoder blocks of 12 heads over 197 tokens.
+void vit_b16(const std::string &path) {
+  Net n({1, 3, 224, 224});
+  vit(n, {224, 12, 12, true}, path);
+}
+
+/// A small ViT (4 blocks of 3 heads over 64 patches, mean-pooled) as the
+/// dynamo exporter writes it at opset 21: q, k and v split into
+/// num_outputs and squeezed, Gelu, the mean a ReduceMean whose axes are an
+/// input.
+void vit_s_opset21(const std::string &path) {
+  Net n({1, 3, 128, 128}, 21);
+  vit(n, {128, 4, 3, false}, path);
+}
+
+/// A video network after torchvision's r3d_18, smaller: 3-D convolutions
+/// (a 3x7x7 stem strided in space, residual blocks of 3x3x3), a 3-D max
+/// pooling, and global pooling over time and space, on clips of 8 frames.
+void r3d_s(const std::string &path) {
+  Net n({1, 3, 8, 56, 56});
+  std::string x =
+      n.op("Relu", {n.conv3d("input", 3, 32, {3, 7, 7}, {1, 2, 2}, {1, 3, 3})});
+  const std::string pooled = n.fresh("pool");
+  auto &pool = n.node("MaxPool", {x}, pooled);
+  set_ints(pool, "kernel_shape", {1, 3, 3});
+  set_ints(pool, "strides", {1, 2, 2});
+  set_ints(pool, "pads", {0, 1, 1, 0, 1, 1});
+  x = pooled;
+  int64_t c = 32;
+  for (int64_t cout : {32, 64, 128}) {
+    const int64_t s = cout == c ? 1 : 2;
+    std::string y =
+        n.op("Relu", {n.conv3d(x, c, cout, {3, 3, 3}, {s, s, s}, {1, 1, 1})});
+    y = n.conv3d(y, cout, cout, {3, 3, 3}, {1, 1, 1}, {1, 1, 1});
+    const std::string skip =
+        s == 1 ? x : n.conv3d(x, c, cout, {1, 1, 1}, {s, s, s}, {0, 0, 0});
+    x = n.op("Relu", {n.op("Add", {y, skip})});
+    c = cout;
+  }
+  n.write(n.head(x, c, 400), path);
 }
 
 /// torchvision's densenet121: four dense blocks, growth 32.
@@ -196,7 +265,9 @@ int main(int argc, char **argv) {
       {"convnext_t", convnext_t},       {"vit_b16", vit_b16},
       {"densenet121", densenet121},     {"efficientnet_b0", efficientnet_b0},
       {"shufflenet_v2", shufflenet_v2}, {"retinanet_s", retinanet_s},
-      {"faster_rcnn_s", faster_rcnn_s}};
+      {"faster_rcnn_s", faster_rcnn_s}, {"convnext_s_fp16", convnext_s_fp16},
+      {"vit_s_opset21", vit_s_opset21}, {"r3d_s", r3d_s},
+      {"resnet_s_qdq", resnet_s_qdq}};
   std::string outdir;
   std::vector<std::string> names;
   bool list = false;
@@ -207,7 +278,8 @@ int main(int argc, char **argv) {
   app.add_option("OUTDIR", outdir, "Directory the files are written to");
   app.add_option("NAME", names,
                  "Networks: convnext_t, vit_b16, densenet121, "
-                 "efficientnet_b0, shufflenet_v2, retinanet_s, faster_rcnn_s "
+                 "efficientnet_b0, shufflenet_v2, retinanet_s, faster_rcnn_s, "
+                 "convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq "
                  "(default: all)");
   app.add_flag("--list", list, "Print the networks' names instead");
   quarry::bench::parse_or_exit(app, argc, argv);

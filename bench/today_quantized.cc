@@ -1,0 +1,154 @@
+//===- today_quantized.cc - A network as a static quantizer writes it -----===//
+//
+// ONNX Runtime's static quantization in QDQ form (quantize_static,
+// per-channel) leaves a float network's operators as they are and puts a
+// QuantizeLinear and a DequantizeLinear (uint8, asymmetric) on every
+// activation; a convolution's weight becomes an int8 initializer
+// dequantized per output channel (symmetric, zero points 0), its bias an
+// int32 one dequantized at the product of the activation's scale and the
+// weight's. Here the activations' ranges are fixed, not calibrated: the
+// weights are scaled by fan-in, so what a convolution gives stays within
+// them.
+//
+//===----------------------------------------------------------------------===//
+#include "today_net.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace quarry::bench {
+
+namespace {
+
+using onnx::TensorProto;
+
+/// The quantization of an activation: scale and zero point.
+struct Range {
+  float scale;
+  uint8_t zero;
+};
+/// [-8, 8) before a Relu, [0, 6] after one.
+constexpr Range kSigned{16.0f / 255.0f, 128};
+constexpr Range kRectified{6.0f / 255.0f, 0};
+
+/// `x` quantized and dequantized again.
+std::string qdq(Net &n, const std::string &x, Range r) {
+  const std::string s =
+      n.raw(TensorProto::FLOAT, {}, std::vector<float>{r.scale});
+  const std::string z =
+      n.raw(TensorProto::UINT8, {}, std::vector<uint8_t>{r.zero});
+  return n.op("DequantizeLinear", {n.op("QuantizeLinear", {x, s, z}), s, z});
+}
+
+/// A dequantized initializer: `q` times `scale` (one per row along axis 0
+/// when `scale` has more than one), zero points 0 of `zero_type`.
+template <typename Q>
+std::string dequantized(Net &n, int32_t type, const Ints &shape,
+                        const std::vector<Q> &q,
+                        const std::vector<float> &scale) {
+  const bool per_row = scale.size() > 1;
+  const Ints scale_shape =
+      per_row ? Ints{static_cast<int64_t>(scale.size())} : Ints{};
+  const std::string out = n.fresh("weight");
+  auto &node = n.node(
+      "DequantizeLinear",
+      {n.raw(type, shape, q), n.raw(TensorProto::FLOAT, scale_shape, scale),
+       n.raw(type, scale_shape, std::vector<Q>(scale.size(), 0))},
+      out);
+  if (per_row)
+    set_int(node, "axis", 0);
+  return out;
+}
+
+/// Weights of `rows` rows quantized symmetrically to int8, one scale per
+/// row (`per_row`) or one for all.
+std::vector<float> int8_scales(const std::vector<float> &w, int64_t rows,
+                               bool per_row) {
+  const size_t per = w.size() / static_cast<size_t>(rows);
+  std::vector<float> scale(per_row ? static_cast<size_t>(rows) : 1, 0.0f);
+  for (size_t i = 0; i < w.size(); ++i) {
+    float &s = scale[per_row ? i / per : 0];
+    s = std::max(s, std::fabs(w[i]) / 127.0f);
+  }
+  return scale;
+}
+std::vector<int8_t> to_int8(const std::vector<float> &w,
+                            const std::vector<float> &scale) {
+  const size_t per = w.size() / scale.size();
+  std::vector<int8_t> q(w.size());
+  for (size_t i = 0; i < w.size(); ++i)
+    q[i] = static_cast<int8_t>(
+        std::clamp(std::nearbyint(w[i] / scale[i / per]), -127.0f, 127.0f));
+  return q;
+}
+
+/// A convolution of an activation dequantized at `in`, its weight int8
+/// per output channel, its bias int32.
+std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
+                 int64_t cout, int64_t k, int64_t stride, int64_t pad) {
+  const Ints shape = {cout, cin, k, k};
+  const std::vector<float> w =
+      n.values(shape, std::sqrt(6.0 / static_cast<double>(cin * k * k)));
+  const std::vector<float> b = n.values({cout}, 0.1);
+  const std::vector<float> ws = int8_scales(w, cout, true);
+  std::vector<float> bs(ws.size());
+  std::vector<int32_t> bq(b.size());
+  for (size_t c = 0; c < b.size(); ++c) {
+    bs[c] = in.scale * ws[c];
+    bq[c] = static_cast<int32_t>(std::nearbyint(b[c] / bs[c]));
+  }
+  const std::string out = n.fresh("conv");
+  auto &node =
+      n.node("Conv",
+             {x, dequantized(n, TensorProto::INT8, shape, to_int8(w, ws), ws),
+              dequantized(n, TensorProto::INT32, {cout}, bq, bs)},
+             out);
+  set_ints(node, "kernel_shape", {k, k});
+  set_ints(node, "strides", {stride, stride});
+  set_ints(node, "pads", {pad, pad, pad, pad});
+  return out;
+}
+
+} // namespace
+
+/// A ResNet of three basic blocks (32, 64 and 128 channels) on 112x112
+/// images, quantized: every activation through QuantizeLinear and
+/// DequantizeLinear, the classifier's weight int8 with one scale.
+void resnet_s_qdq(const std::string &path) {
+  Net n({1, 3, 112, 112}, 19);
+  std::string x = qdq(n, "input", kSigned);
+  x = qdq(n, n.op("Relu", {conv(n, x, kSigned, 3, 32, 7, 2, 3)}), kRectified);
+  x = qdq(n, n.pool("MaxPool", x, 3, 2, 1), kRectified);
+  int64_t c = 32;
+  for (int64_t cout : {32, 64, 128}) {
+    const int64_t s = cout == c ? 1 : 2;
+    std::string y =
+        qdq(n, n.op("Relu", {conv(n, x, kRectified, c, cout, 3, s, 1)}),
+            kRectified);
+    y = qdq(n, conv(n, y, kRectified, cout, cout, 3, 1, 1), kSigned);
+    const std::string skip =
+        s == 1 ? x : qdq(n, conv(n, x, kRectified, c, cout, 1, s, 0), kSigned);
+    x = qdq(n, n.op("Relu", {n.op("Add", {y, skip})}), kRectified);
+    c = cout;
+  }
+  x = qdq(n, n.op("GlobalAveragePool", {x}), kRectified);
+  const std::string f = n.fresh("flatten");
+  set_int(n.node("Flatten", {x}, f), "axis", 1);
+  const int64_t classes = 1000;
+  const std::vector<float> w =
+      n.values({classes, c}, std::sqrt(3.0 / static_cast<double>(c)));
+  const std::vector<float> ws = int8_scales(w, classes, false);
+  const std::string y = n.fresh("gemm");
+  auto &gemm = n.node(
+      "Gemm",
+      {f, dequantized(n, TensorProto::INT8, {classes, c}, to_int8(w, ws), ws),
+       n.weight({classes}, 0.1)},
+      y);
+  set_int(gemm, "transB", 1);
+  n.write(y, path);
+}
+
+} // namespace quarry::bench
