@@ -13,8 +13,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -123,6 +125,21 @@ std::pair<double, int64_t> worst_of(const Tensor<float> &got,
     }
   }
   return {worst, at};
+}
+
+/// `x` in the fewest digits that read back as the same float: two values
+/// that differ print differently, however close.
+std::string float_text(float x) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
+/// `x` to three significant digits.
+std::string times(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
 }
 
 /// Why the expected outputs of case `name` are not what ONNX Runtime
@@ -353,9 +370,9 @@ CaseResult run_case(const std::string &dir, const Options &opts) {
           r.worst = worst;
           if (worst > 1)
             r.detail = where + "output " + std::to_string(k) + " element " +
-                       std::to_string(at) + ": got " +
-                       std::to_string(got[k][at]) + ", expected " +
-                       std::to_string(want[at]);
+                       std::to_string(at) + ": got " + float_text(got[k][at]) +
+                       ", expected " + float_text(want[at]) + " (" +
+                       times(worst) + " times the tolerance)";
         }
       }
     } catch (const Unrunnable &e) {
