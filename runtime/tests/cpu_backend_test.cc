@@ -123,6 +123,29 @@ TEST(CpuBackend, RunsAgainWithNewInputs) {
   }
 }
 
+TEST(CpuBackend, RoundingInAnEpilogueTakesHalvesToEven) {
+  // An identity convolution of values halfway between integers, rounded in
+  // its epilogue as a quantization rounds: each half goes to the even
+  // neighbour, as the reference's nearbyint does.
+  const Graph g = parse_graph("input x: [1,16,2,2]\nweight w: [16,16,1,1]\n"
+                              "y = pointwise[fn=round](conv2d(x, w))\n"
+                              "output y\n");
+  Bindings<float> values;
+  Tensor<float> x(Shape{1, 16, 2, 2}, std::vector<float>(64)),
+      w(Shape{16, 16, 1, 1}, std::vector<float>(256));
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x[i] = static_cast<float>(i - 32) + 0.5f;
+  for (int64_t c = 0; c < 16; ++c)
+    w[c * 16 + c] = 1.0f;
+  values.emplace("x", x);
+  values.emplace("w", w);
+  auto e = make_cpu_backend()->prepare(g, values);
+  EXPECT_EQ(count_steps(e->steps()).fused_nodes, 1);
+  const Tensor<float> y = run_once(*e, values).at(0);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    EXPECT_EQ(y[i], std::nearbyint(x[i])) << x[i];
+}
+
 TEST(CpuBackend, RunsOnceItsWeightsAreGone) {
   // A prepared graph keeps what it reads: the convolution's and matmul's
   // own laid-out weights (the plan's copies are let go), the static

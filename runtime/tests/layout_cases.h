@@ -305,6 +305,16 @@ inline std::vector<FusionCase> fusion_cases() {
       {{"conv_residual_first",
         conv + "y = sigmoid(ewadd(r, tanh(conv2d(x, w))))\noutput y\n"},
        3},
+      // A quantization and its dequantization (a QDQ pair as ONNX's
+      // import writes it): the rounding joins the epilogue with the rest.
+      {{"conv_quantize_dequantize",
+        conv + "weight z: []\nweight lo: []\nweight hi: []\n"
+               "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
+               "pointwise[fn=round](broadcast[fn=div](conv2d(x, w), s)), z), "
+               "lo), hi)\n"
+               "y = broadcast[fn=mul](broadcast[fn=sub](q, z), s)\n"
+               "output y\n"},
+       7},
       // sub with the convolution on the right cannot be a post-op.
       {{"conv_sub_left_operand",
         conv + "y = relu(broadcast[fn=sub](b, conv2d(x, w)))\noutput y\n"},

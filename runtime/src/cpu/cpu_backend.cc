@@ -94,8 +94,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// functions vectorize and whole-tensor minima and maxima read nhwc, 10
 /// since laid-out weights live in huge pages (huge_pages.h), 11 since
 /// poolings take their chain (a sum, a bias, an activation) as post-ops,
-/// 12 since denormals are taken as zero (denormals.h).
-constexpr int kKernelRevision = 12;
+/// 12 since denormals are taken as zero (denormals.h), 13 since rounding
+/// (a quantization's) is a oneDNN post-op.
+constexpr int kKernelRevision = 13;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

@@ -50,6 +50,9 @@ pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta) {
     return std::tuple{A::eltwise_gelu_erf, 0.0f, 0.0f};
   case F::Silu:
     return std::tuple{A::eltwise_swish, 1.0f, 0.0f};
+  case F::Round: // halves to even, as core's: a quantization's rounding
+                 // runs in the epilogue of the operator before it
+    return std::tuple{A::eltwise_round, 0.0f, 0.0f};
   default: // the rest run as loops (pointwise_loops.h): oneDNN has no
            // algorithm for them, or one that is not exact (log at 1)
     break;
