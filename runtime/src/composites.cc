@@ -9,6 +9,14 @@ namespace quarry::runtime {
 
 namespace {
 
+/// `v`'s value when it is a static scalar.
+std::optional<float> static_scalar(const Plan &p, ValueRef v) {
+  const PlannedValue &pv = p.value(v);
+  if (!pv.is_static || pv.type.shape.numel() != 1)
+    return std::nullopt;
+  return p.static_values[v.node][v.output].data.at(0);
+}
+
 /// The readers of every dynamic value (one entry per operand that reads
 /// it), and the graph's outputs, over a plan's steps.
 class Readers {
@@ -35,12 +43,7 @@ public:
     return r[0];
   }
   /// `v`'s value when it is a static scalar.
-  std::optional<float> scalar(ValueRef v) const {
-    const PlannedValue &pv = p_.value(v);
-    if (!pv.is_static || pv.type.shape.numel() != 1)
-      return std::nullopt;
-    return p_.static_values[v.node][v.output].data.at(0);
-  }
+  std::optional<float> scalar(ValueRef v) const { return static_scalar(p_, v); }
 
 private:
   const Graph &g_;
@@ -352,6 +355,65 @@ Composites find_composites(const Graph &g, const Plan &p) {
     if (auto c = m.at(id))
       out.emplace(c->nodes.front(), std::move(*c));
   return out;
+}
+
+std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
+                                                  ValueRef v) {
+  using B = ops::BroadcastFn;
+  // Each step back: `v` is node fn(x, static scalar); x, the scalar.
+  auto step = [&](ValueRef at,
+                  B fn) -> std::optional<std::pair<ValueRef, float>> {
+    if (p.value(at).is_static)
+      return std::nullopt;
+    const auto ops = binary(g.node(at.node), fn);
+    if (!ops)
+      return std::nullopt;
+    const auto k = static_scalar(p, ops->second);
+    if (!k)
+      return std::nullopt;
+    return std::pair{ops->first, *k};
+  };
+  const auto scaled = step(v, B::Mul);
+  if (!scaled)
+    return std::nullopt;
+  QuantizationGrid grid;
+  grid.scale = scaled->second;
+  ValueRef at = scaled->first;
+  std::optional<float> zero_out;
+  if (const auto shifted = step(at, B::Sub)) {
+    zero_out = shifted->second;
+    at = shifted->first;
+  }
+  const auto below = step(at, B::Min);
+  const auto above = below ? step(below->first, B::Max) : std::nullopt;
+  if (!above)
+    return std::nullopt;
+  grid.hi = below->second;
+  grid.lo = above->second;
+  at = above->first;
+  std::optional<float> zero_in;
+  if (const auto shifted = step(at, B::Add)) {
+    zero_in = shifted->second;
+    at = shifted->first;
+  }
+  if (p.value(at).is_static)
+    return std::nullopt;
+  const Node &round = g.node(at.node);
+  if (round.kind != OpKind::Pointwise ||
+      static_cast<ops::PointwiseFn>(round.attrs.i(ops::Pointwise::kFn)) !=
+          ops::PointwiseFn::Round)
+    return std::nullopt;
+  const auto divided = step(round.inputs.at(0), B::Div);
+  grid.zero = zero_in.value_or(0.0f);
+  // One scale and one zero point on both sides, integers as bounds: the
+  // rounded integers, shifted and clamped, are what the grid holds.
+  if (!divided || divided->second != grid.scale || !(grid.scale > 0) ||
+      zero_out.value_or(0.0f) != grid.zero ||
+      grid.zero != std::nearbyint(grid.zero) ||
+      grid.lo != std::nearbyint(grid.lo) ||
+      grid.hi != std::nearbyint(grid.hi) || grid.lo > grid.hi)
+    return std::nullopt;
+  return grid;
 }
 
 } // namespace quarry::runtime

@@ -59,4 +59,22 @@ struct Composite {
 using Composites = std::map<int32_t, Composite>;
 Composites find_composites(const Graph &g, const Plan &p);
 
+/// What a quantization then its dequantization (a QDQ pair, as ONNX's
+/// import writes it: onnx_import_quantized.cc) leaves,
+///
+///   y = (min(max(round(x / scale) + zero, lo), hi) - zero) * scale
+///
+/// every element (q - zero) * scale for an integer q in [lo, hi]: a kernel
+/// may hold such a value as the integers q - zero, exactly (an int8
+/// convolution).
+struct QuantizationGrid {
+  float scale = 1, zero = 0, lo = 0, hi = 0;
+};
+
+/// The grid `v` lies on, when `v` is such a pair's result with one static
+/// scale and zero point (scalars; either zero point may be left out when
+/// 0); nullopt otherwise.
+std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
+                                                  ValueRef v);
+
 } // namespace quarry::runtime

@@ -214,8 +214,8 @@ std::optional<Lowered> point_conv_lowered(Context &c, const Node &n,
     const TensorType row{Shape{1, k}}, matrix{Shape{k, g.co}},
         result{Shape{1, g.co}};
     std::vector<CpuOperand> as_gemv(in.begin(), in.end());
-    as_gemv[0] = {&row, plain_md(row.shape), nullptr};
-    as_gemv[1] = {&matrix, plain_md(matrix.shape), wt.data()};
+    as_gemv[0] = {&row, plain_md(row.shape), nullptr, {}};
+    as_gemv[1] = {&matrix, plain_md(matrix.shape), wt.data(), {}};
     Lowered l = gemv_lowered(c, as_gemv, std::span(&result, 1), post);
     // Over a 1x1 input every dense layout is the same bytes (a pooled
     // squeeze-excitation input): no reorder.

@@ -64,6 +64,9 @@ struct CpuOperand {
   const TensorType *type = nullptr;
   dnnl::memory::desc md;
   const float *static_data = nullptr;
+  /// Set where the values lie on a quantization grid (a QDQ pair's result,
+  /// composites.h): a convolution of them may run in int8.
+  std::optional<QuantizationGrid> grid;
   bool is_static() const { return static_data != nullptr; }
   const Shape &shape() const { return type->shape; }
 };
@@ -142,6 +145,12 @@ QUARRY_CPU_KERNEL(ops::Resize)
 QUARRY_CPU_KERNEL(ops::Where)
 
 #undef QUARRY_CPU_KERNEL
+
+/// A convolution of values on a quantization grid by integer weights, in
+/// int8 (kernels_conv_int8.cc); nullopt where it does not apply.
+std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
+                                         CpuOperands in, ResultTypes out,
+                                         PostOps post);
 
 /// Any operator, through its float semantics (core's evaluate) over plain
 /// buffers: what runs where no CpuKernel exists (enlarge, grid_sample, ...).

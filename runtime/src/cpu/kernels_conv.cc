@@ -99,6 +99,8 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
                                      ResultTypes out, PostOps post) {
   if (auto point = point_conv_lowered(c, n, in, out, post))
     return std::move(*point);
+  if (auto int8 = int8_conv_lowered(c, n, in, out, post))
+    return std::move(*int8);
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
   const auto &s = n.attrs.list(Conv::kStride);

@@ -149,13 +149,15 @@ void Program::lower(const FusedStep &s) {
   std::vector<CpuOperand> in;
   for (ValueRef v : operands) {
     const PlannedValue &pv = p_.value(v);
-    CpuOperand o{&pv.type, {}, nullptr};
+    CpuOperand o{&pv.type, {}, nullptr, {}};
     if (pv.is_static) {
       o.md = plain_md(pv.type.shape);
       o.static_data = p_.static_values[v.node][v.output].data.data();
     } else {
       o.md = slots_[slots_of_.at(v).front()].md;
     }
+    if (in.empty() && n.kind == OpKind::Conv2D)
+      o.grid = quantization_grid(g_, p_, v);
     in.push_back(o);
   }
   std::vector<ValueRef> results;

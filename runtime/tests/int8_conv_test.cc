@@ -1,0 +1,152 @@
+//===- int8_conv_test.cc - Convolutions of a QDQ pair's result in int8 ----===//
+#include "cases.h"
+#include "composites.h"
+#include "quarry/runtime/cpu_backend.h"
+#include "quarry/runtime/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace quarry::runtime::testing {
+namespace {
+
+/// A graph of x quantized and dequantized (scale s, zero point z, clamped
+/// to [lo, hi]) and then convolved by w, its epilogue a bias and a relu.
+std::string qdq_conv(const std::string &conv_attrs, int64_t groups = 1) {
+  return "input x: [1,8,9,9]\nweight s: []\nweight z: []\nweight lo: []\n"
+         "weight hi: []\nweight w: [16," +
+         std::to_string(8 / groups) +
+         ",3,3]\nweight b: [1,16,1,1]\n"
+         "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
+         "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n"
+         "d = broadcast[fn=mul](broadcast[fn=sub](q, z), s)\n"
+         "y = relu(broadcast[fn=add](conv2d[" +
+         conv_attrs + "](d, w), b))\noutput y\n";
+}
+
+/// Values for qdq_conv's graph: x in [-4, 4), the grid's scale 1/32 with
+/// zero point `zero` over [lo, hi], weights integers in [-127, 127] (each
+/// channel's largest 127) times a scale per channel, unless `on_grid` is
+/// false.
+Bindings<float> qdq_values(const Graph &g, float zero, float lo, float hi,
+                           bool on_grid = true) {
+  Bindings<float> v = random_run_bindings(g, 5);
+  auto &x = v.at("x");
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x[i] = 8.0f * static_cast<float>(i % 97) / 97.0f - 4.0f;
+  v.insert_or_assign("s", Tensor<float>(Shape{}, 1.0f / 32));
+  v.insert_or_assign("z", Tensor<float>(Shape{}, zero));
+  v.insert_or_assign("lo", Tensor<float>(Shape{}, lo));
+  v.insert_or_assign("hi", Tensor<float>(Shape{}, hi));
+  auto &w = v.at("w");
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> q(-127, 127);
+  const int64_t co = w.shape[0], per_co = w.numel() / co;
+  for (int64_t o = 0; o < co; ++o) {
+    const float scale = 0.001f * static_cast<float>(o + 1);
+    for (int64_t i = 0; i < per_co; ++i)
+      w[o * per_co + i] =
+          static_cast<float>(i == 0 ? (o % 2 ? 127 : -127) : q(rng)) * scale;
+    if (!on_grid)
+      w[o * per_co + 1] += scale / 3;
+  }
+  return v;
+}
+
+/// The implementation of the step that runs the convolution.
+std::string conv_impl(Executable &e) {
+  for (const StepInfo &s : e.steps())
+    if (s.label.find("(conv2d)") != std::string::npos)
+      return s.impl;
+  return "";
+}
+
+TEST(QuantizationGrid, IsFoundOnAQdqPairsResultAlone) {
+  const Graph g = parse_graph(qdq_conv("s=1,1 pad=same"));
+  const Bindings<float> v = qdq_values(g, 0, 0, 255);
+  const Plan p = make_plan(g, v, "cpu", [](OpKind) { return true; });
+  const auto d = std::find_if(g.nodes().begin(), g.nodes().end(),
+                              [](const Node &n) { return n.name == "d"; });
+  ASSERT_NE(d, g.nodes().end());
+  const auto grid =
+      quantization_grid(g, p, {static_cast<int32_t>(d - g.nodes().begin()), 0});
+  ASSERT_TRUE(grid);
+  EXPECT_EQ(grid->scale, 1.0f / 32);
+  EXPECT_EQ(grid->zero, 0.0f);
+  EXPECT_EQ(grid->lo, 0.0f);
+  EXPECT_EQ(grid->hi, 255.0f);
+  // The clamped integers themselves, before the dequantization, are not
+  // on it; neither is the input.
+  for (const Node &n : g.nodes())
+    if (n.name == "q" || n.name == "x") {
+      const int32_t id = static_cast<int32_t>(&n - g.nodes().data());
+      EXPECT_FALSE(quantization_grid(g, p, {id, 0})) << n.name;
+    }
+}
+
+TEST(QuantizationGrid, IsNotFoundWhereThePairsScalesOrZerosDiffer) {
+  // Dequantized by another scale (or zero point) than it was quantized
+  // with, the values are no integers of either grid.
+  // The first, dequantized as quantized, is on its grid.
+  for (const char *dequantize :
+       {"d = broadcast[fn=mul](broadcast[fn=sub](q, z), s)\n",
+        "d = broadcast[fn=mul](broadcast[fn=sub](q, z), t)\n",
+        "d = broadcast[fn=mul](broadcast[fn=sub](q, t), s)\n"}) {
+    const Graph g = parse_graph(
+        "input x: [1,8,9,9]\nweight s: []\nweight t: []\nweight z: []\n"
+        "weight lo: []\nweight hi: []\n"
+        "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
+        "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n" +
+        std::string(dequantize) + "output d\n");
+    Bindings<float> v = random_run_bindings(g, 5);
+    v.insert_or_assign("s", Tensor<float>(Shape{}, 0.25f));
+    v.insert_or_assign("t", Tensor<float>(Shape{}, 0.5f));
+    v.insert_or_assign("z", Tensor<float>(Shape{}, 0.0f));
+    v.insert_or_assign("lo", Tensor<float>(Shape{}, 0.0f));
+    v.insert_or_assign("hi", Tensor<float>(Shape{}, 255.0f));
+    const Plan p = make_plan(g, v, "cpu", [](OpKind) { return true; });
+    EXPECT_EQ(quantization_grid(g, p, g.outputs().at(0)).has_value(),
+              std::string(dequantize).find(", s)") != std::string::npos &&
+                  std::string(dequantize).find("q, z") != std::string::npos)
+        << dequantize;
+  }
+}
+
+TEST(CpuInt8Conv, RunsInInt8AndEqualsTheReference) {
+  struct Form {
+    const char *attrs;
+    int64_t groups;
+    float zero, lo, hi; // u8 from zero 0, s8 from the middle of [0, 255]
+  };
+  const Form forms[] = {{"s=1,1 pad=same", 1, 0, 0, 255},
+                        {"s=2,2 pad=same", 1, 128, 0, 255},
+                        {"s=1,1 pad=valid", 2, 0, 0, 255},
+                        {"s=1,1 pad=same", 1, 0, -128, 127}};
+  for (const Form &f : forms) {
+    SCOPED_TRACE(f.attrs + std::string(" zero ") + std::to_string(f.zero));
+    const Graph g = parse_graph(qdq_conv(f.attrs, f.groups));
+    const Bindings<float> v = qdq_values(g, f.zero, f.lo, f.hi);
+    auto e = make_cpu_backend()->prepare(g, v);
+    EXPECT_EQ(conv_impl(*e).rfind("int8 ", 0), 0u) << conv_impl(*e);
+    EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
+  }
+}
+
+TEST(CpuInt8Conv, RunsInFloatWhereTheIntegersWouldNotBeExact) {
+  // A zero point whose integers q - zero fit neither u8 nor s8, and
+  // weights off their grid, run as float convolutions, equal to the
+  // reference as well.
+  const Graph g = parse_graph(qdq_conv("s=1,1 pad=same"));
+  for (const bool on_grid : {true, false}) {
+    const Bindings<float> v =
+        qdq_values(g, on_grid ? 3.0f : 0.0f, 0, 255, on_grid);
+    auto e = make_cpu_backend()->prepare(g, v);
+    EXPECT_EQ(conv_impl(*e).rfind("int8", 0), std::string::npos)
+        << conv_impl(*e);
+    EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
+  }
+}
+
+} // namespace
+} // namespace quarry::runtime::testing
