@@ -14,12 +14,9 @@
 namespace quarry::onnx_io {
 
 std::string node_label(const onnx::NodeProto &n) {
-  constexpr size_t kLongest = 80, kKept = 36;
-  std::string name = !n.name().empty()     ? n.name()
-                     : n.output_size() > 0 ? n.output(0)
-                                           : "";
-  if (name.size() > kLongest)
-    name = name.substr(0, kKept) + "..." + name.substr(name.size() - kKept);
+  const std::string name = shortened_name(!n.name().empty()     ? n.name()
+                                          : n.output_size() > 0 ? n.output(0)
+                                                                : "");
   return "node " +
          (name.empty() ? "without a name or outputs" : "'" + name + "'") +
          " (" + n.op_type() + ")";

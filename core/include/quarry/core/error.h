@@ -23,12 +23,21 @@ struct SourcePos {
   std::string str() const;
 };
 
+/// `name` as a message shows it: past 80 characters, its first and last
+/// 36 around "..." (a generated name can run to thousands).
+std::string shortened_name(const std::string &name);
+
+/// `message` on one line (line breaks as spaces) with every quoted name
+/// ('...' without spaces) shortened_name'd.
+std::string one_line_message(const std::string &message);
+
 /// A clear, one-line, user-facing error.
 class Error : public std::runtime_error {
 public:
-  explicit Error(const std::string &message) : std::runtime_error(message) {}
+  explicit Error(const std::string &message)
+      : std::runtime_error(one_line_message(message)) {}
   Error(const SourcePos &pos, const std::string &message)
-      : std::runtime_error(pos.str() + ": " + message) {}
+      : std::runtime_error(pos.str() + ": " + one_line_message(message)) {}
 };
 
 } // namespace quarry
