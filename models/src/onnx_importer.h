@@ -132,9 +132,11 @@ private:
   std::string opset17_ints(const std::string &hint,
                            const std::vector<int64_t> &v);
   std::string opset17_floats(const std::string &hint, Shape shape, double v);
-  /// opset17_form of the operators born at opset 23: RMSNormalization and
-  /// Attention (onnx_late_opsets_23.cc).
+  /// opset17_form of the operators born at opset 23: RMSNormalization,
+  /// Attention and RotaryEmbedding (onnx_late_opsets_23.cc).
   std::optional<std::vector<onnx::NodeProto>> opset23_form();
+  /// opset23_form of RotaryEmbedding, its values named under `base`.
+  std::vector<onnx::NodeProto> rotary_embedding(const std::string &base);
   void import_node(const std::map<std::string, Handler, std::less<>> &table);
   /// Why the current node cannot be handed to a handler ("" when it can):
   /// another domain, no handler, subgraphs, or an operand that is not

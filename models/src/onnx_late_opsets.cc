@@ -51,8 +51,7 @@ const char *late_operator_missing(const std::string &op) {
       {"BitwiseAnd", "18"},     {"BitwiseOr", "18"},     {"BitwiseXor", "18"},
       {"BitwiseNot", "18"},     {"CenterCropPad", "18"}, {"Col2Im", "18"},
       {"DeformConv", "19"},     {"AffineGrid", "20"},    {"ImageDecoder", "20"},
-      {"RegexFullMatch", "20"}, {"StringConcat", "20"},  {"StringSplit", "20"},
-      {"RotaryEmbedding", "23"}};
+      {"RegexFullMatch", "20"}, {"StringConcat", "20"},  {"StringSplit", "20"}};
   for (const auto &[name, since] : kMissing)
     if (op == name)
       return since;
@@ -148,7 +147,8 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
                                  {"Gelu", 1, 1, 1},
                                  {"GroupNormalization", 3, 3, 1},
                                  {"RMSNormalization", 2, 2, 1},
-                                 {"Attention", 3, 6, 4}};
+                                 {"Attention", 3, 6, 4},
+                                 {"RotaryEmbedding", 3, 4, 1}};
   for (const Arity &a : kArity)
     if (op == a.op &&
         (n.input_size() < a.least_in || n.input_size() > a.most_in ||
@@ -479,7 +479,7 @@ std::optional<std::vector<onnx::NodeProto>> Importer::opset17_form() {
   }
   if (op == "DFT" && opset_ >= 20)
     fail("DFT of opset 20 (its axis an input) is not supported");
-  if (op == "RMSNormalization" || op == "Attention")
+  if (op == "RMSNormalization" || op == "Attention" || op == "RotaryEmbedding")
     return opset23_form();
   return std::nullopt;
 }

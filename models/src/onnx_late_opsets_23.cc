@@ -1,13 +1,15 @@
-//===- onnx_late_opsets_23.cc - RMSNormalization and Attention as opset 17
-//-===//
+//===- onnx_late_opsets_23.cc - Opset 23's new operators as opset 17 -----===//
 //
 // The operators opset 23 introduced that quarry has the semantics of,
 // written as the opset-17 nodes that compute the same (onnx_late_opsets.h):
-// RMSNormalization as its mean of squares, and Attention as the products,
+// RMSNormalization as its mean of squares; Attention as the products,
 // scale, masks and softmax of scaled dot-product attention, its heads
 // split from and joined back into a 3-D input's hidden axis, grouped
 // key and value heads repeated for the query heads they serve, and past
-// keys and values concatenated before the new ones.
+// keys and values concatenated before the new ones; RotaryEmbedding as the
+// slices, products and concatenations that rotate each pair of a head's
+// first rotary_embedding_dim features (its two halves, or neighbours when
+// interleaved) by the angle whose cosine and sine the caches hold.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
@@ -76,6 +78,9 @@ std::optional<Nodes> Importer::opset23_form() {
     emit("Mul", {normal, scale}, n.output(0));
     return out;
   }
+
+  if (op == "RotaryEmbedding")
+    return rotary_embedding(base);
 
   // Attention: softmax(Q K^T scale + mask) V over [batch, heads, seq, size].
   if (n.output_size() > 3 && !n.output(3).empty())
@@ -204,6 +209,143 @@ std::optional<Nodes> Importer::opset23_form() {
   emit("Reshape",
        {back.output(0), ints("y_shape", {batch, q_seq, q_heads * v_size})},
        n.output(0));
+  return out;
+}
+
+Nodes Importer::rotary_embedding(const std::string &base) {
+  // Over x as [batch, seq, heads, size], with c and s the cosines and
+  // sines of positions [batch, seq] (gathered by position_ids, else the
+  // caches as they are) for half = rotary_dim / 2 angles:
+  //   x1, x2 = halves of x[..., :rotary_dim] (even and odd when interleaved)
+  //   y = concat(c x1 - s x2, s x1 + c x2) (interleaved back), x[...,
+  //   rotary_dim:]
+  const onnx::NodeProto &n = *node_;
+  Nodes out;
+  auto value = [&](const std::string &hint) {
+    return opset17_name(base + "/" + hint);
+  };
+  auto ints = [&](const std::string &hint, const Ints &v) {
+    return opset17_ints(base + "/" + hint, v);
+  };
+  auto emit = [&](const std::string &type, const std::vector<std::string> &in,
+                  const std::string &hint) {
+    out.push_back(make_node(n, type, in, {value(hint)}));
+    return out.back().output(0);
+  };
+  auto transposed = [&](const std::string &x, const Ints &perm,
+                        const std::string &hint) {
+    onnx::NodeProto t = make_node(n, "Transpose", {x}, {value(hint)});
+    add_attr(t, "perm", perm);
+    out.push_back(t);
+    return t.output(0);
+  };
+  // x[..., from:to:step] along axis `axis`.
+  auto slice = [&](const std::string &x, int64_t axis, int64_t from, int64_t to,
+                   int64_t step, const std::string &hint) {
+    return emit("Slice",
+                {x, ints(hint + "_from", {from}), ints(hint + "_to", {to}),
+                 ints(hint + "_axis", {axis}), ints(hint + "_step", {step})},
+                hint);
+  };
+  for (int i : {0, 1, 2})
+    if (!has_input(i))
+      fail("input " + std::to_string(i) + " is missing");
+  if (reads_untyped())
+    fail("its opset-23 form needs the shapes of what it reads, which are not "
+         "fixed");
+  const Shape sx = input_shape(0), sc = input_shape(1), ss = input_shape(2);
+  if (sx.rank() != 3 && sx.rank() != 4)
+    fail("X " + sx.str() + " must be 3-D or 4-D");
+  const int64_t batch = sx[0], seq = sx.rank() == 4 ? sx[2] : sx[1];
+  int64_t heads = sx.rank() == 4 ? sx[1] : attr_int("num_heads", 0);
+  if (sx.rank() == 3 && (heads < 1 || sx[2] % heads != 0))
+    fail("num_heads " + std::to_string(heads) +
+         " must split X's hidden axis of " + std::to_string(sx[2]));
+  const int64_t size = sx.rank() == 4 ? sx[3] : sx[2] / heads;
+  const int64_t rotary = attr_int("rotary_embedding_dim", 0) == 0
+                             ? size
+                             : attr_int("rotary_embedding_dim", 0);
+  if (rotary < 2 || rotary > size || rotary % 2 != 0)
+    fail("rotary_embedding_dim " + std::to_string(rotary) +
+         " must be even and at most the head size " + std::to_string(size));
+  const int64_t half = rotary / 2;
+  const bool positions = has_input(3);
+  // One angle per pair rotated, or per pair of the whole head (the first
+  // ones then read).
+  const std::string angles_per =
+      half == size / 2
+          ? std::to_string(half)
+          : std::to_string(half) + " or " + std::to_string(size / 2);
+  for (const Shape &cache : {sc, ss})
+    if (cache.rank() != (positions ? 2 : 3) ||
+        (cache[cache.rank() - 1] != half &&
+         cache[cache.rank() - 1] != size / 2) ||
+        (!positions && (cache[0] != batch || cache[1] != seq)))
+      fail("cos_cache " + sc.str() + " and sin_cache " + ss.str() +
+           " must be " +
+           (positions ? "[positions, " + angles_per + "]"
+                      : "[" + std::to_string(batch) + ", " +
+                            std::to_string(seq) + ", " + angles_per + "]"));
+  if (positions && input_shape(3) != (Shape{batch, seq}))
+    fail("position_ids " + input_shape(3).str() + " must be [" +
+         std::to_string(batch) + ", " + std::to_string(seq) + "]");
+  const std::string x =
+      sx.rank() == 4
+          ? transposed(n.input(0), {0, 2, 1, 3}, "x")
+          : emit("Reshape",
+                 {n.input(0), ints("x_shape", {batch, seq, heads, size})}, "x");
+  // [batch, seq, 1, half]: one angle per pair, the same for every head.
+  auto angles = [&](int i, const std::string &hint) {
+    std::string a = n.input(i);
+    if (positions)
+      a = emit("Gather", {a, n.input(3)}, hint + "_at");
+    const Shape cache = input_shape(i);
+    if (cache[cache.rank() - 1] != half)
+      a = slice(a, 2, 0, half, 1, hint + "_half");
+    return emit("Unsqueeze", {a, ints(hint + "_axis", {2})}, hint);
+  };
+  const std::string cos = angles(1, "cos"), sin = angles(2, "sin");
+  const bool interleaved = attr_int("interleaved", 0) != 0;
+  const std::string x1 = interleaved ? slice(x, 3, 0, rotary, 2, "x1")
+                                     : slice(x, 3, 0, half, 1, "x1");
+  const std::string x2 = interleaved ? slice(x, 3, 1, rotary, 2, "x2")
+                                     : slice(x, 3, half, rotary, 1, "x2");
+  const std::string real =
+      emit("Sub",
+           {emit("Mul", {cos, x1}, "cos_x1"), emit("Mul", {sin, x2}, "sin_x2")},
+           "real");
+  const std::string imag =
+      emit("Add",
+           {emit("Mul", {sin, x1}, "sin_x1"), emit("Mul", {cos, x2}, "cos_x2")},
+           "imag");
+  auto concat = [&](const std::vector<std::string> &parts, int64_t axis,
+                    const std::string &hint) {
+    onnx::NodeProto c = make_node(n, "Concat", parts, {value(hint)});
+    add_attr(c, "axis", axis);
+    out.push_back(c);
+    return c.output(0);
+  };
+  std::string y;
+  if (interleaved) {
+    const std::string pairs =
+        concat({emit("Unsqueeze", {real, ints("real_axis", {4})}, "real_pair"),
+                emit("Unsqueeze", {imag, ints("imag_axis", {4})}, "imag_pair")},
+               4, "pairs");
+    y = emit("Reshape",
+             {pairs, ints("pairs_shape", {batch, seq, heads, rotary})},
+             "rotated");
+  } else {
+    y = concat({real, imag}, 3, "rotated");
+  }
+  if (rotary < size)
+    y = concat({y, slice(x, 3, rotary, size, 1, "kept")}, 3, "y");
+  onnx::NodeProto last =
+      sx.rank() == 4 ? make_node(n, "Transpose", {y}, {n.output(0)})
+                     : make_node(n, "Reshape", {y, ints("y_shape", sx.dims)},
+                                 {n.output(0)});
+  if (sx.rank() == 4)
+    add_attr(last, "perm", Ints{0, 2, 1, 3});
+  out.push_back(last);
   return out;
 }
 
