@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
 #include "onnx_importer.h"
+#include "onnx_window_pads.h"
 
 #include <cmath>
 #include <limits>
@@ -30,6 +31,18 @@ using Ints = std::vector<int64_t>;
 using ops::BroadcastFn;
 
 enum class Kind { Conv, MaxPool, AveragePool };
+
+/// The extents (k - 1) * d + 1 of dilated kernel extents `k` (from index
+/// `from` on).
+Ints spans(const Ints &k, const Ints &d, size_t from = 0) {
+  Ints out;
+  for (size_t a = 0; a < d.size(); ++a)
+    out.push_back((k[from + a] - 1) * d[a] + 1);
+  return out;
+}
+Ints spans(const Shape &k, const Ints &d, size_t from) {
+  return spans(k.dims, d, from);
+}
 
 /// Three values of window attribute `name` (`def` each when absent).
 Ints three(I &m, const char *name, int64_t def) {
@@ -94,17 +107,11 @@ Handler depth_taps(Kind kind, Handler two_d) {
         m.fail("kernel, strides and dilations must be positive, pads at "
                "least 0");
     const std::string auto_pad = m.attr_string("auto_pad", "NOTSET");
-    for (int a = 0; a < 3 && auto_pad != "NOTSET"; ++a) {
-      const int64_t in = sx[a + 2], extent = (k[a] - 1) * d[a] + 1;
-      const int64_t out = auto_pad == "VALID" ? (in - extent) / s[a] + 1
-                                              : (in + s[a] - 1) / s[a];
-      const int64_t total =
-          std::max<int64_t>(0, (out - 1) * s[a] + extent - in);
-      p[a] = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
-      p[a + 3] = total - p[a];
-      if (auto_pad == "VALID")
-        p[a] = p[a + 3] = 0;
-    }
+    if (auto_pad == "VALID")
+      p.assign(6, 0);
+    else if (auto_pad != "NOTSET")
+      p = same_pads({sx[2], sx[3], sx[4]}, spans(k, d), s,
+                    auto_pad != "SAME_LOWER");
     const int64_t depth = sx[2], extent = (k[0] - 1) * d[0] + 1;
     const int64_t padded = depth + p[0] + p[3];
     if (padded < extent)
@@ -188,8 +195,8 @@ Handler depth_taps(Kind kind, Handler two_d) {
   };
 }
 
-/// ConvTranspose over [n, c, depth, h, w]: explicit pads and
-/// output_padding (auto_pad and output_shape are refused for 3-D).
+/// ConvTranspose over [n, c, depth, h, w]: pads given, or from auto_pad
+/// or output_shape (onnx_window_pads.h), and output_padding.
 Handler transposed_depth_taps(Handler two_d) {
   return [two_d](I &m) {
     if (m.input_shape(0).rank() != 5)
@@ -198,23 +205,43 @@ Handler transposed_depth_taps(Handler two_d) {
     const Shape sx = m.input_shape(0), sw = m.input_shape(1);
     if (sw.rank() != 5 || sw[0] != sx[1])
       m.fail("the kernel " + sw.str() + " does not match input " + sx.str());
-    if (m.attr_string("auto_pad", "NOTSET") != "NOTSET" ||
-        m.attr("output_shape"))
-      m.fail("a 3-D transposed convolution takes explicit pads only, not "
-             "auto_pad or output_shape");
     const Ints s = three(m, "strides", 1), d = three(m, "dilations", 1);
-    const Ints op = three(m, "output_padding", 0);
+    Ints op = three(m, "output_padding", 0);
+    if (op[0] >= std::max(s[0], d[0]))
+      m.fail("output_padding of depth " + std::to_string(op[0]) +
+             " must be below the stride or the dilation");
     Ints p = m.attr_ints("pads").value_or(Ints(6, 0));
     if (p.size() != 6)
       m.fail("pads must have 6 values for a 3-D window");
+    for (int a = 0; a < 3; ++a)
+      if (s[a] < 1 || s[a] > 4096 || d[a] < 1 || d[a] > 4096 || op[a] < 0 ||
+          op[a] > 4096 || sw[a + 2] < 1 || sw[a + 2] > 4096)
+        m.fail("kernel, strides, dilations or output_padding out of range");
+    const std::string mode = m.attr_string("auto_pad", "NOTSET");
+    const auto shape = m.attr_ints("output_shape");
+    if (mode == "VALID") {
+      p.assign(6, 0);
+    } else if (mode != "NOTSET" || shape) {
+      if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER")
+        m.fail("auto_pad " + mode + " is not supported");
+      if (shape && shape->size() < 3)
+        m.fail("output_shape needs the output's depth, height and width");
+      const Ints in{sx[2], sx[3], sx[4]};
+      const Ints out = shape ? Ints(shape->end() - 3, shape->end())
+                             : Ints{in[0] * s[0], in[1] * s[1], in[2] * s[2]};
+      const auto given = transposed_pads(in, spans(sw, d, 2), s, out,
+                                         mode == "SAME_UPPER", op);
+      if (!given)
+        m.fail("output_shape, strides and output_padding give pads beyond "
+               "2^40");
+      p = *given;
+    }
     const int64_t depth = sx[2], k = sw[2];
     if (k < 1 || k > 4096)
       m.fail("the kernel's depth " + std::to_string(k) +
              " is not from 1 to 4096");
-    if (s[0] < 1 || s[0] > 4096 || d[0] < 1 || d[0] > 4096 || op[0] < 0 ||
-        op[0] >= std::max(s[0], d[0]) || p[0] < 0 || p[3] < 0)
-      m.fail("strides, dilations, output_padding or pads of depth out of "
-             "range");
+    if (p[0] < 0 || p[3] < 0)
+      m.fail("pads of depth must be at least 0");
     // Every depth the taps write, before the pads are cropped.
     const int64_t full = s[0] * (depth - 1) + (k - 1) * d[0] + 1 + op[0];
     if (full - p[0] - p[3] < 1)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
 #include "onnx_importer.h"
+#include "onnx_window_pads.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -57,15 +58,7 @@ Ints window_pads(I &m, const Shape &x, const Ints &k, const Ints &s) {
     return {0, 0, 0, 0};
   if (mode != "SAME_UPPER" && mode != "SAME_LOWER")
     m.fail("auto_pad " + mode + " is not supported");
-  Ints p(4);
-  for (int i = 0; i < 2; ++i) {
-    const int64_t in = x[2 + i], out = (in + s[i] - 1) / s[i];
-    const int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + k[i] - in);
-    const int64_t small = total / 2;
-    p[i] = mode == "SAME_UPPER" ? small : total - small;
-    p[i + 2] = total - p[i];
-  }
-  return p;
+  return same_pads({x[2], x[3]}, k, s, mode == "SAME_UPPER");
 }
 
 /// The algebra's padding that equals these pads exactly, if any.
@@ -175,8 +168,8 @@ void conv(I &m) {
 /// SAME_* the way ONNX defines them (the odd one at the end for SAME_UPPER,
 /// at the start otherwise). An output_shape beyond what the operator makes
 /// grows `out_pad` (zeros at the end), as ONNX's reference does.
-Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
-                     Ints &out_pad) {
+Ints conv_transpose_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
+                         Ints &out_pad) {
   const std::string mode = m.attr_string("auto_pad", "NOTSET");
   if (mode == "VALID")
     return {0, 0, 0, 0};
@@ -187,27 +180,13 @@ Ints transposed_pads(I &m, const Shape &x, const Shape &w, const Ints &s,
     return given_pads(m);
   if (shape && shape->size() < 2)
     m.fail("output_shape needs the output's height and width");
-  Ints p(4);
-  for (int i = 0; i < 2; ++i) {
-    // In 128 bits: attribute values are only known to fit 64.
-    using Wide = __int128;
-    const Wide want =
-        shape ? Wide{(*shape)[shape->size() - 2 + i]} : Wide{x[2 + i]} * s[i];
-    const Wide wide =
-        Wide{s[i]} * (x[2 + i] - 1) + out_pad[i] + w[2 + i] - want;
-    if (wide < -(Wide{1} << 40) || wide > (Wide{1} << 40))
-      m.fail("output_shape, strides and output_padding give pads beyond "
-             "2^40");
-    const int64_t total = static_cast<int64_t>(wide);
-    if (total < 0) {
-      out_pad[i] -= total;
-      continue;
-    }
-    const bool upper = mode == "SAME_UPPER";
-    p[i] = upper ? total / 2 : total - total / 2;
-    p[i + 2] = total - p[i];
-  }
-  return p;
+  const Ints out = shape ? Ints(shape->end() - 2, shape->end())
+                         : Ints{x[2] * s[0], x[3] * s[1]};
+  const auto p = transposed_pads({x[2], x[3]}, {w[2], w[3]}, s, out,
+                                 mode == "SAME_UPPER", out_pad);
+  if (!p)
+    m.fail("output_shape, strides and output_padding give pads beyond 2^40");
+  return *p;
 }
 
 /// A transposed convolution's constant weight [C, Co/g, kh, kw] at
@@ -247,7 +226,7 @@ void conv_transpose(I &m) {
     m.fail("output_padding must have 2 values for a 2-D window");
   if (!window_values(out_pad, 0))
     m.fail("output_padding must be from 0 to 2^31");
-  const Ints pads = transposed_pads(m, m.shape(x), m.shape(w), s, out_pad);
+  const Ints pads = conv_transpose_pads(m, m.shape(x), m.shape(w), s, out_pad);
   const ValueRef y = m.add(
       OpKind::ConvTranspose,
       make_attrs(OpKind::ConvTranspose, {{"s", s},

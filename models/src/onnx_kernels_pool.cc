@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_kernels_impl.h"
+#include "onnx_window_pads.h"
 
 #include "quarry/core/error.h"
 #include "quarry/core/ops/pool2d_explicit.h"
@@ -21,21 +22,6 @@ namespace quarry::onnx_io::kernels {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-/// The pads (begins, then ends) of `auto_pad` SAME_UPPER or SAME_LOWER:
-/// outputs of ceil(in / s), the odd one at the end for SAME_UPPER.
-Ints same_pads(const Shape &x, const Ints &span, const Ints &s, bool upper) {
-  const size_t n = span.size();
-  Ints p(2 * n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t in = x[static_cast<int>(2 + i)];
-    const int64_t out = (in + s[i] - 1) / s[i];
-    const int64_t total = std::max<int64_t>((out - 1) * s[i] + span[i] - in, 0);
-    p[i] = upper ? total / 2 : total - total / 2;
-    p[n + i] = total - p[i];
-  }
-  return p;
-}
 
 } // namespace
 
@@ -70,7 +56,8 @@ std::vector<HeldValue> max_pool(const onnx::NodeProto &n, const Inputs &in) {
     span[i] = (k[i] - 1) * d[i] + 1;
   const std::string pad_mode = string_attr(n, "auto_pad", "NOTSET");
   if (pad_mode == "SAME_UPPER" || pad_mode == "SAME_LOWER")
-    p = same_pads(x, span, s, pad_mode == "SAME_UPPER");
+    p = same_pads(Ints(x.dims.begin() + 2, x.dims.end()), span, s,
+                  pad_mode == "SAME_UPPER");
   else if (pad_mode == "VALID")
     p.assign(2 * spatial, 0);
   else if (pad_mode != "NOTSET")

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 namespace quarry {
 namespace {
 
@@ -100,6 +102,58 @@ TEST(OnnxConvTranspose, ThreeDimensionalByItsDefinition) {
   ASSERT_EQ(y.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
     EXPECT_NEAR(y[i], want[i], 1e-4) << i;
+}
+
+TEST(OnnxConvTranspose, ThreeDimensionalPadsFromAutoPadOrOutputShape) {
+  // x [1,1,3,4,5], w [1,1,3,3,2] at strides 2: the full outputs are 7, 9
+  // and 10 long. SAME gives 6, 8 and 10 (totals 1, 1, 0); an output_shape
+  // of 6, 9, 10 pads the first axis alone, at its start; one of 8, 9, 12
+  // is past the full output on two axes, which output_padding makes up.
+  const Ints xs{1, 1, 3, 4, 5}, ws{1, 1, 3, 3, 2};
+  auto model = [&](const std::function<void(onnx::NodeProto &)> &set) {
+    OnnxModel m(13);
+    m.input("x", xs).output("y");
+    std::vector<float> w(18);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = static_cast<float>(i % 7) - 3;
+    m.floats("w", ws, w);
+    auto &n = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    set_ints(n, "strides", {2, 2, 2});
+    set(n);
+    const Model g = import_onnx_bytes(m.bytes(), "ct3.onnx");
+    EXPECT_TRUE(kept_operator_types(g).empty());
+    std::vector<float> x(60);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>((i * 5) % 13) - 6;
+    Bindings<float> in;
+    in.emplace("x", Tensor<float>(Shape(xs), x));
+    return eval_first(g, in);
+  };
+  auto explicit_pads = [&](const Ints &pads, const Ints &out_pad) {
+    return model([&](onnx::NodeProto &n) {
+      set_ints(n, "pads", pads);
+      set_ints(n, "output_padding", out_pad);
+    });
+  };
+  struct Case {
+    const char *auto_pad;
+    Ints output_shape, pads, out_pad;
+  };
+  const Case cases[] = {
+      {"SAME_UPPER", {}, {0, 0, 0, 1, 1, 0}, {0, 0, 0}},
+      {"SAME_LOWER", {}, {1, 1, 0, 0, 0, 0}, {0, 0, 0}},
+      {nullptr, {6, 9, 10}, {1, 0, 0, 0, 0, 0}, {0, 0, 0}},
+      {nullptr, {1, 1, 8, 9, 12}, {0, 0, 0, 0, 0, 0}, {1, 0, 2}}};
+  for (const Case &c : cases) {
+    const std::vector<float> got = model([&](onnx::NodeProto &n) {
+      if (c.auto_pad)
+        set_string(n, "auto_pad", c.auto_pad);
+      if (!c.output_shape.empty())
+        set_ints(n, "output_shape", c.output_shape);
+    });
+    EXPECT_EQ(got, explicit_pads(c.pads, c.out_pad))
+        << (c.auto_pad ? c.auto_pad : "output_shape");
+  }
 }
 
 } // namespace

@@ -632,12 +632,12 @@ TEST(OnnxKept, AKeptNodeIsNamedWithItsOperatorAndWhyItIsKept) {
   c.input("x", {1, 1, 4, 4, 4}).output("y");
   c.floats("w", {1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f));
   set_string(c.node("ConvTranspose", {"x", "w"}, {"y"}), "auto_pad",
-             "SAME_UPPER");
+             "SAME_MIDDLE");
   const Model conv = import_onnx_bytes(c.bytes(), "video.onnx");
   EXPECT_EQ(unrunnable_reason(conv),
             "node 'ConvTranspose_y' (ConvTranspose) is kept from the imported "
-            "model as it is (a 3-D transposed convolution takes explicit pads "
-            "only, not auto_pad or output_shape); quarry cannot run it");
+            "model as it is (auto_pad SAME_MIDDLE is not supported); quarry "
+            "cannot run it");
   EXPECT_EQ(export_onnx_bytes(conv).find("quarry_kept_because"),
             std::string::npos);
   // A handler run as another node (CastLike as its Cast): its reason alone.
