@@ -4,10 +4,10 @@
 // out the labels nothing else reads, then two operands become one batched
 // product, [batch, free of A, contracted] x [batch, contracted, free of B],
 // after a transpose and a reshape each; the last operand is transposed to
-// the output's order. What is left to the graph is transpose, reshape,
-// reduce and matmul, which the optimizer and the backends know. Labels
-// repeated within an operand (diagonals) and broadcast extents are
-// refused.
+// the output's order. A label repeated within an operand is its diagonal,
+// taken first (a strided slice of the two axes flattened). What is left to
+// the graph is transpose, reshape, slice, reduce and matmul, which the
+// optimizer and the backends know. Broadcast extents are refused.
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_importer.h"
@@ -131,10 +131,44 @@ Equation parse(Importer &m, std::string eq, const std::vector<int> &ranks) {
       if (label < kEllipsisLabel && count == 1)
         e.output.push_back(label);
   }
-  for (const Labels &l : e.inputs)
-    if (std::set<int>(l.begin(), l.end()).size() != l.size())
-      m.fail("a label repeated within a term (a diagonal) is not supported");
   return e;
+}
+
+/// `o` with each label it repeats taken once: the elements whose axes of
+/// that label agree (a diagonal). The two axes go last, flattened, and
+/// every (n + 1)-th of their n * n elements is one of the diagonal's.
+void take_diagonals(Importer &m, Operand &o,
+                    const std::map<int, int64_t> &extent) {
+  for (;;) {
+    size_t first = o.labels.size(), second = first;
+    for (size_t i = 0; i < o.labels.size() && second == o.labels.size(); ++i)
+      for (size_t j = i + 1; j < o.labels.size(); ++j)
+        if (o.labels[i] == o.labels[j]) {
+          first = i;
+          second = j;
+          break;
+        }
+    if (second == o.labels.size())
+      return;
+    const int label = o.labels[first];
+    const int64_t n = extent.at(label);
+    Ints perm, dims;
+    Labels rest;
+    for (size_t k = 0; k < o.labels.size(); ++k)
+      if (k != first && k != second) {
+        perm.push_back(static_cast<int64_t>(k));
+        rest.push_back(o.labels[k]);
+        dims.push_back(extent.at(o.labels[k]));
+      }
+    perm.push_back(static_cast<int64_t>(first));
+    perm.push_back(static_cast<int64_t>(second));
+    dims.push_back(n * n);
+    const ValueRef pairs = reshape_to(m, transpose(m, o.value, perm), dims);
+    rest.push_back(label);
+    o = {slice_along(m, pairs, static_cast<int64_t>(dims.size()) - 1, 0, n * n,
+                     n + 1),
+         rest};
+  }
 }
 
 int64_t extent_product(const std::map<int, int64_t> &extent, const Labels &ls) {
@@ -193,6 +227,11 @@ void einsum(Importer &m) {
   for (int l : eq.output)
     if (!extent.count(l))
       m.fail("the output names a label no input has");
+  if (std::set<int>(eq.output.begin(), eq.output.end()).size() !=
+      eq.output.size())
+    m.fail("the output names a label twice");
+  for (Operand &o : ops)
+    take_diagonals(m, o, extent);
   // What operands after the first `k` and the output read.
   auto read_after = [&](size_t k) {
     std::set<int> r(eq.output.begin(), eq.output.end());

@@ -119,7 +119,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"i,j->ij", {{2}, {3}}},
                       Case{"abc,cd,de->abe", {{2, 2, 3}, {3, 4}, {4, 2}}},
                       Case{"nchw,oc->nohw", {{1, 3, 2, 2}, {4, 3}}},
-                      Case{"ab,cb,ab->ac", {{2, 3}, {4, 3}, {2, 3}}}),
+                      Case{"ab,cb,ab->ac", {{2, 3}, {4, 3}, {2, 3}}},
+                      // Diagonals: a label twice (or three times) in a term.
+                      Case{"ii->i", {{3, 3}}}, Case{"ii->", {{4, 4}}},
+                      Case{"bii->bi", {{2, 3, 3}}},
+                      Case{"iji->ji", {{3, 2, 3}}}, Case{"iii->i", {{2, 2, 2}}},
+                      Case{"ii,ij->j", {{3, 3}, {3, 2}}}),
     [](const auto &info) {
       std::string name;
       for (char c : info.param.equation)
@@ -157,11 +162,10 @@ TEST(Einsum, WhatItCannotSayIsKeptSayingWhy) {
     set_string(m.node("Einsum", {"x0", "x1"}, {"y"}), "equation", eq);
     return unrunnable_reason(import_onnx_bytes(m.bytes(), "e.onnx"));
   };
-  EXPECT_EQ(why("ii,ij->j", {3, 3}, {3, 2}),
+  EXPECT_EQ(why("ij,jk->ikk", {2, 3}, {3, 2}),
             "node 'Einsum_y' (Einsum) is kept from the imported model as it "
-            "is (a label repeated within a term (a diagonal) is not "
-            "supported; the shapes of its outputs are not fixed); quarry "
-            "cannot run it");
+            "is (the output names a label twice; the shapes of its outputs "
+            "are not fixed); quarry cannot run it");
   EXPECT_EQ(why("ij,jk->ik", {2, 3}, {1, 2}),
             "node 'Einsum_y' (Einsum) is kept from the imported model as it "
             "is (a label has extents 3 and 1 (broadcasting is not "
