@@ -373,6 +373,9 @@ std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
       return std::nullopt;
     return std::pair{ops->first, *k};
   };
+  // A reshape keeps every value: it is on the grid of what it reads.
+  while (!p.value(v).is_static && g.node(v.node).kind == OpKind::Reshape)
+    v = g.node(v.node).inputs.at(0);
   const auto scaled = step(v, B::Mul);
   if (!scaled)
     return std::nullopt;

@@ -71,9 +71,9 @@ struct QuantizationGrid {
   float scale = 1, zero = 0, lo = 0, hi = 0;
 };
 
-/// The grid `v` lies on, when `v` is such a pair's result with one static
-/// scale and zero point (scalars; either zero point may be left out when
-/// 0); nullopt otherwise.
+/// The grid `v` lies on, when `v` is such a pair's result (or a reshape of
+/// it) with one static scale and zero point (scalars; either zero point
+/// may be left out when 0); nullopt otherwise.
 std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
                                                   ValueRef v);
 

@@ -95,8 +95,8 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// since laid-out weights live in huge pages (huge_pages.h), 11 since
 /// poolings take their chain (a sum, a bias, an activation) as post-ops,
 /// 12 since denormals are taken as zero (denormals.h), 13 since rounding
-/// (a quantization's) is a oneDNN post-op, 14 since a convolution of a QDQ
-/// pair's result runs in int8 (kernels_conv_int8.cc).
+/// (a quantization's) is a oneDNN post-op, 14 since a convolution or
+/// product of a QDQ pair's result runs in int8 (kernels_int8.cc).
 constexpr int kKernelRevision = 14;
 
 struct Layouts {

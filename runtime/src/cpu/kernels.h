@@ -146,11 +146,14 @@ QUARRY_CPU_KERNEL(ops::Where)
 
 #undef QUARRY_CPU_KERNEL
 
-/// A convolution of values on a quantization grid by integer weights, in
-/// int8 (kernels_conv_int8.cc); nullopt where it does not apply.
+/// A convolution, or a 2-D matrix product, of values on a quantization
+/// grid by integer weights, in int8 (kernels_int8.cc); nullopt where it
+/// does not apply.
 std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
                                          CpuOperands in, ResultTypes out,
                                          PostOps post);
+std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
+                                           ResultTypes out, PostOps post);
 
 /// Any operator, through its float semantics (core's evaluate) over plain
 /// buffers: what runs where no CpuKernel exists (enlarge, grid_sample, ...).

@@ -198,6 +198,8 @@ Lowered CpuKernel<ops::MatMul>::make(Context &c, const Node &, CpuOperands in,
                                      ResultTypes out, PostOps post) {
   if (gemv_applies(in))
     return gemv_lowered(c, in, out, post);
+  if (auto int8 = int8_matmul_lowered(c, in, out, post))
+    return std::move(*int8);
   // Leading (batch) dimensions collapse into one; without a batch the
   // problem is 2-D, for which oneDNN has faster kernels (small m above all).
   const Shape &a = in[0].shape(), &b = in[1].shape();

@@ -156,7 +156,7 @@ void Program::lower(const FusedStep &s) {
     } else {
       o.md = slots_[slots_of_.at(v).front()].md;
     }
-    if (in.empty() && n.kind == OpKind::Conv2D)
+    if (in.empty() && (n.kind == OpKind::Conv2D || n.kind == OpKind::MatMul))
       o.grid = quantization_grid(g_, p_, v);
     in.push_back(o);
   }

@@ -1,4 +1,4 @@
-//===- int8_conv_test.cc - Convolutions of a QDQ pair's result in int8 ----===//
+//===- int8_kernels_test.cc - Kernels of a QDQ pair's result in int8 ------===//
 #include "cases.h"
 #include "composites.h"
 #include "quarry/runtime/cpu_backend.h"
@@ -54,10 +54,11 @@ Bindings<float> qdq_values(const Graph &g, float zero, float lo, float hi,
   return v;
 }
 
-/// The implementation of the step that runs the convolution.
-std::string conv_impl(Executable &e) {
+/// The implementation of the step that runs the convolution (`op`
+/// conv2d) or product (matmul).
+std::string conv_impl(Executable &e, const std::string &op = "conv2d") {
   for (const StepInfo &s : e.steps())
-    if (s.label.find("(conv2d)") != std::string::npos)
+    if (s.label.find("(" + op + ")") != std::string::npos)
       return s.impl;
   return "";
 }
@@ -145,6 +146,45 @@ TEST(CpuInt8Conv, RunsInFloatWhereTheIntegersWouldNotBeExact) {
     EXPECT_EQ(conv_impl(*e).rfind("int8", 0), std::string::npos)
         << conv_impl(*e);
     EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
+  }
+}
+
+TEST(CpuInt8MatMul, RunsInInt8AndEqualsTheReference) {
+  // A product of a QDQ pair's result (reshaped to rows, as an N-D product
+  // imports) by weights of one scale per column, then a bias and a relu.
+  const Graph g = parse_graph(
+      "input x: [2,3,16]\nweight s: []\nweight z: []\nweight lo: []\n"
+      "weight hi: []\nweight w: [16,24]\nweight b: [24]\n"
+      "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
+      "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n"
+      "d = reshape[shape=6,16](broadcast[fn=mul](broadcast[fn=sub](q, z), "
+      "s))\n"
+      "y = relu(broadcast[fn=add](matmul(d, w), b))\noutput y\n");
+  for (const float zero : {0.0f, 128.0f}) {
+    Bindings<float> v = random_run_bindings(g, 9);
+    auto &x = v.at("x");
+    for (int64_t i = 0; i < x.numel(); ++i)
+      x[i] = 6.0f * static_cast<float>(i % 29) / 29.0f - 3.0f;
+    v.insert_or_assign("s", Tensor<float>(Shape{}, 1.0f / 32));
+    v.insert_or_assign("z", Tensor<float>(Shape{}, zero));
+    v.insert_or_assign("lo", Tensor<float>(Shape{}, 0.0f));
+    v.insert_or_assign("hi", Tensor<float>(Shape{}, 255.0f));
+    auto &w = v.at("w");
+    std::mt19937 rng(4);
+    std::uniform_int_distribution<int> q(-127, 127);
+    for (int64_t i = 0; i < 16; ++i)
+      for (int64_t j = 0; j < 24; ++j)
+        w[i * 24 + j] = static_cast<float>(i == j % 16 ? 127 : q(rng)) *
+                        0.002f * static_cast<float>(j + 1);
+    auto e = make_cpu_backend()->prepare(g, v);
+    EXPECT_EQ(conv_impl(*e, "matmul").rfind("int8 ", 0), 0u)
+        << conv_impl(*e, "matmul");
+    EXPECT_LE(error_against_reference(*e, g, v), kTolerance) << zero;
+    // Off their grid, the weights run as a float product.
+    w[5] += 0.0007f;
+    auto f = make_cpu_backend()->prepare(g, v);
+    EXPECT_EQ(conv_impl(*f, "matmul").rfind("int8", 0), std::string::npos);
+    EXPECT_LE(error_against_reference(*f, g, v), kTolerance) << zero;
   }
 }
 

@@ -1,0 +1,242 @@
+//===- kernels_int8.cc - Convolutions and products of quantized values ----===//
+//
+// A convolution or matrix product whose input lies on a quantization grid
+// (what a QDQ pair leaves, composites.h) and whose static weights are
+// integers of at most 127 times one scale per output channel or column
+// (what a symmetric per-channel quantizer leaves, folded to floats) runs
+// as oneDNN's int8 primitive: the input is quantized again as the step
+// starts, into u8 or s8 integers q - zero (exactly: it holds the grid's
+// points), the weights are s8, the products are summed in int32, exactly,
+// and scaled by the input's and each channel's scale (the primitive's
+// output scales) into float32 before the epilogue, which applies the bias
+// and the rest of the chain as the float path does. The integers summed are
+// those the float kernel multiplies, so the two differ only by float32's
+// rounding of the float one's sums. Where the grid's integers fit neither
+// u8 nor s8 (a zero point other than 0 or the middle of the range), the
+// weights are not such integers, or oneDNN has only reference code for the
+// configuration, the float kernel runs.
+//
+//===----------------------------------------------------------------------===//
+#include "epilogue.h"
+#include "kernels.h"
+#include "primitive_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+namespace quarry::runtime::cpu {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+namespace {
+
+/// Weights [co, per_co] as integers times one scale per output channel.
+struct Int8Weights {
+  std::vector<float> integers; ///< each in [-127, 127]
+  std::vector<float> scale;
+};
+
+/// The integers and scales of `w`, where each channel's largest magnitude
+/// is 127 of its steps and every weight is, within float32's rounding, a
+/// whole number of them; nullopt otherwise.
+std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
+                                        int64_t per_co) {
+  Int8Weights r;
+  r.integers.resize(static_cast<size_t>(co * per_co));
+  r.scale.resize(static_cast<size_t>(co));
+  for (int64_t o = 0; o < co; ++o) {
+    const float *wo = w + o * per_co;
+    float largest = 0;
+    for (int64_t i = 0; i < per_co; ++i)
+      largest = std::max(largest, std::fabs(wo[i]));
+    const float step = largest > 0 ? largest / 127.0f : 1.0f;
+    for (int64_t i = 0; i < per_co; ++i) {
+      const float q = std::nearbyint(wo[i] / step);
+      // A dequantized weight is float32's rounding of q * scale: within a
+      // few units in the last place of the largest one.
+      if (std::fabs(q * step - wo[i]) > 1e-6f * largest)
+        return std::nullopt;
+      r.integers[static_cast<size_t>(o * per_co + i)] = q;
+    }
+    r.scale[static_cast<size_t>(o)] = step;
+  }
+  return r;
+}
+
+/// The type that holds the grid's integers q - zero exactly, if any.
+std::optional<dt> integer_type(const QuantizationGrid &grid) {
+  const float lo = grid.lo - grid.zero, hi = grid.hi - grid.zero;
+  if (lo >= 0 && hi <= 255)
+    return dt::u8;
+  if (lo >= -128 && hi <= 127)
+    return dt::s8;
+  return std::nullopt;
+}
+
+/// The per-output scales: the input's grid times each channel's.
+std::vector<float> output_scales(const QuantizationGrid &grid,
+                                 const Int8Weights &w) {
+  std::vector<float> scales(w.scale.size());
+  for (size_t o = 0; o < scales.size(); ++o)
+    scales[o] = grid.scale * w.scale[o];
+  return scales;
+}
+
+/// The reorder that quantizes operand 0 (in layout `from`) into `to`: x /
+/// scale rounds to the grid's integers, x holding (q - zero) * scale
+/// within a unit in the last place.
+dnnl::reorder::primitive_desc quantizing(const Context &c,
+                                         const QuantizationGrid &grid,
+                                         const memory::desc &from,
+                                         const memory::desc &to) {
+  dnnl::primitive_attr requantize;
+  requantize.set_output_scales(0, {1.0f / grid.scale});
+  return dnnl::reorder::primitive_desc(c.engine, from, c.engine, to,
+                                       requantize);
+}
+
+/// The step of `primitive` (its weights laid out in `parts`) reading
+/// operand 0 quantized by `quantize` into memory of its own.
+template <class Pd, class Primitive>
+std::function<Step(const Bound &)>
+quantized_step(const Context &c, const Pd &pd,
+               const dnnl::reorder::primitive_desc &quantize,
+               const AnchorParts &parts, const memory::desc &x_md) {
+  return [&c, pd, quantize, parts, x_md](const Bound &b) -> Step {
+    const memory q(pd.src_desc(), c.engine); // owns its buffer
+    const memory x(x_md, c.engine, b.in[0]);
+    Args args{{DNNL_ARG_SRC, q},
+              {DNNL_ARG_WEIGHTS, parts.weights},
+              {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
+    Step run = epilogue_step(c, Primitive(pd), *parts.epilogue, b,
+                             std::move(args), pd.dst_desc());
+    return [reorder = dnnl::reorder(quantize), x, q, run = std::move(run),
+            stream = c.stream]() mutable {
+      reorder.execute(stream, {{DNNL_ARG_FROM, x}, {DNNL_ARG_TO, q}});
+      run();
+    };
+  };
+}
+
+} // namespace
+
+std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
+                                         CpuOperands in, ResultTypes out,
+                                         PostOps post) {
+  const std::optional<QuantizationGrid> &grid = in[0].grid;
+  if (!grid || c.bf16 || !in[1].is_static() || in[0].shape().rank() != 4 ||
+      (c.conv_layout && *c.conv_layout != tag::nhwc))
+    return std::nullopt;
+  for (const PostOp &p : post)
+    if (p.kind == PostOp::Kind::BatchNorm)
+      return std::nullopt; // folded into float weights by the float path
+  const std::optional<dt> src_type = integer_type(*grid);
+  if (!src_type)
+    return std::nullopt;
+  using Conv = ops::Conv2D;
+  const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
+  const auto &s = n.attrs.list(Conv::kStride);
+  std::optional<Int8Weights> weights =
+      int8_weights(in[1].static_data, g.co, g.cw * g.kh * g.kw);
+  if (!weights)
+    return std::nullopt;
+  const dims wdims = g.groups > 1
+                         ? dims{g.groups, g.co / g.groups, g.cw, g.kh, g.kw}
+                         : dims{g.co, g.cw, g.kh, g.kw};
+  const dims xdims = to_dims(in[0].shape()), ydims = to_dims(out[0].shape);
+  // The bias is the epilogue's, added in float32 after the scales, as the
+  // float path's chain adds it.
+  const Epilogue epi(post, 0, 2, ydims, 1);
+  dnnl::primitive_attr attr = epi.attr();
+  attr.set_output_scales(1 << 1, output_scales(*grid, *weights));
+  std::optional<dnnl::convolution_forward::primitive_desc> pd;
+  std::optional<dnnl::reorder::primitive_desc> quantize;
+  Lowered l;
+  AnchorParts parts;
+  try {
+    const dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        memory::desc(xdims, *src_type, tag::nhwc),
+        memory::desc(wdims, dt::s8, tag::any), memory::desc(),
+        memory::desc(ydims, dt::f32, tag::nhwc), {s[0], s[1]},
+        {g.dh - 1, g.dw - 1}, {g.y.pad_before, g.x.pad_before},
+        {pad_after(g.h, g.eh, s[0], g.y.out, g.y.pad_before),
+         pad_after(g.w, g.ew, s[1], g.x.out, g.x.pad_before)});
+    pd.emplace(d, attr, c.engine);
+    if (is_reference_impl(impl_name(*pd)))
+      return std::nullopt;
+    quantize.emplace(quantizing(c, *grid, in[0].md, pd->src_desc()));
+    std::vector<CpuOperand> operands(in.begin(), in.end());
+    operands[1].static_data = weights->integers.data(); // laid out as s8
+    parts = anchor_parts(c, *pd, epi, operands, l);
+  } catch (const dnnl::error &) {
+    return std::nullopt;
+  }
+  l.in[0] = in[0].md; // read as it arrives: the quantizing reorder lays it out
+  l.out = {pd->dst_desc()};
+  l.impl = "int8 " + l.impl;
+  l.bind = quantized_step<dnnl::convolution_forward::primitive_desc,
+                          dnnl::convolution_forward>(c, *pd, *quantize, parts,
+                                                     in[0].md);
+  return l;
+}
+
+std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
+                                           ResultTypes out, PostOps post) {
+  const std::optional<QuantizationGrid> &grid = in[0].grid;
+  if (!grid || c.bf16 || !in[1].is_static() || in[0].shape().rank() != 2 ||
+      in[1].shape().rank() != 2)
+    return std::nullopt;
+  const std::optional<dt> src_type = integer_type(*grid);
+  if (!src_type)
+    return std::nullopt;
+  const int64_t m = in[0].shape()[0], k = in[0].shape()[1],
+                n = in[1].shape()[1];
+  // The weights [k, n] by columns: one scale per output column.
+  std::vector<float> columns(static_cast<size_t>(k * n));
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      columns[static_cast<size_t>(j * k + i)] = in[1].static_data[i * n + j];
+  std::optional<Int8Weights> weights = int8_weights(columns.data(), n, k);
+  if (!weights)
+    return std::nullopt;
+  std::vector<float> integers(columns.size());
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      integers[static_cast<size_t>(i * n + j)] =
+          weights->integers[static_cast<size_t>(j * k + i)];
+  const dims cdims{m, n};
+  const Epilogue epi(post, 0, 2, cdims, 1);
+  dnnl::primitive_attr attr = epi.attr();
+  attr.set_output_scales(1 << 1, output_scales(*grid, *weights));
+  std::optional<dnnl::matmul::primitive_desc> pd;
+  std::optional<dnnl::reorder::primitive_desc> quantize;
+  Lowered l;
+  AnchorParts parts;
+  try {
+    pd.emplace(dnnl::matmul::desc(memory::desc({m, k}, *src_type, tag::ab),
+                                  memory::desc({k, n}, dt::s8, tag::any),
+                                  plain_md(cdims)),
+               attr, c.engine);
+    if (is_reference_impl(impl_name(*pd)))
+      return std::nullopt;
+    quantize.emplace(quantizing(c, *grid, in[0].md, pd->src_desc()));
+    std::vector<CpuOperand> operands(in.begin(), in.end());
+    operands[1].static_data = integers.data(); // laid out as s8
+    parts = anchor_parts(c, *pd, epi, operands, l);
+  } catch (const dnnl::error &) {
+    return std::nullopt;
+  }
+  l.in[0] = in[0].md;
+  l.out = {plain_md(out[0].shape)};
+  l.impl = "int8 " + l.impl;
+  l.bind = quantized_step<dnnl::matmul::primitive_desc, dnnl::matmul>(
+      c, *pd, *quantize, parts, in[0].md);
+  return l;
+}
+
+} // namespace quarry::runtime::cpu
