@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -177,8 +178,14 @@ public:
   std::string reshape(const std::string &x, const Ints &shape) {
     return op("Reshape", {x, ints(shape)});
   }
+  /// Where set, what linear() writes instead (a quantized layer).
+  std::function<std::string(Net &, const std::string &, int64_t, int64_t)>
+      linear_form;
+
   /// nn.Linear on the last axis: MatMul by the transposed weight, then Add.
   std::string linear(const std::string &x, int64_t in, int64_t out) {
+    if (linear_form)
+      return linear_form(*this, x, in, out);
     const double bound = std::sqrt(3.0 / static_cast<double>(in));
     return op("Add", {op("MatMul", {x, weight({in, out}, bound)}),
                       weight({out}, 0.1)});
@@ -314,8 +321,19 @@ private:
 void retinanet_s(const std::string &path);
 void faster_rcnn_s(const std::string &path);
 
-/// A small residual network as ONNX Runtime's static quantizer writes it
-/// in QDQ form (today_quantized.cc).
+/// A vision transformer over the 16x16 patches of a square image: pre-norm
+/// encoder blocks of heads of 64, classifying the class token
+/// (torchvision's vit_b_16) or the mean of the tokens (today_nets.cc).
+struct Vit {
+  int64_t side, blocks, heads;
+  bool class_token;
+};
+void vit(Net &n, const Vit &v, const std::string &path);
+
+/// A small residual network, and a small ViT whose linear layers are
+/// quantized, as ONNX Runtime's static quantizer writes them in QDQ form
+/// (today_quantized.cc).
 void resnet_s_qdq(const std::string &path);
+void vit_s_qdq(const std::string &path);
 
 } // namespace quarry::bench

@@ -19,7 +19,8 @@
 // NAME is convnext_t, vit_b16, densenet121, efficientnet_b0,
 // shufflenet_v2, two small detectors, retinanet_s and faster_rcnn_s
 // (today_detectors.cc), or one of the small networks of today's forms:
-// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq (today_quantized.cc).
+// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq and vit_s_qdq
+// (today_quantized.cc).
 // All of them when none is given. Prints each file's path (--list: the
 // names).
 //
@@ -80,14 +81,9 @@ void convnext_s_fp16(const std::string &path) {
   convnext(n, {1, 1, 2, 1}, {48, 96, 192, 384}, path);
 }
 
-/// A vision transformer over the 16x16 patches of a square image: pre-norm
-/// encoder blocks of heads of 64, classifying the class token
-/// (torchvision's vit_b_16) or the mean of the tokens.
-struct Vit {
-  int64_t side, blocks, heads;
-  bool class_token;
-};
-void vit(Net &n, const Vit &v, const std::string &path) {
+} // namespace
+
+void quarry::bench::vit(Net &n, const Vit &v, const std::string &path) {
   const int64_t hd = 64, d = v.heads * hd, mlp = 4 * d;
   const int64_t patches = (v.side / 16) * (v.side / 16);
   const int64_t tokens = patches + (v.class_token ? 1 : 0);
@@ -121,6 +117,8 @@ void vit(Net &n, const Vit &v, const std::string &path) {
   }
   n.write(n.gemm(features, d, 1000), path);
 }
+
+namespace {
 
 /// torchvision's vit_b_16: 12 encoder blocks of 12 heads over 197 tokens.
 void vit_b16(const std::string &path) {
@@ -267,7 +265,7 @@ int main(int argc, char **argv) {
       {"shufflenet_v2", shufflenet_v2}, {"retinanet_s", retinanet_s},
       {"faster_rcnn_s", faster_rcnn_s}, {"convnext_s_fp16", convnext_s_fp16},
       {"vit_s_opset21", vit_s_opset21}, {"r3d_s", r3d_s},
-      {"resnet_s_qdq", resnet_s_qdq}};
+      {"resnet_s_qdq", resnet_s_qdq},   {"vit_s_qdq", vit_s_qdq}};
   std::string outdir;
   std::vector<std::string> names;
   bool list = false;
@@ -279,7 +277,8 @@ int main(int argc, char **argv) {
   app.add_option("NAME", names,
                  "Networks: convnext_t, vit_b16, densenet121, "
                  "efficientnet_b0, shufflenet_v2, retinanet_s, faster_rcnn_s, "
-                 "convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq "
+                 "convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq, "
+                 "vit_s_qdq "
                  "(default: all)");
   app.add_flag("--list", list, "Print the networks' names instead");
   quarry::bench::parse_or_exit(app, argc, argv);

@@ -43,12 +43,12 @@ std::string qdq(Net &n, const std::string &x, Range r) {
   return n.op("DequantizeLinear", {n.op("QuantizeLinear", {x, s, z}), s, z});
 }
 
-/// A dequantized initializer: `q` times `scale` (one per row along axis 0
-/// when `scale` has more than one), zero points 0 of `zero_type`.
+/// A dequantized initializer: `q` times `scale` (one per slice along
+/// `axis` when `scale` has more than one), zero points 0 of type `type`.
 template <typename Q>
 std::string dequantized(Net &n, int32_t type, const Ints &shape,
                         const std::vector<Q> &q,
-                        const std::vector<float> &scale) {
+                        const std::vector<float> &scale, int64_t axis = 0) {
   const bool per_row = scale.size() > 1;
   const Ints scale_shape =
       per_row ? Ints{static_cast<int64_t>(scale.size())} : Ints{};
@@ -59,7 +59,7 @@ std::string dequantized(Net &n, int32_t type, const Ints &shape,
        n.raw(type, scale_shape, std::vector<Q>(scale.size(), 0))},
       out);
   if (per_row)
-    set_int(node, "axis", 0);
+    set_int(node, "axis", axis);
   return out;
 }
 
@@ -112,7 +112,41 @@ std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
   return out;
 }
 
+/// nn.Linear quantized: its input through QDQ, its weight [in, out] int8
+/// with one scale per output column (dequantized along axis 1), its bias
+/// float.
+std::string linear(Net &n, const std::string &x, int64_t in, int64_t out) {
+  const std::vector<float> w =
+      n.values({in, out}, std::sqrt(3.0 / static_cast<double>(in)));
+  std::vector<float> columns(w.size());
+  for (int64_t i = 0; i < in; ++i)
+    for (int64_t j = 0; j < out; ++j)
+      columns[static_cast<size_t>(j * in + i)] =
+          w[static_cast<size_t>(i * out + j)];
+  const std::vector<float> scale = int8_scales(columns, out, true);
+  std::vector<int8_t> q(w.size());
+  for (int64_t i = 0; i < in; ++i)
+    for (int64_t j = 0; j < out; ++j)
+      q[static_cast<size_t>(i * out + j)] = static_cast<int8_t>(
+          std::clamp(std::nearbyint(w[static_cast<size_t>(i * out + j)] /
+                                    scale[static_cast<size_t>(j)]),
+                     -127.0f, 127.0f));
+  const std::string weight =
+      dequantized(n, TensorProto::INT8, {in, out}, q, scale, 1);
+  return n.op("Add", {n.op("MatMul", {qdq(n, x, kSigned), weight}),
+                      n.weight({out}, 0.1)});
+}
+
 } // namespace
+
+/// A ViT of 4 blocks of 3 heads over the 64 patches of 128x128 images,
+/// mean-pooled, its linear layers quantized (the patches' convolution, the
+/// attention's products and the classifier stay float).
+void vit_s_qdq(const std::string &path) {
+  Net n({1, 3, 128, 128});
+  n.linear_form = linear;
+  vit(n, {128, 4, 3, false}, path);
+}
 
 /// A ResNet of three basic blocks (32, 64 and 128 channels) on 112x112
 /// images, quantized: every activation through QuantizeLinear and
