@@ -25,12 +25,12 @@ std::string qdq_conv(const std::string &conv_attrs, int64_t groups = 1) {
          conv_attrs + "](d, w), b))\noutput y\n";
 }
 
-/// Values for qdq_conv's graph: x in [-4, 4), the grid's scale 1/32 with
-/// zero point `zero` over [lo, hi], weights integers in [-127, 127] (each
-/// channel's largest 127) times a scale per channel, unless `on_grid` is
-/// false.
-Bindings<float> qdq_values(const Graph &g, float zero, float lo, float hi,
-                           bool on_grid = true) {
+/// Values for qdq_conv's graph: grid_values, and weights integers in
+/// [-127, 127] (each channel's largest 127) times a scale per channel,
+/// unless `on_grid` is false.
+/// x in [-4, 4) and the grid's scale 1/32, zero point `zero` over [lo,
+/// hi], beside random values of the graph's other variables.
+Bindings<float> grid_values(const Graph &g, float zero, float lo, float hi) {
   Bindings<float> v = random_run_bindings(g, 5);
   auto &x = v.at("x");
   for (int64_t i = 0; i < x.numel(); ++i)
@@ -39,6 +39,12 @@ Bindings<float> qdq_values(const Graph &g, float zero, float lo, float hi,
   v.insert_or_assign("z", Tensor<float>(Shape{}, zero));
   v.insert_or_assign("lo", Tensor<float>(Shape{}, lo));
   v.insert_or_assign("hi", Tensor<float>(Shape{}, hi));
+  return v;
+}
+
+Bindings<float> qdq_values(const Graph &g, float zero, float lo, float hi,
+                           bool on_grid = true) {
+  Bindings<float> v = grid_values(g, zero, lo, hi);
   auto &w = v.at("w");
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> q(-127, 127);
@@ -150,8 +156,9 @@ TEST(CpuInt8Conv, RunsInFloatWhereTheIntegersWouldNotBeExact) {
 }
 
 TEST(CpuInt8MatMul, RunsInInt8AndEqualsTheReference) {
-  // A product of a QDQ pair's result (reshaped to rows, as an N-D product
-  // imports) by weights of one scale per column, then a bias and a relu.
+  // A product of a QDQ pair's result (reshaped to rows and back, as an N-D
+  // product imports) by weights of one scale per column, then a bias and a
+  // relu.
   const Graph g = parse_graph(
       "input x: [2,3,16]\nweight s: []\nweight z: []\nweight lo: []\n"
       "weight hi: []\nweight w: [16,24]\nweight b: [24]\n"
@@ -159,16 +166,10 @@ TEST(CpuInt8MatMul, RunsInInt8AndEqualsTheReference) {
       "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n"
       "d = reshape[shape=6,16](broadcast[fn=mul](broadcast[fn=sub](q, z), "
       "s))\n"
-      "y = relu(broadcast[fn=add](matmul(d, w), b))\noutput y\n");
+      "y = relu(broadcast[fn=add](reshape[shape=2,3,24](matmul(d, w)), "
+      "b))\noutput y\n");
   for (const float zero : {0.0f, 128.0f}) {
-    Bindings<float> v = random_run_bindings(g, 9);
-    auto &x = v.at("x");
-    for (int64_t i = 0; i < x.numel(); ++i)
-      x[i] = 6.0f * static_cast<float>(i % 29) / 29.0f - 3.0f;
-    v.insert_or_assign("s", Tensor<float>(Shape{}, 1.0f / 32));
-    v.insert_or_assign("z", Tensor<float>(Shape{}, zero));
-    v.insert_or_assign("lo", Tensor<float>(Shape{}, 0.0f));
-    v.insert_or_assign("hi", Tensor<float>(Shape{}, 255.0f));
+    Bindings<float> v = grid_values(g, zero, 0, 255);
     auto &w = v.at("w");
     std::mt19937 rng(4);
     std::uniform_int_distribution<int> q(-127, 127);

@@ -99,14 +99,41 @@ dnnl::reorder::primitive_desc quantizing(const Context &c,
                                        requantize);
 }
 
-/// The step of `primitive` (its weights laid out in `parts`) reading
-/// operand 0 quantized by `quantize` into memory of its own.
-template <class Pd, class Primitive>
-std::function<Step(const Bound &)>
-quantized_step(const Context &c, const Pd &pd,
-               const dnnl::reorder::primitive_desc &quantize,
-               const AnchorParts &parts, const memory::desc &x_md) {
-  return [&c, pd, quantize, parts, x_md](const Bound &b) -> Step {
+/// The int8 lowering of the primitive `make` describes, given its
+/// attributes (the epilogue's post-ops and the output scales of `grid` and
+/// `w`), its static weights `integers` laid out as s8 and operand 0
+/// quantized into memory of the step's own as it starts; its result seen
+/// as `result` (a matmul chain's views), or as the primitive writes it
+/// where that is zero. nullopt where oneDNN has no such primitive, or only
+/// its reference code.
+template <class Primitive, class Pd, class Make>
+std::optional<Lowered>
+int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
+             const QuantizationGrid &grid, const Int8Weights &w,
+             const std::vector<float> &integers, const memory::desc &result,
+             const Make &make) {
+  dnnl::primitive_attr attr = epi.attr();
+  attr.set_output_scales(1 << 1, output_scales(grid, w));
+  std::optional<Pd> pd;
+  std::optional<dnnl::reorder::primitive_desc> quantize;
+  Lowered l;
+  AnchorParts parts;
+  try {
+    pd.emplace(make(attr));
+    if (is_reference_impl(impl_name(*pd)))
+      return std::nullopt;
+    quantize.emplace(quantizing(c, grid, in[0].md, pd->src_desc()));
+    std::vector<CpuOperand> operands(in.begin(), in.end());
+    operands[1].static_data = integers.data();
+    parts = anchor_parts(c, *pd, epi, operands, l);
+  } catch (const dnnl::error &) {
+    return std::nullopt;
+  }
+  l.in[0] = in[0].md; // read as it arrives: the quantizing reorder lays it out
+  l.out = {result.is_zero() ? pd->dst_desc() : result};
+  l.impl = "int8 " + l.impl;
+  l.bind = [&c, pd = *pd, quantize = *quantize, parts,
+            x_md = in[0].md](const Bound &b) -> Step {
     const memory q(pd.src_desc(), c.engine); // owns its buffer
     const memory x(x_md, c.engine, b.in[0]);
     Args args{{DNNL_ARG_SRC, q},
@@ -120,6 +147,7 @@ quantized_step(const Context &c, const Pd &pd,
       run();
     };
   };
+  return l;
 }
 
 } // namespace
@@ -151,38 +179,21 @@ std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
   // The bias is the epilogue's, added in float32 after the scales, as the
   // float path's chain adds it.
   const Epilogue epi(post, 0, 2, ydims, 1);
-  dnnl::primitive_attr attr = epi.attr();
-  attr.set_output_scales(1 << 1, output_scales(*grid, *weights));
-  std::optional<dnnl::convolution_forward::primitive_desc> pd;
-  std::optional<dnnl::reorder::primitive_desc> quantize;
-  Lowered l;
-  AnchorParts parts;
-  try {
-    const dnnl::convolution_forward::desc d(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        memory::desc(xdims, *src_type, tag::nhwc),
-        memory::desc(wdims, dt::s8, tag::any), memory::desc(),
-        memory::desc(ydims, dt::f32, tag::nhwc), {s[0], s[1]},
-        {g.dh - 1, g.dw - 1}, {g.y.pad_before, g.x.pad_before},
-        {pad_after(g.h, g.eh, s[0], g.y.out, g.y.pad_before),
-         pad_after(g.w, g.ew, s[1], g.x.out, g.x.pad_before)});
-    pd.emplace(d, attr, c.engine);
-    if (is_reference_impl(impl_name(*pd)))
-      return std::nullopt;
-    quantize.emplace(quantizing(c, *grid, in[0].md, pd->src_desc()));
-    std::vector<CpuOperand> operands(in.begin(), in.end());
-    operands[1].static_data = weights->integers.data(); // laid out as s8
-    parts = anchor_parts(c, *pd, epi, operands, l);
-  } catch (const dnnl::error &) {
-    return std::nullopt;
-  }
-  l.in[0] = in[0].md; // read as it arrives: the quantizing reorder lays it out
-  l.out = {pd->dst_desc()};
-  l.impl = "int8 " + l.impl;
-  l.bind = quantized_step<dnnl::convolution_forward::primitive_desc,
-                          dnnl::convolution_forward>(c, *pd, *quantize, parts,
-                                                     in[0].md);
-  return l;
+  return int8_lowered<dnnl::convolution_forward,
+                      dnnl::convolution_forward::primitive_desc>(
+      c, in, epi, *grid, *weights, weights->integers, memory::desc(),
+      [&](const dnnl::primitive_attr &attr) {
+        const dnnl::convolution_forward::desc d(
+            dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::convolution_direct,
+            memory::desc(xdims, *src_type, tag::nhwc),
+            memory::desc(wdims, dt::s8, tag::any), memory::desc(),
+            memory::desc(ydims, dt::f32, tag::nhwc), {s[0], s[1]},
+            {g.dh - 1, g.dw - 1}, {g.y.pad_before, g.x.pad_before},
+            {pad_after(g.h, g.eh, s[0], g.y.out, g.y.pad_before),
+             pad_after(g.w, g.ew, s[1], g.x.out, g.x.pad_before)});
+        return dnnl::convolution_forward::primitive_desc(d, attr, c.engine);
+      });
 }
 
 std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
@@ -211,32 +222,15 @@ std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
           weights->integers[static_cast<size_t>(j * k + i)];
   const dims cdims{m, n};
   const Epilogue epi(post, 0, 2, cdims, 1);
-  dnnl::primitive_attr attr = epi.attr();
-  attr.set_output_scales(1 << 1, output_scales(*grid, *weights));
-  std::optional<dnnl::matmul::primitive_desc> pd;
-  std::optional<dnnl::reorder::primitive_desc> quantize;
-  Lowered l;
-  AnchorParts parts;
-  try {
-    pd.emplace(dnnl::matmul::desc(memory::desc({m, k}, *src_type, tag::ab),
-                                  memory::desc({k, n}, dt::s8, tag::any),
-                                  plain_md(cdims)),
-               attr, c.engine);
-    if (is_reference_impl(impl_name(*pd)))
-      return std::nullopt;
-    quantize.emplace(quantizing(c, *grid, in[0].md, pd->src_desc()));
-    std::vector<CpuOperand> operands(in.begin(), in.end());
-    operands[1].static_data = integers.data(); // laid out as s8
-    parts = anchor_parts(c, *pd, epi, operands, l);
-  } catch (const dnnl::error &) {
-    return std::nullopt;
-  }
-  l.in[0] = in[0].md;
-  l.out = {plain_md(out[0].shape)};
-  l.impl = "int8 " + l.impl;
-  l.bind = quantized_step<dnnl::matmul::primitive_desc, dnnl::matmul>(
-      c, *pd, *quantize, parts, in[0].md);
-  return l;
+  return int8_lowered<dnnl::matmul, dnnl::matmul::primitive_desc>(
+      c, in, epi, *grid, *weights, integers, plain_md(out[0].shape),
+      [&](const dnnl::primitive_attr &attr) {
+        return dnnl::matmul::primitive_desc(
+            dnnl::matmul::desc(memory::desc({m, k}, *src_type, tag::ab),
+                               memory::desc({k, n}, dt::s8, tag::any),
+                               plain_md(cdims)),
+            attr, c.engine);
+      });
 }
 
 } // namespace quarry::runtime::cpu
