@@ -31,7 +31,9 @@
 // the largest difference of their outputs relative to A's largest
 // magnitude per output, and how B's interface differs from A's (names,
 // types, dimensions, opset, metadata: quarry::interface_differences); it
-// exits 1 when the outputs differ by more than --tolerance. Both run
+// exits 1 when the outputs differ by more than --tolerance (or, for a
+// float16 or bfloat16 output, than its own precision where that is
+// coarser: 2^-10, 2^-7). Both run
 // without ONNX Runtime's graph optimizations: it fuses the two files
 // differently (a batchnorm into a convolution in one, say), and on deep
 // networks the fused arithmetic alone differs by up to 1e-3. Dynamic
@@ -265,7 +267,8 @@ Args parse(int argc, char **argv) {
   app.add_option("--inputs", a.inputs_dir,
                  "Read the inputs from DIR/input_K.pb (TensorProtos)");
   app.add_option("--tolerance", a.tolerance,
-                 "Largest relative difference of outputs deemed equal");
+                 "Largest relative difference of outputs deemed equal (a "
+                 "float16 or bfloat16 output: at least its own precision)");
   quarry::bench::parse_or_exit(app, argc, argv);
   for (const std::string &s : shapes)
     a.shapes.insert(input_shape(s));
@@ -487,9 +490,20 @@ double median_ms(Ort::Env &env, const std::string &file, const Args &a) {
                            policy)[0]);
 }
 
-/// Per output: max |a - b| / max |a|; the largest over outputs.
-double max_relative_difference(Ort::Env &env, const std::string &file_a,
-                               const std::string &file_b, Args a) {
+/// How far two files' outputs are apart.
+struct Difference {
+  /// Per output max |a - b| / max |a|; the largest over outputs.
+  double relative = 0;
+  /// Per output that relative difference over the tolerance it is held to:
+  /// --tolerance, or the output's own precision where that is coarser
+  /// (float16 2^-10, bfloat16 2^-7: a float16 model's files may round its
+  /// intermediates differently); the largest. At most 1: equal.
+  double over_tolerance = 0;
+  bool equal() const { return over_tolerance <= 1; }
+};
+
+Difference compare_outputs(Ort::Env &env, const std::string &file_a,
+                           const std::string &file_b, Args a) {
   a.compare = true; // the files' own arithmetic, not ORT's fusions
   Bound first(env, file_a, a), second(env, file_b, a);
   if (first.data.size() != second.data.size())
@@ -506,7 +520,7 @@ double max_relative_difference(Ort::Env &env, const std::string &file_a,
   auto x = first.run(), y = second.run();
   if (x.size() != y.size())
     throw std::runtime_error("the models give different numbers of outputs");
-  double worst = 0;
+  Difference worst;
   for (size_t k = 0; k < x.size(); ++k) {
     if (!x[k].IsTensor() || !y[k].IsTensor())
       continue; // a sequence or an optional: not compared
@@ -533,7 +547,15 @@ double max_relative_difference(Ort::Env &env, const std::string &file_a,
       if (p != q) // an infinity on one side only differs infinitely
         diff = std::max(diff, std::fabs(p - q));
     }
-    worst = std::max(worst, scale > 0 ? diff / scale : diff);
+    const double relative = scale > 0 ? diff / scale : diff;
+    const auto elem = xt.GetElementType();
+    const double precision =
+        elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16    ? 0x1p-10
+        : elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16 ? 0x1p-7
+                                                         : 0.0;
+    worst.relative = std::max(worst.relative, relative);
+    worst.over_tolerance = std::max(
+        worst.over_tolerance, relative / std::max(a.tolerance, precision));
   }
   return worst;
 }
@@ -612,8 +634,9 @@ int main(int argc, char **argv) {
     if (a.compare) {
       if (a.files.size() != 2)
         throw std::runtime_error("--compare takes two ONNX files");
-      const double d = max_relative_difference(env, a.files[0], a.files[1], a);
-      const bool equal = d <= a.tolerance;
+      const Difference diff = compare_outputs(env, a.files[0], a.files[1], a);
+      const double d = diff.relative;
+      const bool equal = diff.equal();
       std::printf("%s\n",
                   nlohmann::json{{"a", a.files[0]},
                                  {"b", a.files[1]},
@@ -642,8 +665,9 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < a.files.size(); i += 2) {
         const auto [x, y, rounds] =
             alternating_medians(env, a.files[i], a.files[i + 1], a);
-        const double d =
-            max_relative_difference(env, a.files[i], a.files[i + 1], a);
+        const Difference diff =
+            compare_outputs(env, a.files[i], a.files[i + 1], a);
+        const double d = diff.relative;
         out["files"].push_back({{"file", a.files[i]}, {"median_ms", x}});
         out["files"].push_back({{"file", a.files[i + 1]}, {"median_ms", y}});
         out["pairs"].push_back(
@@ -653,9 +677,9 @@ int main(int argc, char **argv) {
              {"rounds", rounds},
              {"identical", same_bytes(a.files[i], a.files[i + 1])},
              {"max_relative_difference", d},
-             {"equal", d <= a.tolerance}});
+             {"equal", diff.equal()}});
         log_sum += std::log(x / y);
-        all_equal = all_equal && d <= a.tolerance;
+        all_equal = all_equal && diff.equal();
       }
       out["geomean_speedup"] =
           std::exp(log_sum / static_cast<double>(a.files.size() / 2));
