@@ -360,29 +360,36 @@ Composites find_composites(const Graph &g, const Plan &p) {
 std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
                                                   ValueRef v) {
   using B = ops::BroadcastFn;
-  // Each step back: `v` is node fn(x, static scalar); x, the scalar.
+  // Each step back: `v` is node fn(x, k) for a scalar k, static or
+  // computed; x and k.
   auto step = [&](ValueRef at,
-                  B fn) -> std::optional<std::pair<ValueRef, float>> {
+                  B fn) -> std::optional<std::pair<ValueRef, ValueRef>> {
     if (p.value(at).is_static)
       return std::nullopt;
     const auto ops = binary(g.node(at.node), fn);
-    if (!ops)
+    if (!ops || p.value(ops->second).type.shape.numel() != 1)
       return std::nullopt;
-    const auto k = static_scalar(p, ops->second);
-    if (!k)
-      return std::nullopt;
-    return std::pair{ops->first, *k};
+    return ops;
+  };
+  auto number = [&](ValueRef k) { return static_scalar(p, k); };
+  // Two scalars that are one: the same value, or equal static numbers.
+  auto same = [&](ValueRef a, ValueRef b) {
+    const auto x = number(a), y = number(b);
+    return a == b || (x && y && *x == *y);
+  };
+  auto zero_or_absent = [&](const std::optional<ValueRef> &k) {
+    return !k || number(*k) == std::optional<float>(0.0f);
   };
   // A reshape keeps every value: it is on the grid of what it reads.
   while (!p.value(v).is_static && g.node(v.node).kind == OpKind::Reshape)
     v = g.node(v.node).inputs.at(0);
-  const auto scaled = step(v, B::Mul);
-  if (!scaled)
-    return std::nullopt;
   QuantizationGrid grid;
-  grid.scale = scaled->second;
-  ValueRef at = scaled->first;
-  std::optional<float> zero_out;
+  ValueRef at = v;
+  std::optional<ValueRef> scale, zero_out, zero_in;
+  if (const auto scaled = step(at, B::Mul)) {
+    scale = scaled->second;
+    at = scaled->first;
+  }
   if (const auto shifted = step(at, B::Sub)) {
     zero_out = shifted->second;
     at = shifted->first;
@@ -391,10 +398,8 @@ std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
   const auto above = below ? step(below->first, B::Max) : std::nullopt;
   if (!above)
     return std::nullopt;
-  grid.hi = below->second;
-  grid.lo = above->second;
+  const auto hi = number(below->second), lo = number(above->second);
   at = above->first;
-  std::optional<float> zero_in;
   if (const auto shifted = step(at, B::Add)) {
     zero_in = shifted->second;
     at = shifted->first;
@@ -407,15 +412,33 @@ std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
           ops::PointwiseFn::Round)
     return std::nullopt;
   const auto divided = step(round.inputs.at(0), B::Div);
-  grid.zero = zero_in.value_or(0.0f);
-  // One scale and one zero point on both sides, integers as bounds: the
-  // rounded integers, shifted and clamped, are what the grid holds.
-  if (!divided || divided->second != grid.scale || !(grid.scale > 0) ||
-      zero_out.value_or(0.0f) != grid.zero ||
-      grid.zero != std::nearbyint(grid.zero) ||
-      grid.lo != std::nearbyint(grid.lo) ||
-      grid.hi != std::nearbyint(grid.hi) || grid.lo > grid.hi)
+  // The rounded integers, shifted and clamped to integer bounds, less the
+  // zero point they were shifted by (or both absent, or 0), times the scale
+  // they were divided by (a static one) where they are dequantized.
+  if (!divided || !lo || !hi || *lo != std::nearbyint(*lo) ||
+      *hi != std::nearbyint(*hi) || *lo > *hi)
     return std::nullopt;
+  if (zero_in && zero_out
+          ? !same(*zero_in, *zero_out)
+          : !(zero_or_absent(zero_in) && zero_or_absent(zero_out)))
+    return std::nullopt;
+  grid.lo = *lo;
+  grid.hi = *hi;
+  if (scale) {
+    const auto s = number(*scale);
+    if (!s || !same(*scale, divided->second) || !(*s > 0))
+      return std::nullopt;
+    grid.scale = *s;
+  }
+  if (zero_in && zero_out) {
+    if (const auto z = number(*zero_in)) {
+      if (*z != std::nearbyint(*z))
+        return std::nullopt;
+      grid.zero = *z;
+    } else {
+      grid.computed_zero = *zero_in;
+    }
+  }
   return grid;
 }
 

@@ -66,14 +66,20 @@ Composites find_composites(const Graph &g, const Plan &p);
 ///
 /// every element (q - zero) * scale for an integer q in [lo, hi]: a kernel
 /// may hold such a value as the integers q - zero, exactly (an int8
-/// convolution).
+/// convolution). Without the product by the scale, the integers q - zero
+/// themselves (ConvInteger's and MatMulInteger's operands, quantized by a
+/// DynamicQuantizeLinear whose scale and zero point are computed): scale 1.
 struct QuantizationGrid {
   float scale = 1, zero = 0, lo = 0, hi = 0;
+  /// Where the zero point is computed (a DynamicQuantizeLinear's): the
+  /// value holding it, and `zero` unknown before the model runs.
+  std::optional<ValueRef> computed_zero;
 };
 
-/// The grid `v` lies on, when `v` is such a pair's result (or a reshape of
-/// it) with one static scale and zero point (scalars; either zero point
-/// may be left out when 0); nullopt otherwise.
+/// The grid `v` lies on, when `v` is such a value (or a reshape of it):
+/// one zero point on both sides, static or computed, a scalar (either may
+/// be left out when 0), and a static scale where the integers are
+/// dequantized; nullopt otherwise.
 std::optional<QuantizationGrid> quantization_grid(const Graph &g, const Plan &p,
                                                   ValueRef v);
 

@@ -11,15 +11,19 @@
 namespace quarry::runtime::testing {
 namespace {
 
+/// x quantized by scale s and zero point z, clamped to [lo, hi]: the
+/// integers q, as ONNX's import writes a QuantizeLinear.
+const std::string kQuantize =
+    "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
+    "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n";
+
 /// A graph of x quantized and dequantized (scale s, zero point z, clamped
 /// to [lo, hi]) and then convolved by w, its epilogue a bias and a relu.
 std::string qdq_conv(const std::string &conv_attrs, int64_t groups = 1) {
   return "input x: [1,8,9,9]\nweight s: []\nweight z: []\nweight lo: []\n"
          "weight hi: []\nweight w: [16," +
-         std::to_string(8 / groups) +
-         ",3,3]\nweight b: [1,16,1,1]\n"
-         "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
-         "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n"
+         std::to_string(8 / groups) + ",3,3]\nweight b: [1,16,1,1]\n" +
+         kQuantize +
          "d = broadcast[fn=mul](broadcast[fn=sub](q, z), s)\n"
          "y = relu(broadcast[fn=add](conv2d[" +
          conv_attrs + "](d, w), b))\noutput y\n";
@@ -83,13 +87,21 @@ TEST(QuantizationGrid, IsFoundOnAQdqPairsResultAlone) {
   EXPECT_EQ(grid->zero, 0.0f);
   EXPECT_EQ(grid->lo, 0.0f);
   EXPECT_EQ(grid->hi, 255.0f);
-  // The clamped integers themselves, before the dequantization, are not
-  // on it; neither is the input.
-  for (const Node &n : g.nodes())
-    if (n.name == "q" || n.name == "x") {
-      const int32_t id = static_cast<int32_t>(&n - g.nodes().data());
-      EXPECT_FALSE(quantization_grid(g, p, {id, 0})) << n.name;
+  // The clamped integers themselves, before the dequantization, are the
+  // integers of a grid of scale 1; the input is on none.
+  for (const Node &n : g.nodes()) {
+    const int32_t id = static_cast<int32_t>(&n - g.nodes().data());
+    if (n.name == "q") {
+      const auto integers = quantization_grid(g, p, {id, 0});
+      ASSERT_TRUE(integers);
+      EXPECT_EQ(integers->scale, 1.0f);
+      EXPECT_EQ(integers->zero, 0.0f);
+      EXPECT_EQ(integers->hi, 255.0f);
     }
+    if (n.name == "x") {
+      EXPECT_FALSE(quantization_grid(g, p, {id, 0}));
+    }
+  }
 }
 
 TEST(QuantizationGrid, IsNotFoundWhereThePairsScalesOrZerosDiffer) {
@@ -102,10 +114,8 @@ TEST(QuantizationGrid, IsNotFoundWhereThePairsScalesOrZerosDiffer) {
         "d = broadcast[fn=mul](broadcast[fn=sub](q, t), s)\n"}) {
     const Graph g = parse_graph(
         "input x: [1,8,9,9]\nweight s: []\nweight t: []\nweight z: []\n"
-        "weight lo: []\nweight hi: []\n"
-        "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
-        "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n" +
-        std::string(dequantize) + "output d\n");
+        "weight lo: []\nweight hi: []\n" +
+        kQuantize + std::string(dequantize) + "output d\n");
     Bindings<float> v = random_run_bindings(g, 5);
     v.insert_or_assign("s", Tensor<float>(Shape{}, 0.25f));
     v.insert_or_assign("t", Tensor<float>(Shape{}, 0.5f));
@@ -140,19 +150,47 @@ TEST(CpuInt8Conv, RunsInInt8AndEqualsTheReference) {
   }
 }
 
-TEST(CpuInt8Conv, RunsInFloatWhereTheIntegersWouldNotBeExact) {
-  // A zero point whose integers q - zero fit neither u8 nor s8, and
-  // weights off their grid, run as float convolutions, equal to the
-  // reference as well.
+TEST(CpuInt8Conv, AZeroPointOfNeitherRangeIsOneDnnsToApply) {
+  // Zero point 3: q - 3 fits neither u8 nor s8, so q is held and oneDNN
+  // is given the zero point, padding included.
   const Graph g = parse_graph(qdq_conv("s=1,1 pad=same"));
-  for (const bool on_grid : {true, false}) {
-    const Bindings<float> v =
-        qdq_values(g, on_grid ? 3.0f : 0.0f, 0, 255, on_grid);
+  const Bindings<float> v = qdq_values(g, 3.0f, 0, 255);
+  auto e = make_cpu_backend()->prepare(g, v);
+  EXPECT_EQ(conv_impl(*e).rfind("int8 ", 0), 0u) << conv_impl(*e);
+  EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
+}
+
+TEST(CpuInt8Conv, ConvIntegersOperandWithAComputedZeroPoint) {
+  // ConvInteger's form: the integers of a DynamicQuantizeLinear (its scale
+  // and zero point computed: graph inputs here) less their zero point, by
+  // integer weights. oneDNN is given the zero point as the step runs; the
+  // sums are exact.
+  const Graph g = parse_graph(
+      "input x: [1,8,9,9]\ninput s: []\ninput z: []\nweight lo: []\n"
+      "weight hi: []\nweight w: [16,8,3,3]\n" +
+      kQuantize +
+      "y = conv2d[s=1,1 pad=same](broadcast[fn=sub](q, z), w)\noutput y\n");
+  for (const float zero : {0.0f, 37.0f, 131.0f}) {
+    Bindings<float> v = grid_values(g, zero, 0, 255);
+    auto &w = v.at("w");
+    for (int64_t i = 0; i < w.numel(); ++i)
+      w[i] = static_cast<float>((i * 37) % 255 - 127);
     auto e = make_cpu_backend()->prepare(g, v);
-    EXPECT_EQ(conv_impl(*e).rfind("int8", 0), std::string::npos)
-        << conv_impl(*e);
-    EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
+    EXPECT_EQ(conv_impl(*e).rfind("int8 ", 0), 0u) << conv_impl(*e);
+    EXPECT_EQ(error_against_reference(*e, g, v), 0.0) << zero;
+    // Run again with another zero point: it is read as the step runs.
+    v.insert_or_assign("z", Tensor<float>(Shape{}, zero + 5));
+    const auto want = run_once(*make_reference_backend()->prepare(g, v), v);
+    EXPECT_EQ(max_relative_error(run_once(*e, v), want), 0.0) << zero;
   }
+}
+
+TEST(CpuInt8Conv, RunsInFloatWhereTheWeightsAreOffTheirGrid) {
+  const Graph g = parse_graph(qdq_conv("s=1,1 pad=same"));
+  const Bindings<float> v = qdq_values(g, 0.0f, 0, 255, false);
+  auto e = make_cpu_backend()->prepare(g, v);
+  EXPECT_EQ(conv_impl(*e).rfind("int8", 0), std::string::npos) << conv_impl(*e);
+  EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
 }
 
 TEST(CpuInt8MatMul, RunsInInt8AndEqualsTheReference) {
@@ -161,9 +199,8 @@ TEST(CpuInt8MatMul, RunsInInt8AndEqualsTheReference) {
   // relu.
   const Graph g = parse_graph(
       "input x: [2,3,16]\nweight s: []\nweight z: []\nweight lo: []\n"
-      "weight hi: []\nweight w: [16,24]\nweight b: [24]\n"
-      "q = broadcast[fn=min](broadcast[fn=max](broadcast[fn=add]("
-      "pointwise[fn=round](broadcast[fn=div](x, s)), z), lo), hi)\n"
+      "weight hi: []\nweight w: [16,24]\nweight b: [24]\n" +
+      kQuantize +
       "d = reshape[shape=6,16](broadcast[fn=mul](broadcast[fn=sub](q, z), "
       "s))\n"
       "y = relu(broadcast[fn=add](reshape[shape=2,3,24](matmul(d, w)), "

@@ -65,7 +65,8 @@ struct CpuOperand {
   dnnl::memory::desc md;
   const float *static_data = nullptr;
   /// Set where the values lie on a quantization grid (a QDQ pair's result,
-  /// composites.h): a convolution of them may run in int8.
+  /// composites.h): a convolution of them may run in int8. A computed zero
+  /// point of the grid is then the last operand.
   std::optional<QuantizationGrid> grid;
   bool is_static() const { return static_data != nullptr; }
   const Shape &shape() const { return type->shape; }

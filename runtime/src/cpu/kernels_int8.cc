@@ -36,17 +36,27 @@ namespace {
 
 /// Weights [co, per_co] as integers times one scale per output channel.
 struct Int8Weights {
-  std::vector<float> integers; ///< each in [-127, 127]
+  std::vector<float> integers; ///< each in [-128, 127]
   std::vector<float> scale;
 };
 
-/// The integers and scales of `w`, where each channel's largest magnitude
-/// is 127 of its steps and every weight is, within float32's rounding, a
-/// whole number of them; nullopt otherwise.
+/// The integers and scales of `w`: the weights themselves where they are
+/// all integers in [-128, 127] (ConvInteger's, less their zero point);
+/// else where each channel's largest magnitude is 127 of its steps and
+/// every weight is, within float32's rounding, a whole number of them;
+/// nullopt otherwise.
 std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
                                         int64_t per_co) {
   Int8Weights r;
-  r.integers.resize(static_cast<size_t>(co * per_co));
+  const size_t n = static_cast<size_t>(co * per_co);
+  if (std::all_of(w, w + n, [](float x) {
+        return x == std::nearbyint(x) && x >= -128 && x <= 127;
+      })) {
+    r.integers.assign(w, w + n);
+    r.scale.assign(static_cast<size_t>(co), 1.0f);
+    return r;
+  }
+  r.integers.resize(n);
   r.scale.resize(static_cast<size_t>(co));
   for (int64_t o = 0; o < co; ++o) {
     const float *wo = w + o * per_co;
@@ -67,14 +77,39 @@ std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
   return r;
 }
 
-/// The type that holds the grid's integers q - zero exactly, if any.
-std::optional<dt> integer_type(const QuantizationGrid &grid) {
-  const float lo = grid.lo - grid.zero, hi = grid.hi - grid.zero;
+/// How the input's integers are held: as q - zero, or as q with the
+/// grid's zero point given to oneDNN (a zero point that leaves q - zero in
+/// neither type's range, or one computed as the model runs).
+struct Storage {
+  dt type;
+  bool zero_point;
+};
+
+/// The type of `lo`..`hi`, if one holds them.
+std::optional<dt> type_of(float lo, float hi) {
   if (lo >= 0 && hi <= 255)
     return dt::u8;
   if (lo >= -128 && hi <= 127)
     return dt::s8;
   return std::nullopt;
+}
+
+std::optional<Storage> storage_of(const QuantizationGrid &grid) {
+  if (!grid.computed_zero)
+    if (const auto t = type_of(grid.lo - grid.zero, grid.hi - grid.zero))
+      return Storage{*t, false};
+  if (const auto t = type_of(grid.lo, grid.hi))
+    return Storage{*t, true};
+  return std::nullopt;
+}
+
+/// `attr` with the grid's zero point on argument `arg`: its value, or one
+/// given as the step runs where it is computed.
+void set_zero_point(dnnl::primitive_attr &attr, int arg,
+                    const QuantizationGrid &grid) {
+  attr.set_zero_points(arg, 0,
+                       {grid.computed_zero ? DNNL_RUNTIME_S32_VAL
+                                           : static_cast<int32_t>(grid.zero)});
 }
 
 /// The per-output scales: the input's grid times each channel's.
@@ -88,41 +123,46 @@ std::vector<float> output_scales(const QuantizationGrid &grid,
 
 /// The reorder that quantizes operand 0 (in layout `from`) into `to`: x /
 /// scale rounds to the grid's integers, x holding (q - zero) * scale
-/// within a unit in the last place.
-dnnl::reorder::primitive_desc quantizing(const Context &c,
-                                         const QuantizationGrid &grid,
-                                         const memory::desc &from,
-                                         const memory::desc &to) {
+/// within a unit in the last place; plus the zero point where `held` says
+/// q is held.
+dnnl::reorder::primitive_desc
+quantizing(const Context &c, const QuantizationGrid &grid, const Storage &held,
+           const memory::desc &from, const memory::desc &to) {
   dnnl::primitive_attr requantize;
   requantize.set_output_scales(0, {1.0f / grid.scale});
+  if (held.zero_point)
+    set_zero_point(requantize, DNNL_ARG_DST, grid);
   return dnnl::reorder::primitive_desc(c.engine, from, c.engine, to,
                                        requantize);
 }
 
 /// The int8 lowering of the primitive `make` describes, given its
-/// attributes (the epilogue's post-ops and the output scales of `grid` and
-/// `w`), its static weights `integers` laid out as s8 and operand 0
-/// quantized into memory of the step's own as it starts; its result seen
-/// as `result` (a matmul chain's views), or as the primitive writes it
-/// where that is zero. nullopt where oneDNN has no such primitive, or only
-/// its reference code.
+/// attributes (the epilogue's post-ops, the output scales of `grid` and
+/// `w`, the grid's zero point where `held` says) and its input's type: its
+/// static weights `integers` laid out as s8, and operand 0 quantized into
+/// memory of the step's own as the step starts (with a computed zero point
+/// read from the last operand then); its result seen as `result` (a matmul
+/// chain's views), or as the primitive writes it where that is zero.
+/// nullopt where oneDNN has no such primitive, or only its reference code.
 template <class Primitive, class Pd, class Make>
 std::optional<Lowered>
 int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
-             const QuantizationGrid &grid, const Int8Weights &w,
-             const std::vector<float> &integers, const memory::desc &result,
-             const Make &make) {
+             const QuantizationGrid &grid, const Storage &held,
+             const Int8Weights &w, const std::vector<float> &integers,
+             const memory::desc &result, const Make &make) {
   dnnl::primitive_attr attr = epi.attr();
   attr.set_output_scales(1 << 1, output_scales(grid, w));
+  if (held.zero_point)
+    set_zero_point(attr, DNNL_ARG_SRC, grid);
   std::optional<Pd> pd;
   std::optional<dnnl::reorder::primitive_desc> quantize;
   Lowered l;
   AnchorParts parts;
   try {
-    pd.emplace(make(attr));
+    pd.emplace(make(attr, held.type));
     if (is_reference_impl(impl_name(*pd)))
       return std::nullopt;
-    quantize.emplace(quantizing(c, grid, in[0].md, pd->src_desc()));
+    quantize.emplace(quantizing(c, grid, held, in[0].md, pd->src_desc()));
     std::vector<CpuOperand> operands(in.begin(), in.end());
     operands[1].static_data = integers.data();
     parts = anchor_parts(c, *pd, epi, operands, l);
@@ -132,18 +172,31 @@ int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
   l.in[0] = in[0].md; // read as it arrives: the quantizing reorder lays it out
   l.out = {result.is_zero() ? pd->dst_desc() : result};
   l.impl = "int8 " + l.impl;
-  l.bind = [&c, pd = *pd, quantize = *quantize, parts,
-            x_md = in[0].md](const Bound &b) -> Step {
+  const int zero_at = grid.computed_zero ? static_cast<int>(in.size()) - 1 : -1;
+  l.bind = [&c, pd = *pd, quantize = *quantize, parts, x_md = in[0].md,
+            zero_at](const Bound &b) -> Step {
     const memory q(pd.src_desc(), c.engine); // owns its buffer
     const memory x(x_md, c.engine, b.in[0]);
+    // The computed zero point, as oneDNN takes it.
+    const memory zero(memory::desc({1}, dt::s32, tag::x), c.engine);
     Args args{{DNNL_ARG_SRC, q},
               {DNNL_ARG_WEIGHTS, parts.weights},
               {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
+    Args requantize{{DNNL_ARG_FROM, x}, {DNNL_ARG_TO, q}};
+    if (zero_at >= 0) {
+      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero);
+      requantize.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero);
+    }
     Step run = epilogue_step(c, Primitive(pd), *parts.epilogue, b,
                              std::move(args), pd.dst_desc());
-    return [reorder = dnnl::reorder(quantize), x, q, run = std::move(run),
-            stream = c.stream]() mutable {
-      reorder.execute(stream, {{DNNL_ARG_FROM, x}, {DNNL_ARG_TO, q}});
+    const float *computed =
+        zero_at >= 0 ? b.in[static_cast<size_t>(zero_at)] : nullptr;
+    return [reorder = dnnl::reorder(quantize), requantize, zero, computed,
+            run = std::move(run), stream = c.stream]() mutable {
+      if (computed)
+        *static_cast<int32_t *>(zero.get_data_handle()) =
+            static_cast<int32_t>(std::nearbyint(*computed));
+      reorder.execute(stream, requantize);
       run();
     };
   };
@@ -162,8 +215,8 @@ std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
   for (const PostOp &p : post)
     if (p.kind == PostOp::Kind::BatchNorm)
       return std::nullopt; // folded into float weights by the float path
-  const std::optional<dt> src_type = integer_type(*grid);
-  if (!src_type)
+  const std::optional<Storage> held = storage_of(*grid);
+  if (!held)
     return std::nullopt;
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
@@ -181,12 +234,12 @@ std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
   const Epilogue epi(post, 0, 2, ydims, 1);
   return int8_lowered<dnnl::convolution_forward,
                       dnnl::convolution_forward::primitive_desc>(
-      c, in, epi, *grid, *weights, weights->integers, memory::desc(),
-      [&](const dnnl::primitive_attr &attr) {
+      c, in, epi, *grid, *held, *weights, weights->integers, memory::desc(),
+      [&](const dnnl::primitive_attr &attr, dt src_type) {
         const dnnl::convolution_forward::desc d(
             dnnl::prop_kind::forward_inference,
             dnnl::algorithm::convolution_direct,
-            memory::desc(xdims, *src_type, tag::nhwc),
+            memory::desc(xdims, src_type, tag::nhwc),
             memory::desc(wdims, dt::s8, tag::any), memory::desc(),
             memory::desc(ydims, dt::f32, tag::nhwc), {s[0], s[1]},
             {g.dh - 1, g.dw - 1}, {g.y.pad_before, g.x.pad_before},
@@ -202,8 +255,8 @@ std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
   if (!grid || c.bf16 || !in[1].is_static() || in[0].shape().rank() != 2 ||
       in[1].shape().rank() != 2)
     return std::nullopt;
-  const std::optional<dt> src_type = integer_type(*grid);
-  if (!src_type)
+  const std::optional<Storage> held = storage_of(*grid);
+  if (!held)
     return std::nullopt;
   const int64_t m = in[0].shape()[0], k = in[0].shape()[1],
                 n = in[1].shape()[1];
@@ -223,10 +276,10 @@ std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
   const dims cdims{m, n};
   const Epilogue epi(post, 0, 2, cdims, 1);
   return int8_lowered<dnnl::matmul, dnnl::matmul::primitive_desc>(
-      c, in, epi, *grid, *weights, integers, plain_md(out[0].shape),
-      [&](const dnnl::primitive_attr &attr) {
+      c, in, epi, *grid, *held, *weights, integers, plain_md(out[0].shape),
+      [&](const dnnl::primitive_attr &attr, dt src_type) {
         return dnnl::matmul::primitive_desc(
-            dnnl::matmul::desc(memory::desc({m, k}, *src_type, tag::ab),
+            dnnl::matmul::desc(memory::desc({m, k}, src_type, tag::ab),
                                memory::desc({k, n}, dt::s8, tag::any),
                                plain_md(cdims)),
             attr, c.engine);

@@ -146,6 +146,13 @@ void Program::lower(const FusedStep &s) {
   for (const PostOp &op : s.post)
     for (ValueRef v : op.operands())
       operands.push_back(v);
+  // A convolution or product of quantized integers may run in int8
+  // (kernels_int8.cc); a computed zero point of theirs is read last.
+  std::optional<QuantizationGrid> grid;
+  if (n.kind == OpKind::Conv2D || n.kind == OpKind::MatMul)
+    grid = quantization_grid(g_, p_, operands[0]);
+  if (grid && grid->computed_zero)
+    operands.push_back(*grid->computed_zero);
   std::vector<CpuOperand> in;
   for (ValueRef v : operands) {
     const PlannedValue &pv = p_.value(v);
@@ -156,8 +163,8 @@ void Program::lower(const FusedStep &s) {
     } else {
       o.md = slots_[slots_of_.at(v).front()].md;
     }
-    if (in.empty() && (n.kind == OpKind::Conv2D || n.kind == OpKind::MatMul))
-      o.grid = quantization_grid(g_, p_, v);
+    if (in.empty())
+      o.grid = grid;
     in.push_back(o);
   }
   std::vector<ValueRef> results;
