@@ -335,5 +335,8 @@ void vit(Net &n, const Vit &v, const std::string &path);
 /// (today_quantized.cc).
 void resnet_s_qdq(const std::string &path);
 void vit_s_qdq(const std::string &path);
+/// The same residual network dynamically quantized, as ONNX Runtime's
+/// quantize_dynamic writes it (DynamicQuantizeLinear and ConvInteger).
+void resnet_s_dynamic(const std::string &path);
 
 } // namespace quarry::bench

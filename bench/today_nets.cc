@@ -19,8 +19,8 @@
 // NAME is convnext_t, vit_b16, densenet121, efficientnet_b0,
 // shufflenet_v2, two small detectors, retinanet_s and faster_rcnn_s
 // (today_detectors.cc), or one of the small networks of today's forms:
-// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq and vit_s_qdq
-// (today_quantized.cc).
+// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq, vit_s_qdq and
+// resnet_s_dynamic (today_quantized.cc).
 // All of them when none is given. Prints each file's path (--list: the
 // names).
 //
@@ -260,12 +260,19 @@ void shufflenet_v2(const std::string &path) {
 
 int main(int argc, char **argv) {
   const std::map<std::string, std::function<void(const std::string &)>> nets = {
-      {"convnext_t", convnext_t},       {"vit_b16", vit_b16},
-      {"densenet121", densenet121},     {"efficientnet_b0", efficientnet_b0},
-      {"shufflenet_v2", shufflenet_v2}, {"retinanet_s", retinanet_s},
-      {"faster_rcnn_s", faster_rcnn_s}, {"convnext_s_fp16", convnext_s_fp16},
-      {"vit_s_opset21", vit_s_opset21}, {"r3d_s", r3d_s},
-      {"resnet_s_qdq", resnet_s_qdq},   {"vit_s_qdq", vit_s_qdq}};
+      {"convnext_t", convnext_t},
+      {"vit_b16", vit_b16},
+      {"densenet121", densenet121},
+      {"efficientnet_b0", efficientnet_b0},
+      {"shufflenet_v2", shufflenet_v2},
+      {"retinanet_s", retinanet_s},
+      {"faster_rcnn_s", faster_rcnn_s},
+      {"convnext_s_fp16", convnext_s_fp16},
+      {"vit_s_opset21", vit_s_opset21},
+      {"r3d_s", r3d_s},
+      {"resnet_s_qdq", resnet_s_qdq},
+      {"vit_s_qdq", vit_s_qdq},
+      {"resnet_s_dynamic", resnet_s_dynamic}};
   std::string outdir;
   std::vector<std::string> names;
   bool list = false;
@@ -278,7 +285,7 @@ int main(int argc, char **argv) {
                  "Networks: convnext_t, vit_b16, densenet121, "
                  "efficientnet_b0, shufflenet_v2, retinanet_s, faster_rcnn_s, "
                  "convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq, "
-                 "vit_s_qdq "
+                 "vit_s_qdq, resnet_s_dynamic "
                  "(default: all)");
   app.add_flag("--list", list, "Print the networks' names instead");
   quarry::bench::parse_or_exit(app, argc, argv);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -148,29 +149,83 @@ void vit_s_qdq(const std::string &path) {
   vit(n, {128, 4, 3, false}, path);
 }
 
+namespace {
+
+/// A convolution dynamically quantized as ONNX Runtime's quantize_dynamic
+/// writes one: DynamicQuantizeLinear of its input (uint8, scale and zero
+/// point computed from the input's range), ConvInteger by int8 weights
+/// (symmetric, one scale, zero point 0), the int32 sums cast to float and
+/// scaled by the product of the two scales, then the bias.
+std::string dynamic_conv(Net &n, const std::string &x, Range, int64_t cin,
+                         int64_t cout, int64_t k, int64_t stride, int64_t pad) {
+  const Ints shape = {cout, cin, k, k};
+  const std::vector<float> w =
+      n.values(shape, std::sqrt(6.0 / static_cast<double>(cin * k * k)));
+  const std::vector<float> b = n.values({cout}, 0.1);
+  const std::vector<float> ws = int8_scales(w, cout, false);
+  const std::string xq = n.fresh("quantized"), xs = n.fresh("scale"),
+                    xz = n.fresh("zero_point");
+  auto &dq = n.node("DynamicQuantizeLinear", {x}, xq);
+  dq.add_output(xs);
+  dq.add_output(xz);
+  const std::string sums = n.fresh("conv_integer");
+  auto &c = n.node("ConvInteger",
+                   {xq, n.raw(TensorProto::INT8, shape, to_int8(w, ws)), xz,
+                    n.raw(TensorProto::INT8, {}, std::vector<int8_t>{0})},
+                   sums);
+  set_ints(c, "kernel_shape", {k, k});
+  set_ints(c, "strides", {stride, stride});
+  set_ints(c, "pads", {pad, pad, pad, pad});
+  const std::string sum = n.fresh("cast");
+  set_int(n.node("Cast", {sums}, sum), "to", TensorProto::FLOAT);
+  const std::string scale =
+      n.op("Mul", {xs, n.raw(TensorProto::FLOAT, {}, ws)});
+  return n.op("Add", {n.op("Mul", {sum, scale}),
+                      n.raw(TensorProto::FLOAT, {cout, 1, 1}, b)});
+}
+
 /// A ResNet of three basic blocks (32, 64 and 128 channels) on 112x112
-/// images, quantized: every activation through QuantizeLinear and
-/// DequantizeLinear, the classifier's weight int8 with one scale.
-void resnet_s_qdq(const std::string &path) {
-  Net n({1, 3, 112, 112}, 19);
-  std::string x = qdq(n, "input", kSigned);
-  x = qdq(n, n.op("Relu", {conv(n, x, kSigned, 3, 32, 7, 2, 3)}), kRectified);
-  x = qdq(n, n.pool("MaxPool", x, 3, 2, 1), kRectified);
+/// images, each activation what `activation` makes of it and each
+/// convolution `conv`'s; the features before the classifier, and their
+/// channels.
+struct Quantized {
+  std::function<std::string(Net &, const std::string &, Range)> activation;
+  std::function<std::string(Net &, const std::string &, Range, int64_t, int64_t,
+                            int64_t, int64_t, int64_t)>
+      conv;
+};
+std::pair<std::string, int64_t> resnet_s(Net &n, const Quantized &q) {
+  std::string x = q.activation(n, "input", kSigned);
+  x = q.activation(n, n.op("Relu", {q.conv(n, x, kSigned, 3, 32, 7, 2, 3)}),
+                   kRectified);
+  x = q.activation(n, n.pool("MaxPool", x, 3, 2, 1), kRectified);
   int64_t c = 32;
   for (int64_t cout : {32, 64, 128}) {
     const int64_t s = cout == c ? 1 : 2;
-    std::string y =
-        qdq(n, n.op("Relu", {conv(n, x, kRectified, c, cout, 3, s, 1)}),
-            kRectified);
-    y = qdq(n, conv(n, y, kRectified, cout, cout, 3, 1, 1), kSigned);
+    std::string y = q.activation(
+        n, n.op("Relu", {q.conv(n, x, kRectified, c, cout, 3, s, 1)}),
+        kRectified);
+    y = q.activation(n, q.conv(n, y, kRectified, cout, cout, 3, 1, 1), kSigned);
     const std::string skip =
-        s == 1 ? x : qdq(n, conv(n, x, kRectified, c, cout, 1, s, 0), kSigned);
-    x = qdq(n, n.op("Relu", {n.op("Add", {y, skip})}), kRectified);
+        s == 1 ? x
+               : q.activation(n, q.conv(n, x, kRectified, c, cout, 1, s, 0),
+                              kSigned);
+    x = q.activation(n, n.op("Relu", {n.op("Add", {y, skip})}), kRectified);
     c = cout;
   }
-  x = qdq(n, n.op("GlobalAveragePool", {x}), kRectified);
+  x = q.activation(n, n.op("GlobalAveragePool", {x}), kRectified);
   const std::string f = n.fresh("flatten");
   set_int(n.node("Flatten", {x}, f), "axis", 1);
+  return {f, c};
+}
+
+} // namespace
+
+/// resnet_s quantized in QDQ form: every activation through QuantizeLinear
+/// and DequantizeLinear, the classifier's weight int8 with one scale.
+void resnet_s_qdq(const std::string &path) {
+  Net n({1, 3, 112, 112}, 19);
+  const auto [f, c] = resnet_s(n, {qdq, conv});
   const int64_t classes = 1000;
   const std::vector<float> w =
       n.values({classes, c}, std::sqrt(3.0 / static_cast<double>(c)));
@@ -183,6 +238,14 @@ void resnet_s_qdq(const std::string &path) {
       y);
   set_int(gemm, "transB", 1);
   n.write(y, path);
+}
+
+/// resnet_s dynamically quantized (its convolutions; the classifier float).
+void resnet_s_dynamic(const std::string &path) {
+  Net n({1, 3, 112, 112});
+  const auto [f, c] = resnet_s(
+      n, {[](Net &, const std::string &x, Range) { return x; }, dynamic_conv});
+  n.write(n.gemm(f, c, 1000), path);
 }
 
 } // namespace quarry::bench
