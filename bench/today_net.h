@@ -39,6 +39,14 @@ inline int64_t numel(const Ints &shape) {
   return n;
 }
 
+/// A square window's kernel_shape, strides and pads.
+inline void set_window(onnx::NodeProto &node, int64_t k, int64_t stride,
+                       int64_t pad) {
+  set_ints(node, "kernel_shape", {k, k});
+  set_ints(node, "strides", {stride, stride});
+  set_ints(node, "pads", {pad, pad, pad, pad});
+}
+
 /// A network under construction: fresh value names, seeded weights.
 class Net {
 public:
@@ -137,9 +145,7 @@ public:
     const std::string b = weight({cout}, 0.1);
     const std::string out = fresh("conv");
     auto &n = node("Conv", {x, w, b}, out);
-    set_ints(n, "kernel_shape", {k, k});
-    set_ints(n, "strides", {stride, stride});
-    set_ints(n, "pads", {pad, pad, pad, pad});
+    set_window(n, k, stride, pad);
     set_ints(n, "dilations", {1, 1});
     set_int(n, "group", groups);
     return out;
@@ -231,10 +237,7 @@ public:
   std::string pool(const std::string &type, const std::string &x, int64_t k,
                    int64_t stride, int64_t pad) {
     const std::string out = fresh("pool");
-    auto &n = node(type, {x}, out);
-    set_ints(n, "kernel_shape", {k, k});
-    set_ints(n, "strides", {stride, stride});
-    set_ints(n, "pads", {pad, pad, pad, pad});
+    set_window(node(type, {x}, out), k, stride, pad);
     return out;
   }
   /// torch.unbind along `axis` into `parts` tensors: a Gather of each index

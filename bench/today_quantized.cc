@@ -86,6 +86,17 @@ std::vector<int8_t> to_int8(const std::vector<float> &w,
   return q;
 }
 
+/// [rows, cols] row-major `w` as [cols, rows].
+template <typename T>
+std::vector<T> transposed(const std::vector<T> &w, int64_t rows, int64_t cols) {
+  std::vector<T> t(w.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[static_cast<size_t>(j * rows + i)] =
+          w[static_cast<size_t>(i * cols + j)];
+  return t;
+}
+
 /// A convolution of an activation dequantized at `in`, its weight int8
 /// per output channel, its bias int32.
 std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
@@ -107,9 +118,7 @@ std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
              {x, dequantized(n, TensorProto::INT8, shape, to_int8(w, ws), ws),
               dequantized(n, TensorProto::INT32, {cout}, bq, bs)},
              out);
-  set_ints(node, "kernel_shape", {k, k});
-  set_ints(node, "strides", {stride, stride});
-  set_ints(node, "pads", {pad, pad, pad, pad});
+  set_window(node, k, stride, pad);
   return out;
 }
 
@@ -119,21 +128,12 @@ std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
 std::string linear(Net &n, const std::string &x, int64_t in, int64_t out) {
   const std::vector<float> w =
       n.values({in, out}, std::sqrt(3.0 / static_cast<double>(in)));
-  std::vector<float> columns(w.size());
-  for (int64_t i = 0; i < in; ++i)
-    for (int64_t j = 0; j < out; ++j)
-      columns[static_cast<size_t>(j * in + i)] =
-          w[static_cast<size_t>(i * out + j)];
+  // Quantized by rows of its transpose: one row per output column.
+  const std::vector<float> columns = transposed(w, in, out);
   const std::vector<float> scale = int8_scales(columns, out, true);
-  std::vector<int8_t> q(w.size());
-  for (int64_t i = 0; i < in; ++i)
-    for (int64_t j = 0; j < out; ++j)
-      q[static_cast<size_t>(i * out + j)] = static_cast<int8_t>(
-          std::clamp(std::nearbyint(w[static_cast<size_t>(i * out + j)] /
-                                    scale[static_cast<size_t>(j)]),
-                     -127.0f, 127.0f));
   const std::string weight =
-      dequantized(n, TensorProto::INT8, {in, out}, q, scale, 1);
+      dequantized(n, TensorProto::INT8, {in, out},
+                  transposed(to_int8(columns, scale), out, in), scale, 1);
   return n.op("Add", {n.op("MatMul", {qdq(n, x, kSigned), weight}),
                       n.weight({out}, 0.1)});
 }
@@ -173,9 +173,7 @@ std::string dynamic_conv(Net &n, const std::string &x, Range, int64_t cin,
                    {xq, n.raw(TensorProto::INT8, shape, to_int8(w, ws)), xz,
                     n.raw(TensorProto::INT8, {}, std::vector<int8_t>{0})},
                    sums);
-  set_ints(c, "kernel_shape", {k, k});
-  set_ints(c, "strides", {stride, stride});
-  set_ints(c, "pads", {pad, pad, pad, pad});
+  set_window(c, k, stride, pad);
   const std::string sum = n.fresh("cast");
   set_int(n.node("Cast", {sums}, sum), "to", TensorProto::FLOAT);
   const std::string scale =

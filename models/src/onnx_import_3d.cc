@@ -40,9 +40,6 @@ Ints spans(const Ints &k, const Ints &d, size_t from = 0) {
     out.push_back((k[from + a] - 1) * d[a] + 1);
   return out;
 }
-Ints spans(const Shape &k, const Ints &d, size_t from) {
-  return spans(k.dims, d, from);
-}
 
 /// Three values of window attribute `name` (`def` each when absent).
 Ints three(I &m, const char *name, int64_t def) {
@@ -229,7 +226,7 @@ Handler transposed_depth_taps(Handler two_d) {
       const Ints in{sx[2], sx[3], sx[4]};
       const Ints out = shape ? Ints(shape->end() - 3, shape->end())
                              : Ints{in[0] * s[0], in[1] * s[1], in[2] * s[2]};
-      const auto given = transposed_pads(in, spans(sw, d, 2), s, out,
+      const auto given = transposed_pads(in, spans(sw.dims, d, 2), s, out,
                                          mode == "SAME_UPPER", op);
       if (!given)
         m.fail("output_shape, strides and output_padding give pads beyond "
