@@ -11,6 +11,8 @@
 
 #include "onnx_export_branches.h"
 
+#include <algorithm>
+
 namespace quarry::onnx_io {
 
 Exporter::Exporter(const Model &m, uint64_t seed)
@@ -86,6 +88,10 @@ onnx::ModelProto Exporter::run() {
     // which ONNX Runtime accepts) goes out as declared; the checker, which
     // wants a shape on each, checks a copy that has them.
     onnx::ModelProto checked = model;
+    // The checker refuses an IR later than its own; the forms it checks
+    // here are opset 17's, which its IR holds.
+    checked.set_ir_version(std::min<int64_t>(checked.ir_version(),
+                                             onnx::Version::IR_VERSION));
     for (auto *values : {checked.mutable_graph()->mutable_input(),
                          checked.mutable_graph()->mutable_output()})
       for (auto &v : *values)
