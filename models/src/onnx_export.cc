@@ -97,6 +97,7 @@ onnx::ModelProto Exporter::run() {
       for (auto &v : *values)
         if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape())
           v.mutable_type()->mutable_tensor_type()->mutable_shape();
+    onnx_io::declare_late_forms(checked);
     onnx::checker::check_model(checked);
   } catch (const std::exception &e) {
     throw Error(std::string("export: the ONNX checker rejects the model: ") +
@@ -113,6 +114,7 @@ onnx::ModelProto Exporter::run() {
   // An If import wrote as both branches and Wheres is an If again, so that
   // an engine computes only the branch taken.
   onnx_io::wheres_as_ifs(model);
+  onnx_io::release_late_forms(*model.mutable_graph());
   return model;
 }
 

@@ -362,6 +362,8 @@ void Exporter::emit_restored(const Restored &r) {
   onnx::NodeProto &k = *graph_->add_node();
   k = *r.record;
   onnx_io::drop_quarry_attrs(k);
+  if (source_opset_ > onnx_io::kSchemaOpset)
+    onnx_io::hold_late_form(k);
   for (int i = 0; i < k.input_size(); ++i) {
     if (r.operands[i].node >= 0) {
       k.set_input(i, operands[i]);

@@ -52,10 +52,11 @@ void Importer::note_half_outputs(const onnx::NodeProto &n) {
 }
 
 void Importer::record_restorable(const onnx::NodeProto &n, int before) {
-  // Past opset 17 a node is imported in its opset-17 form, which export
-  // raises again; a node with subgraphs goes back out by its own path, and
-  // so does a node of another domain, unless it calls a local function.
-  if (opset_ > 17 || (!default_domain(n.domain()) && !local_function(n)))
+  // The record is the node as the model wrote it, in its own opset's form
+  // (past opset 17 too); a node with subgraphs goes back out by its own
+  // path, and so does a node of another domain, unless it calls a local
+  // function.
+  if (!default_domain(n.domain()) && !local_function(n))
     return;
   for (const auto &a : n.attribute())
     if (a.has_g() || a.graphs_size() > 0)

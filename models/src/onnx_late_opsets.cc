@@ -524,4 +524,41 @@ void raise_from_opset17(onnx::GraphProto &graph, int64_t opset) {
   graph.mutable_node()->Swap(&nodes);
 }
 
+void hold_late_form(onnx::NodeProto &n) {
+  n.set_domain(std::string(kLateFormDomain) + ":" + n.domain());
+}
+
+namespace {
+
+bool late_form(const onnx::NodeProto &n) {
+  return n.domain().rfind(std::string(kLateFormDomain) + ":", 0) == 0;
+}
+
+} // namespace
+
+void declare_late_forms(onnx::ModelProto &model) {
+  std::set<std::string> domains;
+  for (const auto &n : model.graph().node())
+    if (late_form(n))
+      domains.insert(n.domain());
+  for (const std::string &d : domains) {
+    auto *op = model.add_opset_import();
+    op->set_domain(d);
+    op->set_version(1);
+  }
+}
+
+void release_late_forms(onnx::GraphProto &graph) {
+  for (onnx::NodeProto &n : *graph.mutable_node()) {
+    for (auto &a : *n.mutable_attribute()) {
+      if (a.has_g())
+        release_late_forms(*a.mutable_g());
+      for (auto &g : *a.mutable_graphs())
+        release_late_forms(g);
+    }
+    if (late_form(n))
+      n.set_domain(n.domain().substr(std::string(kLateFormDomain).size() + 1));
+  }
+}
+
 } // namespace quarry::onnx_io

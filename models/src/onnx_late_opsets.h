@@ -41,4 +41,19 @@ onnx::NodeProto make_node(const onnx::NodeProto &of, const std::string &type,
 /// Nothing changes when `opset` is 17 or earlier.
 void raise_from_opset17(onnx::GraphProto &graph, int64_t opset);
 
+/// A node export writes back as a model past opset 17 wrote it is in its
+/// own opset's form, not opset 17's, while export checks the graph with
+/// ONNX 1.12's checker and raises its opset-17 forms: for that time it
+/// stands in a domain of its own (kLateFormDomain, then ':' and its
+/// domain), which the checker leaves to its owner and raise_from_opset17
+/// does not touch. Import checked it by its own opset's rules.
+inline constexpr const char *kLateFormDomain = "quarry.late_form";
+void hold_late_form(onnx::NodeProto &n);
+/// Declares each domain hold_late_form gave a node of `model`'s graph, for
+/// the checker.
+void declare_late_forms(onnx::ModelProto &model);
+/// Gives each node of `graph` and its subgraphs that hold_late_form moved
+/// its domain back.
+void release_late_forms(onnx::GraphProto &graph);
+
 } // namespace quarry::onnx_io

@@ -204,5 +204,38 @@ TEST(OnnxRestorable, AConstantOperandIsWrittenAsTheModelHadIt) {
   computes_the_same(m, export_onnx_bytes(m));
 }
 
+TEST(OnnxRestorable, NodesOfALateOpsetGoBackInTheirOwnForms) {
+  // Opset 21 at IR 10, as today's exporters write it: a Gelu (an operator
+  // since 20), a Split by num_outputs (18), a ReduceMean and a Squeeze
+  // whose axes are inputs. Each goes out as the model wrote it, not in the
+  // opset-17 forms import states it by, and the file keeps its IR.
+  OnnxModel g(21);
+  g.proto().set_ir_version(10);
+  g.input("x", {1, 4, 6}).output("y");
+  g.ints("mean_axes", {-1}).ints("squeeze_axes", {2});
+  g.node("Gelu", {"x"}, {"g"}).set_name("gelu");
+  auto &split = g.node("Split", {"g"}, {"a", "b"});
+  set_int(split, "axis", 2);
+  set_int(split, "num_outputs", 2);
+  g.node("Mul", {"a", "b"}, {"m"});
+  g.node("ReduceMean", {"m", "mean_axes"}, {"r"});
+  g.node("Squeeze", {"r", "squeeze_axes"}, {"y"});
+  const Model m = import_onnx_bytes(g.bytes(), "late.onnx");
+  const Written w = written(m);
+  EXPECT_EQ(w.ops, (std::vector<std::string>{"Gelu", "Split", "Mul",
+                                             "ReduceMean", "Squeeze"}));
+  EXPECT_EQ(w.opset, 21);
+  EXPECT_EQ(w.model.ir_version(), 10);
+  EXPECT_EQ(w.model.opset_import_size(), 1);
+  for (const auto &n : w.model.graph().node())
+    EXPECT_EQ(n.domain(), "") << n.op_type();
+  const onnx::NodeProto &s = w.model.graph().node(1);
+  ASSERT_EQ(s.attribute_size(), 2);
+  EXPECT_EQ(s.attribute(1).name(), "num_outputs");
+  EXPECT_EQ(s.input_size(), 1);
+  EXPECT_EQ(w.initializers.at("squeeze_axes"), (std::vector<int64_t>{1}));
+  computes_the_same(m, export_onnx_bytes(m));
+}
+
 } // namespace
 } // namespace quarry
