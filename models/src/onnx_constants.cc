@@ -11,15 +11,18 @@ void ConstantTable::add_unread(const onnx::TensorProto &t) {
   check_value_count(t);
   decoded_.erase(t.name());
   unread_[t.name()] = &t;
+  initializers_[t.name()] = &t;
 }
 
 void ConstantTable::set(const std::string &name, Constant c) {
   unread_.erase(name);
+  initializers_.erase(name);
   decoded_[name] = std::move(c);
 }
 
 void ConstantTable::erase(const std::string &name) {
   unread_.erase(name);
+  initializers_.erase(name);
   decoded_.erase(name);
 }
 
@@ -56,9 +59,10 @@ int32_t ConstantTable::elem(const std::string &name) const {
   return at(name).elem;
 }
 
-const onnx::TensorProto *ConstantTable::unread(const std::string &name) const {
-  auto u = unread_.find(name);
-  return u == unread_.end() ? nullptr : u->second;
+const onnx::TensorProto *
+ConstantTable::initializer(const std::string &name) const {
+  auto i = initializers_.find(name);
+  return i == initializers_.end() ? nullptr : i->second;
 }
 
 } // namespace quarry::onnx_io

@@ -36,13 +36,14 @@ public:
   Tensor<float> as_float(const std::string &name) const;
   /// Constant `name`'s ONNX element type.
   int32_t elem(const std::string &name) const;
-  /// The initializer behind constant `name` when it is not yet decoded,
-  /// else nullptr.
-  const onnx::TensorProto *unread(const std::string &name) const;
+  /// The initializer constant `name` is, decoded or not; nullptr for a
+  /// constant import made (a Constant node's, a folded result).
+  const onnx::TensorProto *initializer(const std::string &name) const;
 
 private:
   mutable std::map<std::string, Constant> decoded_;
   mutable std::map<std::string, const onnx::TensorProto *> unread_;
+  std::map<std::string, const onnx::TensorProto *> initializers_;
 };
 
 } // namespace quarry::onnx_io

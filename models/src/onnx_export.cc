@@ -23,6 +23,15 @@ Exporter::Exporter(const Model &m, uint64_t seed)
     input_elem_[vi.name()] = vi.type().tensor_type().elem_type();
   for (const auto &t : kept_.graph().initializer())
     kept_constants_.emplace(t.name(), &t);
+  if (const onnx::FunctionProto *f =
+          onnx_io::quarry_record(kept_, kFoldedWeightsFunction)) {
+    for (const auto &r : f->node()) {
+      if (const auto *w = find_attr(r, kResultsAttr); w && w->strings_size())
+        folded_weights_.emplace(w->strings(0), &r);
+      else if (r.output_size() == 1)
+        folded_constants_.emplace(r.output(0), &r);
+    }
+  }
   // A weight made of a float16 constant goes out as one while its values
   // are still float16 (the optimizer's new weights are float32).
   for (const Node &n : g_.nodes()) {
@@ -62,6 +71,10 @@ onnx::ModelProto Exporter::run() {
     if (!r.record->name().empty())
       reserved_.insert(r.record->name());
   }
+  for (const auto *folded : {&folded_weights_, &folded_constants_})
+    for (const auto &[value, r] : *folded)
+      if (!r->name().empty())
+        reserved_.insert(r->name());
   fusions_ = onnx_io::find_export_fusions(g_, restored_nodes);
   const int64_t opset = prepare_kept(live, least_opset(live));
   auto *op = model.add_opset_import();
@@ -90,8 +103,8 @@ onnx::ModelProto Exporter::run() {
     onnx::ModelProto checked = model;
     // The checker refuses an IR later than its own; the forms it checks
     // here are opset 17's, which its IR holds.
-    checked.set_ir_version(std::min<int64_t>(checked.ir_version(),
-                                             onnx::Version::IR_VERSION));
+    checked.set_ir_version(
+        std::min<int64_t>(checked.ir_version(), onnx::Version::IR_VERSION));
     for (auto *values : {checked.mutable_graph()->mutable_input(),
                          checked.mutable_graph()->mutable_output()})
       for (auto &v : *values)
@@ -237,8 +250,10 @@ void Exporter::restore_names() {
     }
     if (names.output_size() != n.num_outputs)
       continue;
+    // A result written in the model's type has its name; its float32
+    // copy, if any, follows (derived_).
     for (int k = 0; k < n.num_outputs; ++k)
-      values.emplace(name({id, k}), names.output(k));
+      values.emplace(typed_name({id, k}), names.output(k));
     if (!names.name().empty())
       nodes.emplace(names.output(0), names.name());
   }

@@ -87,7 +87,9 @@ void Exporter::emit(int32_t id) {
              int64_t{onnx::TensorProto::FLOAT});
       return;
     }
-    *graph_->add_initializer() = onnx_io::encode_tensor(name({id, 0}), written);
+    if (!emit_folded_weight(id, written))
+      *graph_->add_initializer() =
+          onnx_io::encode_tensor(name({id, 0}), written);
     return;
   }
   case OpKind::Opaque:

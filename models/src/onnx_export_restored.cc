@@ -254,9 +254,11 @@ std::vector<bool> Exporter::find_restored(const std::vector<bool> &live,
 
 void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
   // Until none is dropped: a node written back whose typed operand is no
-  // longer a typed result, or whose typed result something else reads (in
-  // quarry's forms, as float32), goes out in quarry's forms; but float16
-  // and bfloat16 are cast where they meet quarry's forms (typed_).
+  // longer a typed result (but for float16 and bfloat16, cast from float32
+  // where a recorded node reads them), or whose typed result is a graph
+  // output the model declares otherwise, goes out in quarry's forms. A
+  // typed result something else reads as float32 is cast to it (a
+  // ConvInteger's int32 sums, as the model's own Cast does).
   const auto outputs = declared_outputs();
   const auto half = [](int64_t t) {
     return half_float(static_cast<int32_t>(t));
@@ -288,21 +290,6 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
         // A graph output the model declares of that type.
         for (const auto &[out, declared] : outputs)
           ok = ok && (out != v || declared == type);
-        for (int32_t u : readers[v.node]) {
-          auto o = owner.find(u);
-          if (o == owner.end()) {
-            ok = false;
-            continue;
-          }
-          if (o->second == it->first)
-            continue;
-          const Restored &other = restored_.at(o->second);
-          bool reads = false;
-          for (size_t j = 0; j < other.operands.size(); ++j)
-            reads = reads || (other.operands[j] == v &&
-                              other.types[j] == r.types[inputs + k]);
-          ok = ok && reads;
-        }
       }
       if (ok) {
         ++it;
@@ -314,12 +301,11 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
       dropped = true;
     }
   }
-  // The float16 results something else reads as float32: quarry's forms,
-  // a recorded node reading float32, a graph output declared otherwise.
-  // (The last pass dropped nothing: `owner` is the records kept.)
+  // The typed results something else reads as float32: quarry's forms, a
+  // recorded node reading float32 (or another type), a graph output of
+  // float16 declared otherwise. (The last pass dropped nothing: `owner` is
+  // the records kept.)
   for (const auto &[v, type] : typed_) {
-    if (!half(type))
-      continue;
     bool as_float = false;
     for (const auto &[out, declared] : outputs)
       as_float = as_float || (out == v && declared != type);
@@ -333,7 +319,8 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
         continue; // within the node computing it
       const Restored &other = restored_.at(o->second);
       for (size_t j = 0; j < other.operands.size(); ++j)
-        as_float = as_float || (other.operands[j] == v && !other.types[j]);
+        as_float =
+            as_float || (other.operands[j] == v && other.types[j] != type);
     }
     if (as_float)
       read_as_float_.insert(v);
@@ -359,21 +346,28 @@ void Exporter::emit_restored(const Restored &r) {
       operands[i] = r.types[i] ? typed_name(v) : name(v);
     }
   }
+  // Its constant operands, first: a node that folded into one goes before
+  // it.
+  const onnx::NodeProto &record = *r.record;
+  for (int i = 0; i < record.input_size(); ++i) {
+    if (r.operands[i].node >= 0)
+      continue;
+    auto c = kept_constants_.find(record.input(i));
+    if (c == kept_constants_.end() ||
+        !written_constants_.insert(c->first).second)
+      continue;
+    auto f = folded_constants_.find(c->first);
+    if (f == folded_constants_.end() || !emit_folded(*f->second, c->first))
+      *graph_->add_initializer() = *c->second;
+  }
   onnx::NodeProto &k = *graph_->add_node();
-  k = *r.record;
+  k = record;
   onnx_io::drop_quarry_attrs(k);
   if (source_opset_ > onnx_io::kSchemaOpset)
     onnx_io::hold_late_form(k);
-  for (int i = 0; i < k.input_size(); ++i) {
-    if (r.operands[i].node >= 0) {
+  for (int i = 0; i < k.input_size(); ++i)
+    if (r.operands[i].node >= 0)
       k.set_input(i, operands[i]);
-      continue;
-    }
-    auto c = kept_constants_.find(k.input(i));
-    if (c != kept_constants_.end() &&
-        written_constants_.insert(c->first).second)
-      *graph_->add_initializer() = *c->second;
-  }
   for (int o = 0; o < k.output_size(); ++o)
     if (r.results[o].node >= 0)
       k.set_output(o, typed_name(r.results[o]));
@@ -382,6 +376,36 @@ void Exporter::emit_restored(const Restored &r) {
     if (v.node >= 0 && read_as_float_.count(v))
       attr(node("Cast", {typed_name(v)}, {derived(typed_name(v), "_float")}),
            "to", int64_t{onnx::TensorProto::FLOAT});
+}
+
+bool Exporter::emit_folded(const onnx::NodeProto &r, const std::string &out) {
+  if (!onnx_io::changed_operator(r, source_opset_, export_opset_).empty())
+    return false;
+  for (const std::string &i : r.input())
+    if (!i.empty() && !kept_constants_.count(i))
+      return false;
+  onnx::NodeProto &k = *graph_->add_node();
+  k = r;
+  onnx_io::drop_quarry_attrs(k);
+  if (source_opset_ > onnx_io::kSchemaOpset)
+    onnx_io::hold_late_form(k);
+  k.set_output(0, out);
+  for (const std::string &i : r.input())
+    if (!i.empty() && written_constants_.insert(i).second)
+      *graph_->add_initializer() = *kept_constants_.at(i);
+  return true;
+}
+
+bool Exporter::emit_folded_weight(int32_t id, const Tensor<float> &value) {
+  auto f = folded_weights_.find(g_.node(id).name);
+  if (f == folded_weights_.end())
+    return false;
+  const onnx::NodeProto &r = *f->second;
+  const onnx::AttributeProto *dims = find_attr(r, kDimsAttr);
+  const onnx::AttributeProto *hash = find_attr(r, kValuesHashAttr);
+  return dims && hash &&
+         Ints(dims->ints().begin(), dims->ints().end()) == value.shape.dims &&
+         hash->i() == values_hash(value) && emit_folded(r, name({id, 0}));
 }
 
 } // namespace quarry::onnx_io

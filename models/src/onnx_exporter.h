@@ -159,6 +159,14 @@ private:
   /// Writes a chosen record's node, reading and computing the exported
   /// names of its values.
   void emit_restored(const Restored &r);
+  /// Writes the node that folded at import into weight `id` (a
+  /// DequantizeLinear of int8 constants, onnx_restorable.h) in place of
+  /// `value`, its float32 initializer as export would write it, where the
+  /// weight still holds what the node computed; false where it does not.
+  bool emit_folded_weight(int32_t id, const Tensor<float> &value);
+  /// Writes folded record `r` computing `out`, and the constants it
+  /// reads; false where its operator changed since the model's opset.
+  bool emit_folded(const onnx::NodeProto &r, const std::string &out);
 
   /// Settles names and the opset for the kept nodes of live opaque
   /// operators, writes the constants they read, and returns the opset of
@@ -256,6 +264,10 @@ private:
   std::set<int32_t> raw_only_;
   /// The kept model's constants, by name, and those written so far.
   std::map<std::string, const onnx::TensorProto *> kept_constants_;
+  /// The records of kFoldedWeightsFunction, by the weight they made, and
+  /// by the constant they computed where recorded nodes read that.
+  std::map<std::string, const onnx::NodeProto *> folded_weights_;
+  std::map<std::string, const onnx::NodeProto *> folded_constants_;
   std::set<std::string> written_constants_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;

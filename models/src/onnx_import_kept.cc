@@ -268,8 +268,10 @@ void Importer::import_node(
            why);
     return;
   }
-  if (default_domain(n.domain()) && !has_subgraphs(n) && fold_node(*this))
+  if (default_domain(n.domain()) && !has_subgraphs(n) && fold_node(*this)) {
+    note_folded(n);
     return; // every input known: evaluated now (onnx_fold.h)
+  }
   if (default_domain(n.domain()) && n.op_type() == "If" && const_in(0))
     return inline_branch(table);
   if (default_domain(n.domain()) && n.op_type() == "If" &&
@@ -469,7 +471,7 @@ ValueRef Importer::onnx_typed(const std::string &name) {
 bool Importer::kept_constant(const std::string &name,
                              std::vector<onnx::TensorProto> &out,
                              bool own_type) const {
-  if (const onnx::TensorProto *t = constants_.unread(name);
+  if (const onnx::TensorProto *t = constants_.initializer(name);
       t && (own_type || !held_as_float(t->data_type())))
     out.push_back(*t); // an initializer as it was
   else if (const Constant *c = constants_.find(name)) {

@@ -48,6 +48,7 @@ void Importer::name_weight(ValueRef w, const std::string &onnx_name,
                            const Shape &onnx_shape) {
   onnx::NodeProto &r = record_names(g_.node(w.node).name, {onnx_name}, "");
   add_attr(r, "dims", onnx_shape.dims);
+  record_folded_weight(onnx_name, w, onnx_shape);
 }
 
 onnx::NodeProto &Importer::record_names(const std::string &quarry,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnx_attrs.h"
+#include "onnx_external_data.h"
 #include "onnx_importer.h"
 #include "onnx_kept.h"
 #include "onnx_restorable.h"
@@ -17,7 +18,9 @@ namespace {
 
 /// A constant a record keeps beside the model's weights (a Reshape's shape,
 /// a Resize's scales) holds at most this many values: a larger one is a
-/// weight the handler transformed, and keeping it would store it twice.
+/// weight the handler transformed, and keeping it would store it twice;
+/// but for one of one byte a value (int8 weights), whose copy is a quarter
+/// of quarry's float32 weight and makes the node go out quantized.
 constexpr int64_t kMaxRecordedConstant = 4096;
 
 } // namespace
@@ -96,6 +99,25 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
   std::vector<std::string> operands;
   std::vector<onnx::TensorProto> constants;
   std::vector<ValueRef> read;
+  // A constant operand, written back as the model wrote it.
+  auto keep = [&](const std::string &i) {
+    const Constant *c = constants_.find(i);
+    if (!c || (c->shape.numel() > kMaxRecordedConstant &&
+               raw_bytes_per_value(c->elem) != 1))
+      return false;
+    try {
+      if (!kept_constant(i, constants, true))
+        return false;
+    } catch (const Error &) {
+      return false;
+    }
+    operands.emplace_back(kConstantOperand);
+    types.back() = 0; // in its own type
+    // What it folded from, which export writes in its place.
+    if (folded_constants_.insert(i).second)
+      record_folded(i);
+    return true;
+  };
   for (const std::string &i : n.input()) {
     if (i.empty()) {
       operands.emplace_back();
@@ -110,30 +132,26 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
                     : other != elem_.end() ? other->second
                                            : half_elem(i));
     if (auto v = values_.find(i); v != values_.end()) {
-      // A value the operators read: computed, or a float32 (or float16,
-      // bfloat16) constant made a weight.
-      if (constants_.contains(i) &&
-          constants_.elem(i) != onnx::TensorProto::FLOAT &&
-          !half_float(constants_.elem(i)))
-        return;
       if (std::find(shape->leaves.begin(), shape->leaves.end(), v->second) ==
           shape->leaves.end())
         return;
-      operands.push_back(value_ref(g_, v->second));
       read.push_back(v->second);
+      // A constant of another type than float32 (float16, bfloat16), a
+      // quantization's zero point, quarry holds as a float32 weight, which
+      // would go out in float32.
+      if (constants_.contains(i) &&
+          constants_.elem(i) != onnx::TensorProto::FLOAT &&
+          !half_float(constants_.elem(i))) {
+        if (!keep(i))
+          return;
+        continue;
+      }
+      // A value the operators read: computed, or a constant made a weight.
+      operands.push_back(value_ref(g_, v->second));
       continue;
     }
-    const Constant *c = constants_.find(i);
-    if (!c || c->shape.numel() > kMaxRecordedConstant)
+    if (!keep(i))
       return;
-    types.back() = 0; // written in its own type
-    try {
-      if (!kept_constant(i, constants, true))
-        return;
-    } catch (const Error &) {
-      return;
-    }
-    operands.emplace_back(kConstantOperand);
   }
   // Anything else the operators read is a weight the handler made from the
   // node's constants.
@@ -156,6 +174,60 @@ void Importer::record_restorable(const onnx::NodeProto &n, int before) {
   for (auto &t : constants)
     if (kept_constants_.insert(t.name()).second)
       *kept_.mutable_graph()->add_initializer() = std::move(t);
+}
+
+void Importer::note_folded(const onnx::NodeProto &n) {
+  if (n.output_size() != 1 || n.output(0).empty())
+    return;
+  const Constant *out = constants_.find(n.output(0));
+  if (!out || out->elem != onnx::TensorProto::FLOAT)
+    return;
+  // Computed from values of another type (int8 or int32 ones and their
+  // scales, float16 ones), none more than it holds: not a part of a larger
+  // constant, which writing the node would store whole.
+  const Constant *first =
+      n.input_size() ? constants_.find(n.input(0)) : nullptr;
+  if (!first || first->elem == onnx::TensorProto::FLOAT)
+    return;
+  for (const std::string &i : n.input()) {
+    if (i.empty())
+      continue;
+    const Constant *c = constants_.find(i);
+    if (!c || c->shape.numel() > out->shape.numel())
+      return;
+  }
+  folded_.emplace(n.output(0), n);
+}
+
+onnx::NodeProto *Importer::record_folded(const std::string &name) {
+  auto f = folded_.find(name);
+  if (f == folded_.end())
+    return nullptr;
+  std::vector<onnx::TensorProto> constants;
+  for (const std::string &i : f->second.input())
+    try {
+      if (!i.empty() && !kept_constant(i, constants, true))
+        return nullptr;
+    } catch (const Error &) {
+      return nullptr;
+    }
+  for (auto &t : constants)
+    if (kept_constants_.insert(t.name()).second)
+      *kept_.mutable_graph()->add_initializer() = std::move(t);
+  onnx::NodeProto &r = *kept_function(kFoldedWeightsFunction).add_node();
+  r = f->second;
+  return &r;
+}
+
+void Importer::record_folded_weight(const std::string &name, ValueRef w,
+                                    const Shape &onnx_shape) {
+  onnx::NodeProto *r = record_folded(name);
+  if (!r)
+    return;
+  const Node &weight = g_.node(w.node);
+  add_attr(*r, kResultsAttr, std::vector<std::string>{weight.name});
+  add_attr(*r, kDimsAttr, onnx_shape.dims);
+  add_attr(*r, kValuesHashAttr, values_hash(weights_.at(weight.name)));
 }
 
 } // namespace quarry::onnx_io

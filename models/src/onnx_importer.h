@@ -272,6 +272,20 @@ private:
   /// the values quarry holds as float32; nothing where export could not (a
   /// value of the untyped tail, a constant too large to keep twice).
   void record_restorable(const onnx::NodeProto &n, int before);
+  /// Notes node `n`, which folded, where its one output is a float32
+  /// tensor computed from one of another type and from inputs no larger
+  /// (int8 weights or an int32 bias dequantized, float16 weights cast):
+  /// should the output become a weight, record_folded_weight records the
+  /// node for export.
+  void note_folded(const onnx::NodeProto &n);
+  /// Records the node that folded into constant `name` (note_folded), with
+  /// the constants it reads; nullptr where there is none.
+  onnx::NodeProto *record_folded(const std::string &name);
+  /// Records the node that folded into constant `name` (note_folded), now
+  /// the quarry weight `w`, which holds its values in `onnx_shape` or
+  /// another (kFoldedWeightsFunction, onnx_restorable.h).
+  void record_folded_weight(const std::string &name, ValueRef w,
+                            const Shape &onnx_shape);
   /// Notes which of node `n`'s outputs the model types float16 or
   /// bfloat16 (computed as float32): a Cast's to them, and what any other
   /// node computes from them, unless quarry holds it otherwise (half_).
@@ -309,6 +323,11 @@ private:
   /// Model::kept_onnx as it is built (onnx_kept.h).
   onnx::ModelProto kept_;
   std::set<std::string> kept_constants_;
+  /// note_folded's nodes, by the name of their output.
+  std::map<std::string, onnx::NodeProto> folded_;
+  /// The constants recorded nodes read as constant operands whose folded
+  /// node is recorded (once each).
+  std::set<std::string> folded_constants_;
   /// The values of the untyped tail (its nodes' outputs, graph inputs
   /// that are not tensors), by ONNX name.
   std::set<std::string> untyped_;

@@ -299,7 +299,8 @@ void drop_quarry_attrs(onnx::NodeProto &n) {
   for (int i = attrs->size() - 1; i >= 0; --i)
     if (const std::string &a = attrs->Get(i).name();
         a == kReadsAttr || a == kKeptBecauseAttr || a == kShapeAttr ||
-        a == kOperandsAttr || a == kResultsAttr || a == kTypesAttr)
+        a == kOperandsAttr || a == kResultsAttr || a == kTypesAttr ||
+        a == kDimsAttr || a == kValuesHashAttr)
       attrs->DeleteSubrange(i, 1);
 }
 

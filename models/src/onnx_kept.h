@@ -30,6 +30,10 @@
 //                      kRestorableFunction: the nodes export can write
 //                      back as the model had them, each with the shape of
 //                      the operators import made of it (onnx_restorable.h)
+//                      kFoldedWeightsFunction: the nodes that folded into
+//                      weights of another type (a DequantizeLinear of int8
+//                      weights), which export writes back in their place
+//                      (onnx_restorable.h)
 //   producer_*, domain, model_version, doc_string, metadata_props,
 //   graph.name, graph.doc_string
 //                      the imported model's, which export writes back

@@ -5,9 +5,16 @@
 #include "quarry/core/op_registry.h"
 
 #include <map>
+#include <string_view>
 #include <utility>
 
 namespace quarry::onnx_io {
+
+int64_t values_hash(const Tensor<float> &t) {
+  const std::string_view bits(reinterpret_cast<const char *>(t.data.data()),
+                              t.data.size() * sizeof(float));
+  return static_cast<int64_t>(hash_bytes(bits));
+}
 
 std::string value_ref(const Graph &g, ValueRef v) {
   const std::string &name = g.node(v.node).name;

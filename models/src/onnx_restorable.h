@@ -59,6 +59,25 @@ struct GroupShape {
   std::vector<ValueRef> leaves;
 };
 
+/// The name of the function in Model::kept_onnx that holds the nodes whose
+/// outputs folded at import into weights the model stores smaller than
+/// quarry's float32 (a DequantizeLinear of int8 weights, a Cast of float16
+/// ones). Each record is the node as the model wrote it (its constant
+/// inputs among the kept constants, in their own types), and
+///   - where its output became a weight: kResultsAttr the quarry weight,
+///     kDimsAttr the dims of the node's output and kValuesHashAttr
+///     values_hash of its values; export writes the node in place of the
+///     weight's float32 initializer where that is written in those dims
+///     and the weight still holds those values;
+///   - where a recorded node reads its output as a constant operand:
+///     nothing more; export writes the node in place of the constant.
+inline constexpr const char *kFoldedWeightsFunction = "quarry_folded_weights";
+inline constexpr const char *kDimsAttr = "quarry_dims";
+inline constexpr const char *kValuesHashAttr = "quarry_values_hash";
+
+/// A hash of the bits of `t`'s values.
+int64_t values_hash(const Tensor<float> &t);
+
 /// A value's reference in a record: its node's name and output, "" where
 /// the node has no name.
 std::string value_ref(const Graph &g, ValueRef v);

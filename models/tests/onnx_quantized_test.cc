@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace quarry {
 namespace {
@@ -99,6 +100,17 @@ TEST(OnnxQuantized, AQuantizedOutputGoesOutInItsType) {
             std::vector<std::string>{});
 }
 
+/// y = conv(x, w) with x quantized as the model runs (uint8), the int8
+/// kernel w of scale 0.01, the int32 sums cast to float32 and scaled.
+void dynamically_quantized_conv(OnnxModel &m) {
+  m.floats("ws", {}, {0.01f});
+  m.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"});
+  m.node("ConvInteger", {"xq", "w", "xz"}, {"acc"});
+  set_int(m.node("Cast", {"acc"}, {"accf"}), "to", TP::FLOAT);
+  m.node("Mul", {"xs", "ws"}, {"s"});
+  m.node("Mul", {"accf", "s"}, {"y"});
+}
+
 TEST(OnnxQuantized, DynamicQuantizationApproximatesTheFloatProduct) {
   // x quantized at run time to uint8, an int8 kernel, ConvInteger, the
   // int32 sum cast and scaled back: within a quantization step of the
@@ -106,12 +118,7 @@ TEST(OnnxQuantized, DynamicQuantizationApproximatesTheFloatProduct) {
   OnnxModel m(13);
   m.input("x", {1, 2, 4, 4}).output("y");
   integers(m, "w", TP::INT8, {3, 2, 1, 1}, {50, -100, 127, 0, -128, 25});
-  m.floats("ws", {}, {0.01f});
-  m.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"});
-  m.node("ConvInteger", {"xq", "w", "xz"}, {"acc"});
-  set_int(m.node("Cast", {"acc"}, {"accf"}), "to", TP::FLOAT);
-  m.node("Mul", {"xs", "ws"}, {"s"});
-  m.node("Mul", {"accf", "s"}, {"y"});
+  dynamically_quantized_conv(m);
   const Model g = import_onnx_bytes(m.bytes(), "dyn.onnx");
   EXPECT_TRUE(kept_operator_types(g).empty());
   Bindings<float> b;
@@ -126,38 +133,127 @@ TEST(OnnxQuantized, DynamicQuantizationApproximatesTheFloatProduct) {
     }
 }
 
+/// One quantized convolution with an int32 bias, as QLinearConv or in its
+/// QDQ form.
+OnnxModel quantized_conv(bool qlinear) {
+  OnnxModel m(13);
+  m.input("x", {1, 2, 4, 4}).output("y");
+  m.floats("xs", {}, {0.01f}).floats("ws", {3}, {0.02f, 0.01f, 0.03f});
+  m.floats("ys", {}, {0.05f});
+  integers(m, "xz", TP::UINT8, {}, {128});
+  integers(m, "wz", TP::INT8, {3}, {0, 0, 0});
+  integers(m, "yz", TP::UINT8, {}, {10});
+  integers(m, "w", TP::INT8, {3, 2, 1, 1}, {50, -100, 127, 0, -128, 25});
+  integers(m, "b", TP::INT32, {3}, {1000, -2000, 300});
+  m.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"});
+  if (qlinear) {
+    m.node("QLinearConv", {"xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"},
+           {"yq"});
+  } else {
+    m.floats("bs", {3}, {0.01f * 0.02f, 0.01f * 0.01f, 0.01f * 0.03f});
+    integers(m, "bz", TP::INT32, {3}, {0, 0, 0});
+    m.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"});
+    set_int(m.node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}), "axis", 0);
+    set_int(m.node("DequantizeLinear", {"b", "bs", "bz"}, {"bd"}), "axis", 0);
+    m.node("Conv", {"xd", "wd", "bd"}, {"c"});
+    m.node("QuantizeLinear", {"c", "ys", "yz"}, {"yq"});
+  }
+  m.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"});
+  return m;
+}
+
 TEST(OnnxQuantized, QLinearConvIsItsQdqForm) {
-  // The operator form and the QDQ form of one quantized convolution with
-  // an int32 bias compute the same.
-  auto model = [](bool qlinear) {
-    OnnxModel m(13);
-    m.input("x", {1, 2, 4, 4}).output("y");
-    m.floats("xs", {}, {0.01f}).floats("ws", {3}, {0.02f, 0.01f, 0.03f});
-    m.floats("ys", {}, {0.05f});
-    integers(m, "xz", TP::UINT8, {}, {128});
-    integers(m, "wz", TP::INT8, {3}, {0, 0, 0});
-    integers(m, "yz", TP::UINT8, {}, {10});
-    integers(m, "w", TP::INT8, {3, 2, 1, 1}, {50, -100, 127, 0, -128, 25});
-    integers(m, "b", TP::INT32, {3}, {1000, -2000, 300});
-    m.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"});
-    if (qlinear) {
-      m.node("QLinearConv",
-             {"xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"}, {"yq"});
-    } else {
-      m.floats("bs", {3}, {0.01f * 0.02f, 0.01f * 0.01f, 0.01f * 0.03f});
-      integers(m, "bz", TP::INT32, {3}, {0, 0, 0});
-      m.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"});
-      set_int(m.node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}), "axis", 0);
-      set_int(m.node("DequantizeLinear", {"b", "bs", "bz"}, {"bd"}), "axis", 0);
-      m.node("Conv", {"xd", "wd", "bd"}, {"c"});
-      m.node("QuantizeLinear", {"c", "ys", "yz"}, {"yq"});
-    }
-    m.node("DequantizeLinear", {"yq", "ys", "yz"}, {"y"});
-    return import_onnx_bytes(m.bytes(), "qconv.onnx");
-  };
   Bindings<float> b;
-  const Tensor<float> a = run(model(true), b), q = run(model(false), b);
+  const Tensor<float> a =
+      run(import_onnx_bytes(quantized_conv(true).bytes(), "qconv.onnx"), b);
+  const Tensor<float> q =
+      run(import_onnx_bytes(quantized_conv(false).bytes(), "qdq.onnx"), b);
   EXPECT_EQ(a.data, q.data);
+}
+
+/// The operators of `bytes`' graph, counted, and its initializers' types.
+struct Contents {
+  std::map<std::string, int> ops;
+  std::map<std::string, int32_t> initializers;
+};
+Contents contents(const std::string &bytes) {
+  onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(bytes));
+  Contents c;
+  for (const auto &n : m.graph().node())
+    ++c.ops[n.op_type()];
+  for (const auto &t : m.graph().initializer())
+    c.initializers[t.name()] = t.data_type();
+  return c;
+}
+
+/// `out`, imported again, computes what `g` computes.
+void computes_the_same(const Model &g, const std::string &out) {
+  Bindings<float> b;
+  const Tensor<float> want = run(g, b);
+  EXPECT_EQ(run(import_onnx_bytes(out, "out.onnx"), b).data, want.data);
+}
+
+TEST(OnnxQuantized, AQdqModelGoesOutQuantized) {
+  // Its Quantize and DequantizeLinears as the model wrote them, the
+  // weight and bias in int8 and int32 and dequantized as it wrote them,
+  // though import folded them to float32.
+  const std::string bytes = quantized_conv(false).bytes();
+  const Model g = import_onnx_bytes(bytes, "qdq.onnx");
+  const std::string out = export_onnx_bytes(g);
+  EXPECT_EQ(contents(out).ops, contents(bytes).ops);
+  EXPECT_EQ(contents(out).initializers, contents(bytes).initializers);
+  EXPECT_EQ(interface_differences(bytes, out), std::vector<std::string>{});
+  computes_the_same(g, out);
+}
+
+TEST(OnnxQuantized, AWeightThatChangedGoesOutAsFloat32) {
+  // The folded weight given other values (as a rewrite that keeps its name
+  // would): the DequantizeLinear that made it no longer computes them.
+  Model g = import_onnx_bytes(quantized_conv(false).bytes(), "qdq.onnx");
+  bool changed = false;
+  for (auto &[name, value] : g.weights)
+    if (value.shape == Shape{3, 2, 1, 1}) {
+      value.data[0] += 1;
+      changed = true;
+    }
+  ASSERT_TRUE(changed);
+  const std::string out = export_onnx_bytes(g);
+  const Contents c = contents(out);
+  EXPECT_EQ(c.ops.at("DequantizeLinear"), 3);
+  EXPECT_EQ(c.initializers.count("w"), 0u);
+  computes_the_same(g, out);
+}
+
+TEST(OnnxQuantized, ADynamicallyQuantizedModelGoesOutAsItCame) {
+  // DynamicQuantizeLinear, ConvInteger of int8 weights and the int32 sums
+  // cast to float32: each node as the model wrote it, and the weights (of
+  // more values than a record keeps of other types) as they were.
+  OnnxModel m(13);
+  m.input("x", {1, 8, 6, 6}).output("y");
+  auto *w = m.proto().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(TP::INT8);
+  for (int64_t d : {64, 8, 3, 3})
+    w->add_dims(d);
+  std::string raw(64 * 8 * 3 * 3, '\0');
+  for (size_t i = 0; i < raw.size(); ++i)
+    raw[i] = static_cast<char>(static_cast<int>(i * 37 % 255) - 127);
+  w->set_raw_data(raw);
+  dynamically_quantized_conv(m);
+  const std::string bytes = m.bytes();
+  const Model g = import_onnx_bytes(bytes, "dyn.onnx");
+  const std::string out = export_onnx_bytes(g);
+  EXPECT_EQ(contents(out).ops, contents(bytes).ops);
+  EXPECT_EQ(contents(out).initializers, contents(bytes).initializers);
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(out));
+  for (const auto &t : written.graph().initializer()) {
+    if (t.name() == "w") {
+      EXPECT_EQ(t.SerializeAsString(), w->SerializeAsString());
+    }
+  }
+  computes_the_same(g, out);
 }
 
 TEST(OnnxQuantized, ACastToAnIntegerTruncatesTowardZero) {

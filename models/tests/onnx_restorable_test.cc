@@ -157,9 +157,10 @@ TEST(OnnxRestorable, BoolsGoBackInTheirOwnType) {
   computes_the_same(or_model, export_onnx_bytes(or_model));
 }
 
-TEST(OnnxRestorable, ABoolReadAsANumberGoesOutInQuarrysForms) {
+TEST(OnnxRestorable, ABoolReadAsANumberIsCastWhereQuarrysFormsReadIt) {
   // The Not's bools are read as numbers (Cast to float, then an Add): the
-  // Not goes out as quarry computes it, and the file computes the same.
+  // Not goes out as the model wrote it, cast to float32 for the Add, and
+  // the file computes the same.
   OnnxModel m(13);
   m.input("x", {2, 3}, onnx::TensorProto::BOOL).output("y");
   m.floats("w", {3}, {1, 2, 3});
@@ -168,7 +169,8 @@ TEST(OnnxRestorable, ABoolReadAsANumberGoesOutInQuarrysForms) {
   m.node("Add", {"c", "w"}, {"y"});
   const Model imported = import_onnx_bytes(m.bytes(), "not_add");
   const Written w = written(imported);
-  EXPECT_EQ(std::count(w.ops.begin(), w.ops.end(), "Not"), 0);
+  EXPECT_EQ(w.ops, (std::vector<std::string>{"Not", "Cast", "Add"}));
+  EXPECT_EQ(w.model.graph().node(0).output(0), "n");
   computes_the_same(imported, export_onnx_bytes(imported));
 }
 
