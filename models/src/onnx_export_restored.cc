@@ -393,6 +393,11 @@ bool Exporter::emit_folded(const onnx::NodeProto &r, const std::string &out) {
   for (const std::string &i : r.input())
     if (!i.empty() && written_constants_.insert(i).second)
       *graph_->add_initializer() = *kept_constants_.at(i);
+  // First among the nodes, as it reads constants alone: a node in quarry's
+  // forms emitted before the weight (a Conv taking its bias) reads it.
+  for (int at = graph_->node_size() - 1; at > folded_written_; --at)
+    graph_->mutable_node()->SwapElements(at, at - 1);
+  ++folded_written_;
   return true;
 }
 

@@ -268,6 +268,8 @@ private:
   /// by the constant they computed where recorded nodes read that.
   std::map<std::string, const onnx::NodeProto *> folded_weights_;
   std::map<std::string, const onnx::NodeProto *> folded_constants_;
+  /// How many nodes emit_folded wrote (the graph's first nodes).
+  int folded_written_ = 0;
   std::set<std::string> written_constants_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;

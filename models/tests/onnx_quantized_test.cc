@@ -225,6 +225,34 @@ TEST(OnnxQuantized, AWeightThatChangedGoesOutAsFloat32) {
   computes_the_same(g, out);
 }
 
+TEST(OnnxQuantized, ARewrittenConvolutionReadsItsDequantizedWeights) {
+  // The convolution computed anew, as a rewrite does (without the name
+  // import gave it): it goes out in quarry's forms (and so does the
+  // QuantizeLinear reading it), before the weights it reads in the graph's
+  // order, and they go out dequantized all the same.
+  Model g = import_onnx_bytes(quantized_conv(false).bytes(), "qdq.onnx");
+  int renamed = 0;
+  for (int32_t id = 0; id < g.graph.num_nodes(); ++id)
+    if (g.graph.node(id).name == "c") {
+      g.graph.set_name(id, "");
+      ++renamed;
+    }
+  ASSERT_EQ(renamed, 1);
+  const std::string out = export_onnx_bytes(g);
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(out));
+  std::map<std::string, std::string> dequantized; // input -> output
+  for (const auto &n : written.graph().node())
+    if (n.op_type() == "DequantizeLinear")
+      dequantized[n.input(0)] = n.output(0);
+  EXPECT_EQ(dequantized.count("w"), 1u);
+  EXPECT_EQ(dequantized.count("b"), 1u);
+  const Contents c = contents(out);
+  EXPECT_EQ(c.initializers.at("w"), TP::INT8);
+  EXPECT_EQ(c.initializers.at("b"), TP::INT32);
+  computes_the_same(g, out);
+}
+
 TEST(OnnxQuantized, ADynamicallyQuantizedModelGoesOutAsItCame) {
   // DynamicQuantizeLinear, ConvInteger of int8 weights and the int32 sums
   // cast to float32: each node as the model wrote it, and the weights (of
