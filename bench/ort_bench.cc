@@ -29,8 +29,10 @@
 // --compare A.onnx B.onnx instead runs both once on the same seeded inputs
 // (bound by position: quarry's export keeps the inputs' order) and prints
 // the largest difference of their outputs relative to A's largest
-// magnitude per output, and how B's interface differs from A's (names,
-// types, dimensions, opset, metadata: quarry::interface_differences); it
+// magnitude per output, how B's interface differs from A's (names,
+// types, dimensions, opset, metadata: quarry::interface_differences) and
+// how many of each operator it has where A has another number
+// (quarry::operator_differences); it
 // exits 1 when the outputs differ by more than --tolerance (or, for a
 // float16 or bfloat16 output, than its own precision where that is
 // coarser: 2^-10, 2^-7). Both run
@@ -645,6 +647,10 @@ int main(int argc, char **argv) {
                                  {"equal", equal},
                                  {"interface_differences",
                                   quarry::interface_differences(
+                                      quarry::read_file_bytes(a.files[0]),
+                                      quarry::read_file_bytes(a.files[1]))},
+                                 {"operator_differences",
+                                  quarry::operator_differences(
                                       quarry::read_file_bytes(a.files[0]),
                                       quarry::read_file_bytes(a.files[1]))}}
                       .dump()

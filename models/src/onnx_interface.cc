@@ -120,6 +120,24 @@ std::vector<std::string> interface_differences(std::string_view a,
                      onnx_io::parse_model(b, "B"));
 }
 
+std::vector<std::string> operator_differences(std::string_view a,
+                                              std::string_view b) {
+  // Per operator, its count in a and in b.
+  const onnx::ModelProto ma = onnx_io::parse_model(a, "A"),
+                         mb = onnx_io::parse_model(b, "B");
+  std::map<std::string, std::pair<int, int>> counts;
+  for (const auto &n : ma.graph().node())
+    ++counts[n.op_type()].first;
+  for (const auto &n : mb.graph().node())
+    ++counts[n.op_type()].second;
+  std::vector<std::string> out;
+  for (const auto &[op, ab] : counts)
+    if (op != "Identity" && ab.first != ab.second)
+      out.push_back(op + ": " + std::to_string(ab.second) + ", not " +
+                    std::to_string(ab.first));
+  return out;
+}
+
 } // namespace quarry
 
 namespace quarry::onnx_io {

@@ -119,6 +119,24 @@ TEST(OnnxInterface, MetadataAndDocStringsStay) {
   EXPECT_EQ(onnx_opset(out), 15);
 }
 
+TEST(OnnxInterface, OperatorDifferencesCountEachOperatorButIdentity) {
+  OnnxModel a;
+  a.input("x", {4}).output("y");
+  a.node("Relu", {"x"}, {"r"});
+  a.node("Add", {"r", "x"}, {"s"});
+  a.node("Identity", {"s"}, {"y"});
+  OnnxModel b;
+  b.input("x", {4}).output("y");
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Relu", {"r"}, {"s"});
+  set_int(b.node("Cast", {"s"}, {"y"}), "to", onnx::TensorProto::FLOAT);
+  EXPECT_EQ(operator_differences(a.bytes(), b.bytes()),
+            (std::vector<std::string>{"Add: 0, not 1", "Cast: 1, not 0",
+                                      "Relu: 2, not 1"}));
+  EXPECT_EQ(operator_differences(a.bytes(), a.bytes()),
+            std::vector<std::string>{});
+}
+
 TEST(OnnxInterface, AnEarlierOpsetStaysWhereQuarrysNodesCanBeSaidThere) {
   // quarry writes its nodes in their opset-14 forms: Relu and Reshape
   // (allowzero unset) mean the same at 11.

@@ -68,6 +68,13 @@ std::string unrunnable_reason(const Model &m);
 std::vector<std::string> interface_differences(std::string_view a,
                                                std::string_view b);
 
+/// How the operators of the serialized ONNX model `b`'s graph differ in
+/// number from `a`'s (its nodes, not subgraphs'; Identity not counted,
+/// since export names values without one where it can): one line per
+/// operator ("Cast: 24, not 0"), by operator name; empty when they agree.
+std::vector<std::string> operator_differences(std::string_view a,
+                                              std::string_view b);
+
 struct OnnxExportOptions {
   /// Writes each tensor of 1 kB or more to `PATH.data` beside the model
   /// (ONNX external data). A model past 2 GiB is always written so.
