@@ -10,35 +10,30 @@ namespace quarry::onnx_io {
 void ConstantTable::add_unread(const onnx::TensorProto &t) {
   check_value_count(t);
   decoded_.erase(t.name());
-  unread_[t.name()] = &t;
   initializers_[t.name()] = &t;
 }
 
 void ConstantTable::set(const std::string &name, Constant c) {
-  unread_.erase(name);
   initializers_.erase(name);
   decoded_[name] = std::move(c);
 }
 
 void ConstantTable::erase(const std::string &name) {
-  unread_.erase(name);
   initializers_.erase(name);
   decoded_.erase(name);
 }
 
 bool ConstantTable::contains(const std::string &name) const {
-  return decoded_.count(name) > 0 || unread_.count(name) > 0;
+  return decoded_.count(name) > 0 || initializers_.count(name) > 0;
 }
 
 const Constant *ConstantTable::find(const std::string &name) const {
   if (auto d = decoded_.find(name); d != decoded_.end())
     return &d->second;
-  auto u = unread_.find(name);
-  if (u == unread_.end())
+  const onnx::TensorProto *t = initializer(name);
+  if (!t)
     return nullptr;
-  Constant c = decode_tensor(*u->second);
-  unread_.erase(u);
-  return &decoded_.emplace(name, std::move(c)).first->second;
+  return &decoded_.emplace(name, decode_tensor(*t)).first->second;
 }
 
 const Constant &ConstantTable::at(const std::string &name) const {
@@ -48,14 +43,15 @@ const Constant &ConstantTable::at(const std::string &name) const {
 }
 
 Tensor<float> ConstantTable::as_float(const std::string &name) const {
-  if (auto u = unread_.find(name); u != unread_.end())
-    return decode_float(*u->second);
+  if (const onnx::TensorProto *t = initializer(name);
+      t && !decoded_.count(name))
+    return decode_float(*t);
   return at(name).as_float();
 }
 
 int32_t ConstantTable::elem(const std::string &name) const {
-  if (auto u = unread_.find(name); u != unread_.end())
-    return u->second->data_type();
+  if (const onnx::TensorProto *t = initializer(name))
+    return t->data_type();
   return at(name).elem;
 }
 

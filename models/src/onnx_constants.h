@@ -41,8 +41,9 @@ public:
   const onnx::TensorProto *initializer(const std::string &name) const;
 
 private:
+  /// Constants decoded (an initializer once a node reads it as one), and
+  /// the initializers, whether decoded yet or not.
   mutable std::map<std::string, Constant> decoded_;
-  mutable std::map<std::string, const onnx::TensorProto *> unread_;
   std::map<std::string, const onnx::TensorProto *> initializers_;
 };
 
