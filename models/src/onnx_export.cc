@@ -94,6 +94,13 @@ onnx::ModelProto Exporter::run() {
   if (tail_)
     emit_tail();
   emit_outputs();
+  // The nodes weights folded from first, as they read constants alone: a
+  // node in quarry's forms emitted before a weight (a Conv before its bias)
+  // reads it.
+  if (!folded_nodes_.empty()) {
+    folded_nodes_.MergeFrom(graph_->node());
+    graph_->mutable_node()->Swap(&folded_nodes_);
+  }
   restore_names();
   onnx_io::restore_interface(model, kept_, prefix_);
   try {

@@ -360,11 +360,7 @@ void Exporter::emit_restored(const Restored &r) {
     if (f == folded_constants_.end() || !emit_folded(*f->second, c->first))
       *graph_->add_initializer() = *c->second;
   }
-  onnx::NodeProto &k = *graph_->add_node();
-  k = record;
-  onnx_io::drop_quarry_attrs(k);
-  if (source_opset_ > onnx_io::kSchemaOpset)
-    onnx_io::hold_late_form(k);
+  onnx::NodeProto &k = as_written(record, *graph_->add_node());
   for (int i = 0; i < k.input_size(); ++i)
     if (r.operands[i].node >= 0)
       k.set_input(i, operands[i]);
@@ -384,21 +380,20 @@ bool Exporter::emit_folded(const onnx::NodeProto &r, const std::string &out) {
   for (const std::string &i : r.input())
     if (!i.empty() && !kept_constants_.count(i))
       return false;
-  onnx::NodeProto &k = *graph_->add_node();
-  k = r;
-  onnx_io::drop_quarry_attrs(k);
-  if (source_opset_ > onnx_io::kSchemaOpset)
-    onnx_io::hold_late_form(k);
-  k.set_output(0, out);
+  as_written(r, *folded_nodes_.Add()).set_output(0, out);
   for (const std::string &i : r.input())
     if (!i.empty() && written_constants_.insert(i).second)
       *graph_->add_initializer() = *kept_constants_.at(i);
-  // First among the nodes, as it reads constants alone: a node in quarry's
-  // forms emitted before the weight (a Conv taking its bias) reads it.
-  for (int at = graph_->node_size() - 1; at > folded_written_; --at)
-    graph_->mutable_node()->SwapElements(at, at - 1);
-  ++folded_written_;
   return true;
+}
+
+onnx::NodeProto &Exporter::as_written(const onnx::NodeProto &record,
+                                      onnx::NodeProto &k) const {
+  k = record;
+  onnx_io::drop_quarry_attrs(k);
+  if (source_opset_ > onnx_io::kSchemaOpset)
+    onnx_io::hold_late_form(k);
+  return k;
 }
 
 bool Exporter::emit_folded_weight(int32_t id, const Tensor<float> &value) {

@@ -164,9 +164,15 @@ private:
   /// `value`, its float32 initializer as export would write it, where the
   /// weight still holds what the node computed; false where it does not.
   bool emit_folded_weight(int32_t id, const Tensor<float> &value);
-  /// Writes folded record `r` computing `out`, and the constants it
-  /// reads; false where its operator changed since the model's opset.
+  /// Writes folded record `r` computing `out` (among folded_nodes_), and
+  /// the constants it reads; false where its operator changed since the
+  /// model's opset.
   bool emit_folded(const onnx::NodeProto &r, const std::string &out);
+  /// `k` made the node `record` holds as the model wrote it: quarry's
+  /// attributes dropped, and past opset 17 held from the checker of opset
+  /// 17's forms (hold_late_form). Returns `k`.
+  onnx::NodeProto &as_written(const onnx::NodeProto &record,
+                              onnx::NodeProto &k) const;
 
   /// Settles names and the opset for the kept nodes of live opaque
   /// operators, writes the constants they read, and returns the opset of
@@ -268,8 +274,8 @@ private:
   /// by the constant they computed where recorded nodes read that.
   std::map<std::string, const onnx::NodeProto *> folded_weights_;
   std::map<std::string, const onnx::NodeProto *> folded_constants_;
-  /// How many nodes emit_folded wrote (the graph's first nodes).
-  int folded_written_ = 0;
+  /// The nodes emit_folded wrote, which go first in the graph.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> folded_nodes_;
   std::set<std::string> written_constants_;
   std::map<std::string, int32_t> input_elem_;
   std::set<std::string> reserved_;
