@@ -75,6 +75,20 @@ INSTANTIATE_TEST_SUITE_P(All, CpuFusion, ::testing::ValuesIn(fusion_cases()),
                            return i.param.c.name;
                          });
 
+/// The largest relative error of `g` on the cpu backend in `layout` on
+/// `threads` threads against the reference, on random values of `seed`.
+float error_on_cpu(const Graph &g, uint64_t seed, const std::string &layout,
+                   int threads) {
+  const Bindings<float> values = random_run_bindings(g, seed);
+  const auto want =
+      run_once(*make_reference_backend()->prepare(g, values), values);
+  BackendOptions o;
+  o.layout = layout;
+  o.threads = threads;
+  auto e = make_cpu_backend(o)->prepare(g, values);
+  return max_relative_error(run_once(*e, values), want);
+}
+
 TEST(CpuCopies, LargeConcatsAndResizesOnTwoThreadsEqualTheReference) {
   // Enough floats for the copies to be split between threads, in each
   // layout the convolutions may write.
@@ -84,17 +98,24 @@ TEST(CpuCopies, LargeConcatsAndResizesOnTwoThreadsEqualTheReference) {
                               "z = concat[axis=2](conv2d(x, v), conv2d(x, v))\n"
                               "r = resize[shape=1,32,80,80](conv2d(x, v))\n"
                               "output y, z, r\n");
-  const Bindings<float> values = random_run_bindings(g, 5);
-  auto ref = make_reference_backend();
-  const auto want = run_once(*ref->prepare(g, values), values);
-  for (const std::string layout : {"nchw", "nhwc", "nChw16c"}) {
-    BackendOptions o;
-    o.layout = layout;
-    o.threads = 2;
-    auto e = make_cpu_backend(o)->prepare(g, values);
-    EXPECT_LE(max_relative_error(run_once(*e, values), want), kTolerance)
-        << layout;
-  }
+  for (const std::string layout : {"nchw", "nhwc", "nChw16c"})
+    EXPECT_LE(error_on_cpu(g, 5, layout, 2), kTolerance) << layout;
+}
+
+TEST(CpuCopies, RunsOfAnyLengthInChannelsLastEqualTheReference) {
+  // Channel counts that are no multiple of a vector (3, 13, 21, 37): each
+  // pixel's run of a concatenation or split ends in a partial vector, and
+  // a pad's rows (11 floats) do too.
+  const Graph g = parse_graph(
+      "input x: [1,8,9,11]\nweight a: [3,8,1,1]\nweight b: [13,8,1,1]\n"
+      "weight c: [21,8,1,1]\nweight d: [37,8,1,1]\n"
+      "y = concat[axis=1](conv2d(x, a), conv2d(x, b), conv2d(x, c))\n"
+      "s, t = split[axis=1 sizes=5,32](conv2d(x, d))\n"
+      "p = pad[pads=0,0,1,0,0,0,2,0 value=0.5](x)\n"
+      "output y, s, t, p\n");
+  for (int threads : {1, 2})
+    EXPECT_LE(error_on_cpu(g, 9, "nhwc", threads), kTolerance)
+        << threads << " threads";
 }
 
 TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {

@@ -96,8 +96,9 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// poolings take their chain (a sum, a bias, an activation) as post-ops,
 /// 12 since denormals are taken as zero (denormals.h), 13 since rounding
 /// (a quantization's) is a oneDNN post-op, 14 since a convolution or
-/// product of a QDQ pair's result runs in int8 (kernels_int8.cc).
-constexpr int kKernelRevision = 14;
+/// product of a QDQ pair's result runs in int8 (kernels_int8.cc), 15 since
+/// concatenations, splits and pads copy their runs inline (copy_run).
+constexpr int kKernelRevision = 15;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

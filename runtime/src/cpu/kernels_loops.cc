@@ -5,6 +5,7 @@
 // read what the previous step wrote without waiting.
 //
 //===----------------------------------------------------------------------===//
+#include "clones.h"
 #include "kernels.h"
 #include "primitive_step.h"
 
@@ -61,6 +62,22 @@ struct LoopLayout {
   }
 };
 
+/// to[0..n) = from[0..n). A channels-last concatenation or split copies
+/// one short run per operand and pixel (a pad, one per row), and a call to
+/// memcpy for each costs more than the run's bytes: short runs are vector
+/// moves inlined here (the attribute keeps the compiler from turning the
+/// loop back into that call), long ones memcpy.
+[[gnu::optimize("no-tree-loop-distribute-patterns")]] QUARRY_CPU_CLONES void
+copy_run(const float *from, float *to, int64_t n) {
+  if (n >= 1024) {
+    std::memcpy(to, from, sizeof(float) * n);
+    return;
+  }
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j)
+    to[j] = from[j];
+}
+
 } // namespace
 
 Lowered CpuKernel<ops::Split>::make(Context &c, const Node &n, CpuOperands in,
@@ -82,9 +99,8 @@ Lowered CpuKernel<ops::Split>::make(Context &c, const Node &n, CpuOperands in,
       for (size_t k = 0; k < lens.size(); ++k) {
         const int64_t block = lens[k] * xb.inner;
         for (int64_t o = 0; o < xb.outer; ++o)
-          std::memcpy(dst[k] + o * block,
-                      src + (o * axis_len + offset) * xb.inner,
-                      sizeof(float) * block);
+          copy_run(src + (o * axis_len + offset) * xb.inner, dst[k] + o * block,
+                   block);
         offset += lens[k];
       }
     };
@@ -168,7 +184,7 @@ Lowered CpuKernel<ops::Pad>::make(Context &, const Node &n, CpuOperands in,
       int64_t to = origin;
       const int64_t total = x.numel();
       for (int64_t o = 0; o < total; o += inner) {
-        std::memcpy(dst + to, src + o, sizeof(float) * inner);
+        copy_run(src + o, dst + to, inner);
         for (int ax = rank - 2; ax >= 0; --ax) {
           to += rs[ax];
           if (++idx[ax] < x[ax])
@@ -342,7 +358,7 @@ Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
       for (int64_t o = 0; o < outer; ++o) {
         float *to = dst + o * row;
         for (size_t i = 0; i < runs.size(); ++i) {
-          std::memcpy(to, src[i] + o * runs[i], sizeof(float) * runs[i]);
+          copy_run(src[i] + o * runs[i], to, runs[i]);
           to += runs[i];
         }
       }
