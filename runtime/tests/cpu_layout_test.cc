@@ -103,14 +103,15 @@ TEST(CpuCopies, LargeConcatsAndResizesOnTwoThreadsEqualTheReference) {
 }
 
 TEST(CpuCopies, RunsOfAnyLengthInChannelsLastEqualTheReference) {
-  // Channel counts that are no multiple of a vector (3, 13, 21, 37): each
-  // pixel's run of a concatenation or split ends in a partial vector, and
-  // a pad's rows (11 floats) do too.
+  // Channel counts that are no multiple of a vector (3, 13, 21): each
+  // pixel's run of a channels-last concatenation ends in a partial vector;
+  // so do the rows of a plain split along the width (4 and 7 floats) and
+  // of a pad (11).
   const Graph g = parse_graph(
       "input x: [1,8,9,11]\nweight a: [3,8,1,1]\nweight b: [13,8,1,1]\n"
-      "weight c: [21,8,1,1]\nweight d: [37,8,1,1]\n"
+      "weight c: [21,8,1,1]\n"
       "y = concat[axis=1](conv2d(x, a), conv2d(x, b), conv2d(x, c))\n"
-      "s, t = split[axis=1 sizes=5,32](conv2d(x, d))\n"
+      "s, t = split[axis=3 sizes=4,7](x)\n"
       "p = pad[pads=0,0,1,0,0,0,2,0 value=0.5](x)\n"
       "output y, s, t, p\n");
   for (int threads : {1, 2})
