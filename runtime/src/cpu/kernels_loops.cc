@@ -66,9 +66,16 @@ struct LoopLayout {
 /// one short run per operand and pixel (a pad, one per row), and a call to
 /// memcpy for each costs more than the run's bytes: short runs are vector
 /// moves inlined here (the attribute keeps the compiler from turning the
-/// loop back into that call), long ones memcpy.
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] QUARRY_CPU_CLONES void
-copy_run(const float *from, float *to, int64_t n) {
+/// loop back into that call; clang, which the fuzz targets are built with,
+/// has no such attribute), long ones memcpy.
+#if defined(__clang__)
+#define QUARRY_NO_MEMCPY_IDIOM
+#else
+#define QUARRY_NO_MEMCPY_IDIOM                                                 \
+  [[gnu::optimize("no-tree-loop-distribute-patterns")]]
+#endif
+QUARRY_NO_MEMCPY_IDIOM QUARRY_CPU_CLONES void copy_run(const float *from,
+                                                       float *to, int64_t n) {
   if (n >= 1024) {
     std::memcpy(to, from, sizeof(float) * n);
     return;
