@@ -74,9 +74,12 @@ struct LoopLayout {
 #define QUARRY_NO_MEMCPY_IDIOM                                                 \
   [[gnu::optimize("no-tree-loop-distribute-patterns")]]
 #endif
+/// From this many floats on, a run goes to memcpy: its call costs little
+/// beside the bytes, and the library's paths for long copies are its own.
+constexpr int64_t kLongRun = 1024;
 QUARRY_NO_MEMCPY_IDIOM QUARRY_CPU_CLONES void copy_run(const float *from,
                                                        float *to, int64_t n) {
-  if (n >= 1024) {
+  if (n >= kLongRun) {
     std::memcpy(to, from, sizeof(float) * n);
     return;
   }
