@@ -89,6 +89,13 @@ float error_on_cpu(const Graph &g, uint64_t seed, const std::string &layout,
   return max_relative_error(run_once(*e, values), want);
 }
 
+void expect_reference_on_1_and_2_threads(const Graph &g, uint64_t seed,
+                                         const std::string &layout) {
+  for (int threads : {1, 2})
+    EXPECT_LE(error_on_cpu(g, seed, layout, threads), kTolerance)
+        << threads << " threads";
+}
+
 TEST(CpuCopies, LargeConcatsAndResizesOnTwoThreadsEqualTheReference) {
   // Enough floats for the copies to be split between threads, in each
   // layout the convolutions may write.
@@ -114,9 +121,29 @@ TEST(CpuCopies, RunsOfAnyLengthInChannelsLastEqualTheReference) {
       "s, t = split[axis=3 sizes=4,7](x)\n"
       "p = pad[pads=0,0,1,0,0,0,2,0 value=0.5](x)\n"
       "output y, s, t, p\n");
-  for (int threads : {1, 2})
-    EXPECT_LE(error_on_cpu(g, 9, "nhwc", threads), kTolerance)
-        << threads << " threads";
+  expect_reference_on_1_and_2_threads(g, 9, "nhwc");
+}
+
+TEST(CpuCopies, ChannelBlocksAreCopiedImageByImage) {
+  // In nChw16c, operands of 16 and 32 channels fill their blocks: each
+  // image's blocks of an operand are one run, copied by quarry's loops (two
+  // images, so that a run that spans both would land wrong). One of 24
+  // channels ends in a partial block and goes to oneDNN's concat.
+  const Graph g = parse_graph(
+      "input x: [2,8,7,9]\nweight a: [16,8,1,1]\nweight b: [32,8,3,3]\n"
+      "weight c: [24,8,1,1]\n"
+      "y = concat[axis=1](conv2d(x, a), conv2d[pad=same](x, b), conv2d(x, a))\n"
+      "z = concat[axis=1](conv2d(x, a), conv2d(x, c))\n"
+      "output y, z\n");
+  expect_reference_on_1_and_2_threads(g, 4, "nChw16c");
+  const Bindings<float> values = random_run_bindings(g, 4);
+  std::vector<std::string> concats;
+  for (const StepInfo &s : cpu("nChw16c", true)->prepare(g, values)->steps())
+    if (s.label.find("(concat)") != std::string::npos)
+      concats.push_back(s.impl + " " + s.layout);
+  ASSERT_EQ(concats.size(), 2u);
+  EXPECT_EQ(concats[0], "loops nChw16c");
+  EXPECT_NE(concats[1].substr(0, 5), "loops");
 }
 
 TEST(CpuReorders, APlanThatNeedsReordersEqualsTheReference) {

@@ -97,8 +97,10 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// 12 since denormals are taken as zero (denormals.h), 13 since rounding
 /// (a quantization's) is a oneDNN post-op, 14 since a convolution or
 /// product of a QDQ pair's result runs in int8 (kernels_int8.cc), 15 since
-/// concatenations, splits and pads copy their runs inline (copy_run).
-constexpr int kKernelRevision = 15;
+/// concatenations, splits and pads copy their runs inline (copy_run), 16
+/// since concatenations of channel blocks the operands fill (nChw16c) copy
+/// each image's blocks as runs.
+constexpr int kKernelRevision = 16;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

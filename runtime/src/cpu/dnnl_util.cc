@@ -23,6 +23,19 @@ std::optional<tag> activation_tag(const dnnl::memory::desc &md) {
   return std::nullopt;
 }
 
+int64_t channel_block(tag layout) {
+  switch (layout) {
+  case tag::nChw16c:
+    return 16;
+  case tag::nChw8c:
+    return 8;
+  case tag::nChw4c:
+    return 4;
+  default:
+    return 1;
+  }
+}
+
 std::optional<std::tuple<dnnl::algorithm, float, float>>
 pointwise_algorithm(ops::PointwiseFn fn, float alpha, float beta) {
   using A = dnnl::algorithm;

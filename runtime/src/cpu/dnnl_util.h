@@ -81,6 +81,10 @@ std::optional<dnnl::memory::format_tag> activation_tag(const std::string &name);
 std::optional<dnnl::memory::format_tag>
 activation_tag(const dnnl::memory::desc &md);
 
+/// The channels one block of an activation layout holds: 16 for nChw16c,
+/// 8 for nChw8c, 4 for nChw4c; 1 for a layout without channel blocks.
+int64_t channel_block(dnnl::memory::format_tag layout);
+
 /// oneDNN's elementwise algorithm for a nonlinear function.
 dnnl::algorithm eltwise_algorithm(UnaryFn f);
 

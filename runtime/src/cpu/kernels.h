@@ -161,8 +161,11 @@ std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
 Lowered reference_kernel(const Node &n, CpuOperands in, ResultTypes out);
 
 /// A concat along `axis` as copies of each operand's runs of elements,
-/// every operand and the result in layout `layout` (plain or nhwc): in
-/// either, the axes outside the concat axis' run are one stride apart.
+/// every operand and the result in layout `layout`: plain or nhwc, where
+/// the axes outside the concat axis' run are one stride apart, or
+/// channel-blocked (nChw16c) along the channels where each operand's
+/// channels fill whole blocks, so that an image's blocks of an operand
+/// are one run.
 Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
                       ResultTypes out);
 

@@ -343,6 +343,9 @@ Lowered CpuKernel<ops::Resize>::make(Context &, const Node &n, CpuOperands in,
 
 Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
                       ResultTypes out) {
+  // A channel-blocked layout whose blocks the operands fill walks as
+  // plain does: per image, each operand's channel blocks are one run.
+  const bool blocked = channel_block(layout) > 1;
   const LoopLayout copies{layout == dnnl::memory::format_tag::nhwc};
   const Shape &r = out[0].shape;
   const std::vector<int> order = copies.order(r.rank());
@@ -357,10 +360,15 @@ Lowered concat_copies(int axis, dnnl::memory::format_tag layout, CpuOperands in,
   for (const CpuOperand &o : in)
     runs.push_back(o.shape()[axis] * inner);
   const int64_t row = r[axis] * inner;
+  const auto md = [&](const Shape &s) {
+    return blocked ? dnnl::memory::desc(to_dims(s),
+                                        dnnl::memory::data_type::f32, layout)
+                   : copies.md(s);
+  };
   Lowered l;
   for (const CpuOperand &o : in)
-    l.in.push_back(copies.md(o.shape()));
-  l.out = {copies.md(r)};
+    l.in.push_back(md(o.shape()));
+  l.out = {md(r)};
   l.impl = "loops";
   l.bind = [outer, row, runs](const Bound &b) -> Step {
     return [outer, row, runs, src = b.in, dst = b.out[0]] {
