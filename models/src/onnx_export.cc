@@ -101,6 +101,7 @@ onnx::ModelProto Exporter::run() {
     folded_nodes_.MergeFrom(graph_->node());
     graph_->mutable_node()->Swap(&folded_nodes_);
   }
+  onnx_io::elide_naming_identities(*graph_, naming_identities_);
   restore_names();
   onnx_io::restore_interface(model, kept_, prefix_);
   try {
@@ -139,6 +140,8 @@ onnx::ModelProto Exporter::run() {
 }
 
 std::string Exporter::name(ValueRef v) const {
+  if (auto same = same_as_.find(v); same != same_as_.end())
+    return typed_name(same->second);
   const Node &n = g_.node(v.node);
   if (n.is_variable())
     return variable_name(v) + (cast_variable(n) ? "_float" : "");
@@ -146,6 +149,8 @@ std::string Exporter::name(ValueRef v) const {
 }
 
 std::string Exporter::typed_name(ValueRef v) const {
+  if (auto same = same_as_.find(v); same != same_as_.end())
+    return typed_name(same->second);
   const Node &n = g_.node(v.node);
   if (n.is_variable())
     return name(v);

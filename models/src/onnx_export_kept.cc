@@ -201,7 +201,24 @@ void Exporter::emit_converted(const onnx::GraphProto &converted,
   }
 }
 
+std::optional<ValueRef> Exporter::cast_to_its_own_type(int32_t id) const {
+  const Node &n = g_.node(id);
+  if (n.kind != OpKind::Opaque || n.inputs.size() != 1)
+    return std::nullopt;
+  const onnx::NodeProto &k = kept_node(n);
+  const auto typed = typed_.find(n.inputs[0]);
+  const onnx::AttributeProto *to = find_attr(k, "to");
+  if (k.op_type() != "Cast" || !k.domain().empty() || typed == typed_.end() ||
+      !to || to->i() != typed->second)
+    return std::nullopt;
+  return n.inputs[0];
+}
+
 void Exporter::emit_kept(int32_t id) {
+  if (const std::optional<ValueRef> same = cast_to_its_own_type(id)) {
+    same_as_.emplace(ValueRef{id, 0}, *same);
+    return;
+  }
   const Node &n = g_.node(id);
   onnx::NodeProto k = kept_node(n);
   const std::vector<std::string> reads = reads_of(k);
@@ -219,8 +236,10 @@ void Exporter::emit_kept(int32_t id) {
   };
   for (const std::string &outer : onnx_io::outer_references(k)) {
     const std::string from = exported(outer);
-    if (from != outer && defined_outer_.insert(outer).second)
+    if (from != outer && defined_outer_.insert(outer).second) {
       node("Identity", {from}, {outer});
+      naming_identities_.insert(outer);
+    }
   }
   drop_quarry_attrs(k);
   if (auto c = converted_.find(id); c != converted_.end()) {
@@ -248,8 +267,10 @@ void Exporter::emit_tail() {
   const size_t first = g_.outputs().size() - tail_->input_size();
   for (int k = 0; k < tail_->input_size(); ++k) {
     const std::string from = name(g_.outputs()[first + k]);
-    if (from != tail_->input(k))
+    if (from != tail_->input(k)) {
       node("Identity", {from}, {tail_->input(k)});
+      naming_identities_.insert(tail_->input(k));
+    }
   }
   if (tail_changed_.empty())
     for (const auto &n : tail_->node())

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace quarry::onnx_io {
@@ -210,8 +211,14 @@ private:
 
   /// The kept node of opaque operator `id`, reading the exported names of
   /// its operands; what its subgraphs read from here is given its original
-  /// name by an Identity first.
+  /// name by an Identity first. A Cast of a result written back in the
+  /// type it casts to writes nothing: its result is that one (same_as_).
   void emit_kept(int32_t id);
+  /// The result opaque operator `id` casts to the type a recorded node
+  /// written back computes it in (import's Cast of a bool quarry holds as
+  /// float32, for a kept node that reads it as a bool); nullopt for any
+  /// other node. Needs typed_.
+  std::optional<ValueRef> cast_to_its_own_type(int32_t id) const;
 
   /// The untyped tail (onnx_kept.h) after quarry's nodes: what it reads
   /// from the graph (the graph's last outputs) under their original names,
@@ -264,6 +271,9 @@ private:
   /// recorded node reading a float32 value.
   std::map<ValueRef, int32_t> typed_;
   std::set<ValueRef> read_as_float_;
+  /// Results written under another's name: the Casts that change nothing
+  /// (cast_to_its_own_type).
+  std::map<ValueRef, ValueRef> same_as_;
   std::set<ValueRef> half_copies_;
   /// Graph inputs and weights quarry holds as float32 that only recorded
   /// nodes read, in their own type: written without their float32 Cast.
@@ -282,6 +292,10 @@ private:
   onnx_io::ExportFusions fusions_;
   std::map<std::string, ValueRef> outer_binding_;
   std::set<std::string> defined_outer_;
+  /// The outputs of the Identities written only to give a value the name
+  /// the untyped tail or a kept node's subgraph reads it by: dropped once
+  /// written, the value taking the name (elide_naming_identities).
+  std::set<std::string> naming_identities_;
   std::string prefix_ = "t";
 };
 

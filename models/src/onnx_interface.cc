@@ -231,6 +231,35 @@ void restore_names(
         vi.set_name(it->second);
 }
 
+int elide_naming_identities(onnx::GraphProto &g,
+                            const std::set<std::string> &naming) {
+  const std::set<std::string> fixed = names_read_by_subgraphs(g);
+  std::set<std::string> computed, outputs;
+  for (const auto &n : g.node())
+    computed.insert(n.output().begin(), n.output().end());
+  for (const auto &vi : g.output())
+    outputs.insert(vi.name());
+  int dropped = 0;
+  for (int k = 0; k < g.node_size();) {
+    const onnx::NodeProto &n = g.node(k);
+    const bool naming_only = n.op_type() == "Identity" && n.domain().empty() &&
+                             n.input_size() == 1 && n.output_size() == 1 &&
+                             naming.count(n.output(0));
+    const std::string from = naming_only ? n.input(0) : "";
+    if (!naming_only || !computed.count(from) || outputs.count(from) ||
+        fixed.count(from)) {
+      ++k;
+      continue;
+    }
+    const std::string to = n.output(0);
+    g.mutable_node()->DeleteSubrange(k, 1);
+    rename_value(g, from, to);
+    computed.erase(from);
+    ++dropped;
+  }
+  return dropped;
+}
+
 void restore_interface(onnx::ModelProto &model, const onnx::ModelProto &kept,
                        const std::string &prefix) {
   const auto *iface = interface_record(kept);

@@ -45,4 +45,13 @@ void restore_names(
     const std::map<std::string, std::pair<std::string, std::string>> &derived =
         {});
 
+/// Drops each Identity of `g` whose output is among `naming` (one export
+/// added only so that a kept node or subgraph finds a value under the
+/// name it reads it by): the value it copies takes that name instead,
+/// where a node of `g` computes that value (no graph input or
+/// initializer), it is no graph output, and no subgraph reads it by its
+/// own name. Returns how many were dropped.
+int elide_naming_identities(onnx::GraphProto &g,
+                            const std::set<std::string> &naming);
+
 } // namespace quarry::onnx_io
