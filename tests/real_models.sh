@@ -12,8 +12,9 @@
 # rewritten model goes out as) and compared the same way, where an input
 # --input-value fixed is no longer one; each one marked "large" (one the
 # reference takes minutes over) runs once on the cpu backend, under the
-# same tenth, and is imported, exported and compared, without --check and
-# not optimized; each one marked "refused" is
+# same tenth, its outputs checked against ONNX Runtime's (within 1e-6,
+# when ort_bench is built) instead of the reference's, and is imported,
+# exported and compared, not optimized; each one marked "refused" is
 # refused with one line
 # naming the file and node. Input shapes "NAME=DxD" and fixed values
 # "value:NAME=NUMBER" are comma-separated. Skips (exit 77) when the model
@@ -86,6 +87,17 @@ while IFS=$'\t' read -r name family package path sha shapes expect; do
   else
     prof=$("$quarry" run "$model" "${flags[@]}" --backend cpu \
       --runs 3 --warmup 1 --profile 2>&1)
+  fi
+  # A large model's check, where ONNX Runtime is built: the cpu backend's
+  # outputs against ONNX Runtime's on the same inputs, within 1e-6.
+  if [ "$expect" = large ] && [ -n "$ort" ]; then
+    case_dir="$out/$name.ort_case"
+    rm -rf "$case_dir"
+    if ! log=$("$ort" --save-case "$case_dir" "$model" "${flags[@]}" 2>&1) ||
+      ! log=$("$quarry" conformance --backend cpu --atol 1e-6 "$case_dir" 2>&1); then
+      fail "$name" "cpu against ONNX Runtime's outputs: $log"
+      continue
+    fi
   fi
   # Reference steps in the hot path: an operator without a kernel.
   share=$(printf '%s\n' "$prof" | awk '$1 ~ /^[0-9.]+$/ && NF >= 4 {
