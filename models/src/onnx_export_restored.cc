@@ -311,8 +311,8 @@ void Exporter::drop_mistyped(const std::vector<std::vector<int32_t>> &readers) {
       as_float = as_float || (out == v && declared != type);
     for (int32_t u : readers[v.node]) {
       auto o = owner.find(u);
-      if (o == owner.end()) { // quarry's forms, or a Cast that changes nothing
-        as_float = as_float || !cast_to_its_own_type(u);
+      if (o == owner.end()) { // quarry's forms, or a Cast of v changing nothing
+        as_float = as_float || cast_to_its_own_type(u) != std::optional{v};
         continue;
       }
       if (o->second == owner.at(v.node))
