@@ -101,7 +101,7 @@ onnx::ModelProto Exporter::run() {
     folded_nodes_.MergeFrom(graph_->node());
     graph_->mutable_node()->Swap(&folded_nodes_);
   }
-  onnx_io::elide_naming_identities(*graph_, naming_identities_);
+  onnx_io::elide_naming_identities(*graph_, defined_outer_);
   restore_names();
   onnx_io::restore_interface(model, kept_, prefix_);
   try {

@@ -236,10 +236,8 @@ void Exporter::emit_kept(int32_t id) {
   };
   for (const std::string &outer : onnx_io::outer_references(k)) {
     const std::string from = exported(outer);
-    if (from != outer && defined_outer_.insert(outer).second) {
+    if (from != outer && defined_outer_.insert(outer).second)
       node("Identity", {from}, {outer});
-      naming_identities_.insert(outer);
-    }
   }
   drop_quarry_attrs(k);
   if (auto c = converted_.find(id); c != converted_.end()) {
@@ -267,10 +265,9 @@ void Exporter::emit_tail() {
   const size_t first = g_.outputs().size() - tail_->input_size();
   for (int k = 0; k < tail_->input_size(); ++k) {
     const std::string from = name(g_.outputs()[first + k]);
-    if (from != tail_->input(k)) {
+    if (from != tail_->input(k) &&
+        defined_outer_.insert(tail_->input(k)).second)
       node("Identity", {from}, {tail_->input(k)});
-      naming_identities_.insert(tail_->input(k));
-    }
   }
   if (tail_changed_.empty())
     for (const auto &n : tail_->node())

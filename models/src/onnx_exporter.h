@@ -291,11 +291,11 @@ private:
   std::set<std::string> reserved_;
   onnx_io::ExportFusions fusions_;
   std::map<std::string, ValueRef> outer_binding_;
+  /// The names an Identity was written to give a value, once each: the
+  /// names the untyped tail or a kept node's subgraph reads it by. The
+  /// Identities are dropped once all is written, the value taking the name
+  /// where it can (elide_naming_identities).
   std::set<std::string> defined_outer_;
-  /// The outputs of the Identities written only to give a value the name
-  /// the untyped tail or a kept node's subgraph reads it by: dropped once
-  /// written, the value taking the name (elide_naming_identities).
-  std::set<std::string> naming_identities_;
   std::string prefix_ = "t";
 };
 
