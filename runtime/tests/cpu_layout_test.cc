@@ -202,6 +202,30 @@ TEST(CpuLayouts, AForcedLayoutLeavesAThreeChannelInputPlain) {
   }
 }
 
+TEST(CpuLayouts, AForcedLayoutLeavesGroupsThatFillNoBlockToTheirKernel) {
+  // ResNeXt's groups of 4 channels have no kernel in a blocked layout: the
+  // grouped convolution runs in the layout oneDNN's kernel takes, with
+  // reorders around it, and the convolutions beside it in the forced one.
+  const Graph g = parse_graph(
+      "input x: [1,32,14,14]\nweight w1: [64,32,1,1]\nweight w2: [64,4,3,3]\n"
+      "weight w3: [32,64,1,1]\n"
+      "a = conv2d[s=1,1 pad=same act=relu](x, w1)\n"
+      "b = conv2d[s=1,1 pad=same act=relu](a, w2)\n"
+      "y = conv2d[s=1,1 pad=same act=none](b, w3)\noutput y\n");
+  for (const char *layout : {"nChw8c", "nChw16c"}) {
+    auto e = cpu(layout, true)->prepare(g, random_run_bindings(g, 3));
+    int forced = 0;
+    for (const StepInfo &s : e->steps())
+      if (!s.reorder) {
+        EXPECT_EQ(s.impl.find("ref"), std::string::npos)
+            << layout << " " << s.label;
+        forced += s.layout == layout;
+      }
+    EXPECT_EQ(forced, 2) << layout;
+    EXPECT_LE(error_on_cpu(g, 3, layout, 1), kTolerance) << layout;
+  }
+}
+
 TEST(CpuReorders, ASplitOfAConvolutionKeepsItsLayout) {
   // A merged convolution split back into its parts (what the optimizer's
   // merges make): the parts stay in the convolution's layout, where going

@@ -99,8 +99,10 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// product of a QDQ pair's result runs in int8 (kernels_int8.cc), 15 since
 /// concatenations, splits and pads copy their runs inline (copy_run), 16
 /// since concatenations of channel blocks the operands fill (nChw16c) copy
-/// each image's blocks as runs.
-constexpr int kKernelRevision = 16;
+/// each image's blocks as runs, 17 since a convolution whose groups fill
+/// no block runs oneDNN's kernel rather than its reference code in a
+/// forced blocked layout.
+constexpr int kKernelRevision = 17;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.
