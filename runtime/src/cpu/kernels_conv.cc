@@ -196,8 +196,8 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
     if (is_reference_impl(impl_name(*chosen)))
       chosen = direct(memory::desc(xdims, src_type, tag::any),
                       memory::desc(ydims, kF32, *c.conv_layout));
-    // Groups whose channels fill no block (ResNeXt's 4 to 32) have no
-    // kernel in a blocked layout at all: oneDNN's choice runs, with
+    // Groups whose channels fill no block (ResNeXt-50's of 4 and 8) have
+    // no kernel in a blocked layout at all: oneDNN's choice runs, with
     // reorders around it, rather than its reference code.
     if (is_reference_impl(impl_name(*chosen)))
       chosen.reset();
