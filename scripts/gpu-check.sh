@@ -13,6 +13,8 @@
 #                               # cpu backend, torch's side skipped unless
 #                               # QUARRY_REHEARSE_ONNX names a folder of
 #                               # NAME.onnx files to time quarry alone on
+#                               # (QUARRY_REHEARSE_MODELS of them, default
+#                               # nasrnn)
 #
 # The GPU machine needs only the NVIDIA driver and the CUDA runtime with
 # cuDNN 9 and cuBLAS (and PyTorch with torchvision, transformers and timm
@@ -178,9 +180,12 @@ for s in $steps; do
         ${QUARRY_TORCH_MODELS:+--models "$QUARRY_TORCH_MODELS"} \
         ${QUARRY_TORCH_ARGS:-} --timeout 150 --out "$results/gpu_vs_torch.json"
     elif [ -n "${QUARRY_REHEARSE_ONNX:-}" ]; then
+      # NasRNN by default: on the cpu backend more than one stream runs
+      # reference code (stream_check.h), where a convolutional network's
+      # auto-stream timings take longer than the step's limit.
       step gpu_vs_torch 300 env PYTHONUNBUFFERED=1 python3 bench/gpu_vs_torch.py \
         --quarry "$build_dir/bin/quarry" --backend "$backend" \
-        --onnx-dir "$QUARRY_REHEARSE_ONNX" --models "${QUARRY_REHEARSE_MODELS:-resnet50}" \
+        --onnx-dir "$QUARRY_REHEARSE_ONNX" --models "${QUARRY_REHEARSE_MODELS:-nasrnn}" \
         --rules rules/quarry-k3.verified.pb --cost-cache "$costs" \
         --runs 3 --rounds 2 --budget 2 --out "$results/gpu_vs_torch.json"
     else
