@@ -7,7 +7,7 @@
 #                               # programs and bundle them, the shared
 #                               # libraries they need beyond CUDA and
 #                               # ONNX's node test cases into
-#                               # build/gpu-pack.tar.xz (about 20 MB)
+#                               # build/gpu-pack.tar.xz (about 30 MB)
 #   scripts/gpu-check.sh        # on the GPU machine: run them
 #   scripts/gpu-check.sh rehearse  # here, without a GPU: every step on the
 #                               # cpu backend, torch's side skipped unless
