@@ -7,7 +7,9 @@
 // network (the built-in ones at batch 1, or ONNX files), quarry optimize's
 // search and selection run four ways on one cost model:
 //   substitution  the rule pack and fusions, operators run the default way
-//   choice        only the implementation choices the backend offers
+//   choice        only the implementation choices the backend offers,
+//                 and its other activation layouts for every convolution
+//                 of the graph chosen (layout_trial.h)
 //   sequential    choice, run on substitution's result
 //   joint         the rules, fusions and choices in one search
 // Each way keeps the original unless a candidate measured faster (never
@@ -165,6 +167,8 @@ private:
     select.attribute = false;
     select.timer = opt::backend_timer(backend_, 3, 1);
     select.choices_on = &backend_;
+    if (choices)
+      select.layouts = backend_.graph_layouts();
     const opt::OptimizeResult r =
         opt::optimize(m, ts, cost, search_, select, 1);
     Outcome o{name,
@@ -173,7 +177,7 @@ private:
               r.search.expanded,
               {},
               r.implementations,
-              r.kept_original ? r.kept_because : ""};
+              r.kept_original && !r.layout_kept() ? r.kept_because : ""};
     opt::ReportInput in{name,
                         a_.rules,
                         std::string(backend_.name()),

@@ -296,6 +296,20 @@ ValueRef add_variable_like(Graph &g, const Node &n) {
                                   : g.input(n.name, shape);
 }
 
+Graph with_attrs(const Graph &g,
+                 const std::function<Attrs(const Node &)> &attrs_of) {
+  Graph out;
+  for (const Node &n : g.nodes()) {
+    if (n.is_variable())
+      add_variable_like(out, n);
+    else
+      out.add(n.kind, attrs_of(n), n.inputs, n.name);
+  }
+  for (ValueRef v : g.outputs())
+    out.mark_output(v);
+  return out;
+}
+
 bool structurally_equal(const Graph &a, const Graph &b) {
   if (a.outputs().size() != b.outputs().size())
     return false;

@@ -76,12 +76,7 @@ Graph static_part(const Graph &g, const std::vector<ValueRef> &values) {
 /// finds its sizes from the boundaries its operand records; folding turns
 /// that operand's source into a plain weight, which records none.
 Graph with_split_sizes(const Graph &g) {
-  Graph out;
-  for (const Node &n : g.nodes()) {
-    if (n.is_variable()) {
-      add_variable_like(out, n);
-      continue;
-    }
+  return with_attrs(g, [](const Node &n) {
     Attrs attrs = n.attrs;
     if (n.kind == OpKind::Split && !attrs.has(ops::Split::kSizes)) {
       std::vector<int64_t> sizes;
@@ -90,11 +85,8 @@ Graph with_split_sizes(const Graph &g) {
         sizes.push_back(t.shape[axis]);
       attrs.set(ops::Split::kSizes, std::move(sizes));
     }
-    out.add(n.kind, std::move(attrs), n.inputs, n.name);
-  }
-  for (ValueRef v : g.outputs())
-    out.mark_output(v);
-  return out;
+    return attrs;
+  });
 }
 
 std::string fresh_name(const Graph &g, int &next) {

@@ -4,6 +4,7 @@
 #include "quarry/core/text.h"
 #include "quarry/core/timed_in_turn.h"
 #include "quarry/optimizer/constant_fold.h"
+#include "quarry/optimizer/layout_trial.h"
 #include "quarry/runtime/backends.h"
 #include "quarry/runtime/plan.h"
 #include "quarry/runtime/run_inputs.h"
@@ -341,6 +342,11 @@ optimize(const Model &m,
   original_timer = nullptr; // the prepared original
   r.model = r.kept_original ? (owned ? std::move(*owned) : full)
                             : folded(candidates[r.chosen]->graph, full, owned);
+  if (!select.layouts.empty() && r.not_timed.empty())
+    try_layouts(r, select, seed);
+  if (r.layout_kept())
+    r.implementations_error =
+        std::max(r.implementations_error, r.layouts.back().error);
   r.implementations = rewrite::chosen_implementations(r.model.graph);
   if (r.implementations.empty())
     r.implementations_error = -1;

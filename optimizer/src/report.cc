@@ -62,6 +62,22 @@ std::string report_json(const ReportInput &in) {
   j["implementations"] = {{"chosen", r.implementations}};
   if (r.implementations_error >= 0)
     j["implementations"]["max_relative_error"] = r.implementations_error;
+  // Each layout tried on the chosen graph (layout_trial.h).
+  j["implementations"]["layouts"] = nlohmann::json::array();
+  for (const LayoutTrial &t : r.layouts) {
+    nlohmann::json l = {
+        {"layout",
+         std::string(ops::kConvLayoutNames[static_cast<int>(t.layout)])},
+        {"measured_speedup", t.measured_speedup},
+        {"kept", t.kept}};
+    if (t.confirmed_speedup > 0)
+      l["confirmed_speedup"] = t.confirmed_speedup;
+    if (t.error >= 0)
+      l["max_relative_error"] = t.error;
+    if (!t.kept)
+      l["why_not"] = t.why_not;
+    j["implementations"]["layouts"].push_back(std::move(l));
+  }
   if (in.priced)
     j["priced_from"] = {{"file", in.priced->file},
                         {"device", in.priced->device},

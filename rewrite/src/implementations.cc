@@ -36,12 +36,20 @@ std::vector<std::string> chosen_implementations(const Graph &g) {
   std::vector<std::string> out;
   for (int32_t id = 0; id < g.num_nodes(); ++id) {
     const Node &n = g.node(id);
-    if (n.kind != OpKind::Conv2D || !n.attrs.has(ops::Conv2D::kAlgorithm))
+    if (n.kind != OpKind::Conv2D)
       continue;
-    const auto &spec = op_info(n.kind).attrs[ops::Conv2D::kAlgorithm];
-    out.push_back((n.name.empty() ? "#" + std::to_string(id) : n.name) +
-                  ": conv2d " + std::string(spec.name) + "=" +
-                  format_attr(spec, n.attrs.value(ops::Conv2D::kAlgorithm)));
+    std::string ways;
+    for (size_t a :
+         {size_t{ops::Conv2D::kAlgorithm}, size_t{ops::Conv2D::kLayout}}) {
+      if (!n.attrs.has(a))
+        continue;
+      const auto &spec = op_info(n.kind).attrs[a];
+      ways += " " + std::string(spec.name) + "=" +
+              format_attr(spec, n.attrs.value(a));
+    }
+    if (!ways.empty())
+      out.push_back((n.name.empty() ? "#" + std::to_string(id) : n.name) +
+                    ": conv2d" + ways);
   }
   return out;
 }

@@ -25,7 +25,8 @@ std::string OpConfig::key() const {
 }
 
 bool names_implementation(const OpConfig &c) {
-  return c.kind == OpKind::Conv2D && c.attrs.has(ops::Conv2D::kAlgorithm);
+  return c.kind == OpKind::Conv2D && (c.attrs.has(ops::Conv2D::kAlgorithm) ||
+                                      c.attrs.has(ops::Conv2D::kLayout));
 }
 
 OpConfig op_config(const Graph &g, int32_t id) {

@@ -226,6 +226,28 @@ TEST(CpuLayouts, AForcedLayoutLeavesGroupsThatFillNoBlockToTheirKernel) {
   }
 }
 
+TEST(CpuLayouts, AConvolutionRunsInTheLayoutItNamesUnlessOneIsForced) {
+  // The optimizer names a layout on every convolution of a graph it
+  // measured faster so; a layout forced on the backend still wins.
+  const Graph g = parse_graph(
+      "input x: [1,32,14,14]\nweight w1: [32,32,3,3]\nweight w2: [32,32,1,1]\n"
+      "a = conv2d[s=1,1 pad=same act=relu layout=nChw16c](x, w1)\n"
+      "y = conv2d[s=1,1 pad=same act=none layout=nChw16c](a, w2)\n"
+      "output y\n");
+  for (const char *forced : {"", "nhwc"}) {
+    auto e = cpu(forced, true)->prepare(g, random_run_bindings(g, 2));
+    const std::string want = *forced ? forced : "nChw16c";
+    int convolutions = 0;
+    for (const StepInfo &s : e->steps())
+      if (!s.reorder) {
+        EXPECT_EQ(s.layout, want) << forced << " " << s.label;
+        ++convolutions;
+      }
+    EXPECT_EQ(convolutions, 2);
+    EXPECT_LE(error_on_cpu(g, 2, forced, 1), kTolerance) << forced;
+  }
+}
+
 TEST(CpuReorders, ASplitOfAConvolutionKeepsItsLayout) {
   // A merged convolution split back into its parts (what the optimizer's
   // merges make): the parts stay in the convolution's layout, where going

@@ -109,20 +109,26 @@ void optimize(OptimizeOptions &o) {
   // ONNX has no place for how an operator runs: a model written there is
   // searched and timed as it will run from that file.
   const bool onnx_out = o.out.ends_with(".onnx");
-  if (o.implementations == "all" && onnx_out)
-    throw Error(o.out + ": ONNX cannot carry the implementations "
-                        "--implementations all chooses; write a .qg, or "
-                        "leave --implementations to its default");
+  const bool chooses =
+      o.implementations == "all" || o.implementations == "layout";
+  if (chooses && onnx_out)
+    throw Error(o.out +
+                ": ONNX cannot carry the implementations "
+                "--implementations " +
+                o.implementations +
+                " chooses; write a .qg, or leave --implementations to its "
+                "default");
   // A winner's choices are checked against the reference on the whole
   // graph, which no backend runs where the model keeps nodes.
   const bool keeps_nodes = staged::needs_stages(original);
-  if (o.implementations == "all" && keeps_nodes)
-    throw Error(run_subject(o) +
-                ": --implementations all needs a model whose graph runs "
-                "whole; this one keeps nodes quarry runs between its stages");
+  if (chooses && keeps_nodes)
+    throw Error(run_subject(o) + ": --implementations " + o.implementations +
+                " needs a model whose graph runs whole; this one keeps "
+                "nodes quarry runs between its stages");
+  const bool by_default =
+      o.implementations == "auto" && !onnx_out && !keeps_nodes;
   rewrite::ImplementationsFn offers;
-  if (o.implementations == "all" ||
-      (o.implementations == "auto" && !onnx_out && !keeps_nodes))
+  if (o.implementations == "all" || by_default)
     offers = [&b = *backend](const Graph &g, int32_t id) {
       return b.implementations(g, id);
     };
@@ -158,6 +164,8 @@ void optimize(OptimizeOptions &o) {
         opt::backend_timer(*backend, o.measure.warmup, o.measure.seed);
     select.choices_on = backend.get();
     select.choice_tolerance = o.tolerance;
+    if (chooses || by_default)
+      select.layouts = backend->graph_layouts();
   }
   select.phase = [&](const std::string &what) { line.note(what); };
   const opt::OptimizeResult r = opt::optimize(original, ts, cost, o.search,
@@ -191,6 +199,9 @@ void optimize(OptimizeOptions &o) {
       const opt::TimedGraph &chosen = r.timed[r.chosen];
       c.latency_before_ms = chosen.measured_ms * chosen.measured_speedup;
       c.latency_after_ms = chosen.measured_ms;
+      // A layout kept was timed against the chosen graph, in turn.
+      if (r.layout_kept())
+        c.latency_after_ms /= r.layouts.back().measured_speedup;
     } else {
       c.latency_before_ms = opt::measure_latency(original, *backend, o.measure);
       c.latency_after_ms = opt::measure_latency(r.model, *backend, o.measure);
@@ -207,8 +218,9 @@ void optimize(OptimizeOptions &o) {
   // A rewritten model goes out only where it measured faster, or where
   // the user chose to trust the cost model (--measure-top 0).
   const bool rewritten =
-      !r.steps.empty() &&
-      (o.measure_top == 0 || table || (!r.timed.empty() && !r.kept_original));
+      r.layout_kept() ||
+      (!r.steps.empty() &&
+       (o.measure_top == 0 || table || (!r.timed.empty() && !r.kept_original)));
   if (!o.out.empty()) {
     if (rewritten)
       write_rewritten(o, r.model);
@@ -283,6 +295,16 @@ void optimize(OptimizeOptions &o) {
     else
       std::printf("\n");
   }
+  for (const opt::LayoutTrial &t : r.layouts)
+    std::printf(
+        "every convolution in %s: measured %.3fx%s against the "
+        "chosen graph%s%s\n",
+        std::string(ops::kConvLayoutNames[static_cast<int>(t.layout)]).c_str(),
+        t.measured_speedup,
+        t.confirmed_speedup > 0
+            ? (" (" + fixed3(t.confirmed_speedup) + "x timed again)").c_str()
+            : "",
+        t.kept ? ", kept" : ", not kept: ", t.kept ? "" : t.why_not.c_str());
   if (!r.not_timed.empty())
     std::printf("not timed (%s): the cost model alone chose\n",
                 r.not_timed.c_str());
@@ -357,10 +379,13 @@ void register_optimize_command(CLI::App &app) {
   cmd->add_option("--implementations", o->implementations,
                   "all: also choose how operators run where the backend "
                   "offers ways (cpu: Winograd convolutions), searched with "
-                  "the rules, kept in the .qg written; off: the backend's "
-                  "default ways; auto (default): all unless --out is .onnx, "
-                  "which has no place for them")
-      ->check(CLI::IsMember({"auto", "off", "all"}));
+                  "the rules, and try every convolution in each other "
+                  "activation layout the backend offers (cpu: nChw16c) on "
+                  "the graph chosen, kept in the .qg written; layout: only "
+                  "the layouts; off: the backend's default ways; auto "
+                  "(default): all unless --out is .onnx, which has no place "
+                  "for them")
+      ->check(CLI::IsMember({"auto", "off", "layout", "all"}));
   cmd->add_option("--cost-cache", o->cache,
                   "Operator cost file (default $QUARRY_COST_CACHE or "
                   "~/.cache/quarry/op_costs.tsv)");

@@ -10,10 +10,19 @@
 // by its transposed weights; oneDNN's matmul and its 1x1 convolution are
 // different kernels, each faster on some shapes, so which runs is measured.
 //
+// The activation layout a convolution runs in is oneDNN's choice unless the
+// backend was told one for every convolution (--layout) or the node names
+// one (its `layout`, which the optimizer sets on a whole graph it measured
+// faster so).
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "quarry/core/graph.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <optional>
 
 namespace quarry::runtime::cpu {
 
@@ -30,5 +39,15 @@ bool is_pixel_product(const ops::Conv2D::Geometry &g,
 
 /// is_pixel_product for the conv2d node `id` of `g` (types known).
 bool is_pixel_product(const Graph &g, int32_t id);
+
+/// The layout conv2d node `n` is run in where one is set: `backend`'s (a
+/// layout forced on every convolution), else the one `n` names; nullopt
+/// where neither is.
+std::optional<dnnl::memory::format_tag>
+forced_layout(const std::optional<dnnl::memory::format_tag> &backend,
+              const Node &n);
+
+/// The oneDNN layout ConvLayout `l` names.
+dnnl::memory::format_tag layout_tag(ops::ConvLayout l);
 
 } // namespace quarry::runtime::cpu

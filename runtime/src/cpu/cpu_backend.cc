@@ -350,6 +350,17 @@ public:
     chosen.set(ops::Conv2D::kAlgorithm, static_cast<int64_t>(way));
     return {chosen};
   }
+  /// Channels in blocks of the vector width (16 floats with AVX-512, else
+  /// 8) where activations are channels-last by choice: not with a layout
+  /// forced, in bf16 or on host threads.
+  std::vector<ops::ConvLayout> graph_layouts() const override {
+    if (conv_layout_ || bf16_ || streams_ != 1 ||
+        activations_ != dnnl::memory::format_tag::nhwc)
+      return {};
+    return {dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core
+                ? ops::ConvLayout::Blocked16
+                : ops::ConvLayout::Blocked8};
+  }
   size_t cache_bytes() const override { return last_level_cache_bytes(); }
   void evict_caches() override { cpu::evict_caches(cache_bytes()); }
 

@@ -40,9 +40,9 @@ std::optional<Lowered>
 conv_as_matmul(Context &c, const ops::Conv2D::Geometry &g,
                const std::vector<int64_t> &s, CpuOperands in, ResultTypes out,
                PostOps post, size_t first, bool has_bias,
-               const std::shared_ptr<std::vector<float>> &bias) {
-  if (!is_pixel_product(g, s) || c.bf16 ||
-      (c.conv_layout && *c.conv_layout != tag::nhwc) ||
+               const std::shared_ptr<std::vector<float>> &bias,
+               const std::optional<tag> &layout) {
+  if (!is_pixel_product(g, s) || c.bf16 || (layout && *layout != tag::nhwc) ||
       out[0].shape.rank() != 4)
     return std::nullopt;
   const int64_t floats = out[0].shape.numel();
@@ -104,6 +104,7 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   using Conv = ops::Conv2D;
   const auto g = Conv::geometry(n.attrs, in[0].shape(), in[1].shape());
   const auto &s = n.attrs.list(Conv::kStride);
+  const std::optional<tag> layout = forced_layout(c.conv_layout, n);
   // Weights [co, c/g, kh, kw] are, byte for byte, goihw with g groups.
   const dims wdims = g.groups > 1
                          ? dims{g.groups, g.co / g.groups, g.cw, g.kh, g.kw}
@@ -144,8 +145,9 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
   in = operands;
   const bool has_bias = own_bias || folds;
   if (Conv::algorithm(n.attrs) == ops::ConvAlgorithm::Matmul)
-    if (auto product = conv_as_matmul(
-            c, g, s, in, out, post, folds ? bn + 1 : bn, has_bias, folded_bias))
+    if (auto product =
+            conv_as_matmul(c, g, s, in, out, post, folds ? bn + 1 : bn,
+                           has_bias, folded_bias, layout))
       return std::move(*product);
   const Epilogue epi(post, folds ? bn + 1 : bn, 2, ydims, 1);
   const memory::desc bias_md = has_bias ? plain_md(dims{g.co}) : memory::desc();
@@ -187,15 +189,15 @@ Lowered CpuKernel<ops::Conv2D>::make(Context &c, const Node &n, CpuOperands in,
     } catch (const dnnl::error &) {
     }
   }
-  if (!chosen && c.conv_layout) {
-    chosen = direct(memory::desc(xdims, src_type, *c.conv_layout),
-                    memory::desc(ydims, kF32, *c.conv_layout));
+  if (!chosen && layout) {
+    chosen = direct(memory::desc(xdims, src_type, *layout),
+                    memory::desc(ydims, kF32, *layout));
     // Input channels that fill no block (an image's 3) have no kernel
     // that reads them blocked: oneDNN's reads them plain and writes the
     // forced layout, where forcing both ran its reference code.
     if (is_reference_impl(impl_name(*chosen)))
       chosen = direct(memory::desc(xdims, src_type, tag::any),
-                      memory::desc(ydims, kF32, *c.conv_layout));
+                      memory::desc(ydims, kF32, *layout));
     // Groups whose channels fill no block (ResNeXt-50's of 4 and 8) have
     // no kernel in a blocked layout at all: oneDNN's choice runs, with
     // reorders around it, rather than its reference code.

@@ -17,6 +17,7 @@
 // configuration, the float kernel runs.
 //
 //===----------------------------------------------------------------------===//
+#include "conv_algorithms.h"
 #include "epilogue.h"
 #include "kernels.h"
 #include "primitive_step.h"
@@ -209,8 +210,9 @@ std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
                                          CpuOperands in, ResultTypes out,
                                          PostOps post) {
   const std::optional<QuantizationGrid> &grid = in[0].grid;
+  const auto layout = forced_layout(c.conv_layout, n);
   if (!grid || c.bf16 || !in[1].is_static() || in[0].shape().rank() != 4 ||
-      (c.conv_layout && *c.conv_layout != tag::nhwc))
+      (layout && *layout != tag::nhwc))
     return std::nullopt;
   for (const PostOp &p : post)
     if (p.kind == PostOp::Kind::BatchNorm)

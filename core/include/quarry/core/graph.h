@@ -14,6 +14,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -131,6 +132,12 @@ uint64_t variable_hash(uint64_t variable_node_hash);
 /// Adds to `g` a variable like `n` (a variable of another graph): an input
 /// or weight of its name, with its shape when it has one.
 ValueRef add_variable_like(Graph &g, const Node &n);
+
+/// `g` rebuilt with each operator node's attributes as `attrs_of` gives
+/// them (node ids, names, operands and outputs as they were); the types
+/// are inferred again, so attributes that change them must still fit.
+Graph with_attrs(const Graph &g,
+                 const std::function<Attrs(const Node &)> &attrs_of);
 
 /// The same computation: the same variables (names, kinds, shapes) and
 /// outputs computed by the same operators with the same attributes from the

@@ -81,6 +81,11 @@ struct SelectOptions {
   /// runtime::max_relative_error).
   runtime::Backend *choices_on = nullptr;
   double choice_tolerance = 1e-4;
+  /// Activation layouts to try on the graph selection chose, every
+  /// convolution in one at a time (Backend::graph_layouts, layout_trial.h):
+  /// timed against that graph as the candidates are against the original,
+  /// confirmed likewise, and checked on `choices_on` where it is set.
+  std::vector<ops::ConvLayout> layouts;
 };
 
 /// Graphs the search keeps for ranking by critical path (streams != 1).
@@ -96,6 +101,21 @@ struct TimedGraph {
   double measured_speedup = 1;
   std::vector<int> steps;    ///< transformations from the original
   std::vector<int> ordinals; ///< rewrite::Transformation::apply_at's, per step
+};
+
+/// A layout tried on the chosen graph (SelectOptions::layouts).
+struct LayoutTrial {
+  ops::ConvLayout layout = ops::ConvLayout::Nhwc;
+  /// The chosen graph's median over the graph with its convolutions in
+  /// `layout`, from the same pairs of runs; and timed again, prepared
+  /// afresh, where it won (0: not timed again).
+  double measured_speedup = 0, confirmed_speedup = 0;
+  /// Its outputs' largest relative error against the reference, where it
+  /// was checked (-1: not checked).
+  double error = -1;
+  bool kept = false;
+  /// Why it was not kept, as the end of a sentence; "" where it was.
+  std::string why_not;
 };
 
 struct OptimizeResult {
@@ -140,6 +160,11 @@ struct OptimizeResult {
   /// were): the graph keeps a node quarry cannot run (ops/opaque.h), so the
   /// cost model alone chose.
   std::string not_timed;
+  /// With SelectOptions::layouts: each layout tried, in turn; at most one
+  /// kept, whose name `model`'s convolutions then carry.
+  std::vector<LayoutTrial> layouts;
+  /// Whether a layout was kept (the last of `layouts`).
+  bool layout_kept() const { return !layouts.empty() && layouts.back().kept; }
 };
 
 /// Why the `candidate` runs, timed in turn with the `original` runs, are

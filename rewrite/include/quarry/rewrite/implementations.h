@@ -31,8 +31,9 @@ using ImplementationsFn =
 std::vector<OwnedSplice>
 propose_implementations(const HostInfo &host, const ImplementationsFn &offers);
 
-/// The nodes of `g` that name how they run (a conv2d's `alg`), as
-/// "name: conv2d alg=winograd", in node order: what a report lists.
+/// The nodes of `g` that name how they run (a conv2d's `alg`, its
+/// `layout`), as "name: conv2d alg=winograd layout=nChw16c", in node
+/// order: what a report lists.
 std::vector<std::string> chosen_implementations(const Graph &g);
 
 /// The name the search's transformation of choices goes by.

@@ -109,6 +109,13 @@ public:
   /// none.
   virtual std::vector<Attrs> implementations(const Graph &g, int32_t id) const;
 
+  /// The activation layouts other than its own choice this backend can run
+  /// every convolution of a graph in (a conv2d's `layout`): a choice that
+  /// pays only for a whole graph, where a layout changed on one
+  /// convolution costs a reorder on each side of it, so the optimizer
+  /// times it on the graph it chose (optimize.h). Default: none.
+  virtual std::vector<ops::ConvLayout> graph_layouts() const { return {}; }
+
   /// Bytes of the device's last-level cache: a network whose weights
   /// exceed it reads every weight from memory on every run. 0: the backend
   /// models no cache.

@@ -27,7 +27,8 @@ struct OpConfig {
 };
 
 /// Whether `c` names how its operator is computed (a conv2d's `alg`,
-/// Backend::implementations): measured with the reorders it brings.
+/// Backend::implementations, or its `layout`): measured with the reorders
+/// it brings.
 bool names_implementation(const OpConfig &c);
 
 /// The configuration of operator node `id` of `g`, whose types are known.

@@ -13,7 +13,10 @@
 // the value is the same whichever it names, up to the rounding of sums
 // taken in another order, so every evaluation here ignores it. Rules leave
 // it open, and the optimizer sets it where a backend offers a choice
-// (optimizer/implementations.h).
+// (optimizer/implementations.h). `layout` names the activation layout a
+// backend runs it in (absent: the backend's own choice), as a layout the
+// optimizer measured faster for the whole graph; evaluation ignores it
+// too, and rules leave it open.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,17 +36,24 @@ enum class ConvAlgorithm : int64_t { Direct = 0, Winograd = 1, Matmul = 2 };
 inline constexpr std::string_view kConvAlgorithmNames[] = {"direct", "winograd",
                                                            "matmul"};
 
+/// The activation layout a convolution reads and writes: channels last, or
+/// channels in blocks of 8 or 16 (oneDNN's nChw8c and nChw16c).
+enum class ConvLayout : int64_t { Nhwc = 0, Blocked8 = 1, Blocked16 = 2 };
+inline constexpr std::string_view kConvLayoutNames[] = {"nhwc", "nChw8c",
+                                                        "nChw16c"};
+
 struct Conv2D {
   static constexpr std::string_view name = "conv2d";
   static constexpr int min_inputs = 2, max_inputs = 2;
-  enum : size_t { kStride, kPad, kAct, kDilation, kAlgorithm };
+  enum : size_t { kStride, kPad, kAct, kDilation, kAlgorithm, kLayout };
   static AttrSchema attrs() {
     static const AttrSpec specs[] = {
         kStrideSpec,
         kPadSpec,
         kActSpec,
         {"d", AttrKind::IntList, {}, {}, 2},
-        {"alg", AttrKind::Enum, {}, kConvAlgorithmNames}};
+        {"alg", AttrKind::Enum, {}, kConvAlgorithmNames},
+        {"layout", AttrKind::Enum, {}, kConvLayoutNames}};
     return specs;
   }
   static constexpr OpTraits traits{};
