@@ -7,6 +7,13 @@
 
 namespace quarry::opt {
 
+namespace {
+
+/// What a layout is timed against.
+constexpr const char *kChosen = "the chosen graph";
+
+} // namespace
+
 Graph with_layout(const Graph &g, ops::ConvLayout layout) {
   return with_attrs(g, [layout](const Node &n) {
     Attrs attrs = n.attrs;
@@ -46,11 +53,12 @@ void try_layouts(OptimizeResult &r, const SelectOptions &select,
     };
     auto ms = pair(false);
     t.measured_speedup = quantile(ms[0], 0.5) / quantile(ms[1], 0.5);
-    t.why_not = why_not_a_win(ms[0], ms[1], select.min_gain);
+    t.why_not = why_not_a_win(ms[0], ms[1], select.min_gain, kChosen);
     if (t.why_not.empty() && select.confirm) {
       ms = pair(true);
       t.confirmed_speedup = quantile(ms[0], 0.5) / quantile(ms[1], 0.5);
-      if (std::string why = why_not_a_win(ms[0], ms[1], select.min_gain);
+      if (std::string why =
+              why_not_a_win(ms[0], ms[1], select.min_gain, kChosen);
           !why.empty())
         t.why_not = "timed again with both prepared afresh " + why;
     }

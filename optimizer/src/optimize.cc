@@ -68,19 +68,19 @@ std::string speedup_text(const TimedGraph &t) {
 // same pair, and three quarters of its runs beat that median: a gain the
 // machine's noise could have made is no gain.
 std::string why_not_a_win(const std::vector<double> &original,
-                          const std::vector<double> &candidate,
-                          double min_gain) {
+                          const std::vector<double> &candidate, double min_gain,
+                          const std::string &baseline) {
   const double o50 = quantile(original, 0.5), c50 = quantile(candidate, 0.5),
                c75 = quantile(candidate, 0.75);
   if (!(c50 < (1.0 - min_gain) * o50))
-    return "its median, " + fixed(c50, 4) + " ms against the original's " +
+    return "its median, " + fixed(c50, 4) + " ms against " + baseline + "'s " +
            fixed(o50, 4) + " ms (" + fixed(o50 / c50, 3) + "x), is not " +
            percent(min_gain) + " below it";
   if (!(c75 < o50))
-    return "its median, " + fixed(c50, 4) + " ms against the original's " +
+    return "its median, " + fixed(c50, 4) + " ms against " + baseline + "'s " +
            fixed(o50, 4) + " ms (" + fixed(o50 / c50, 3) +
            "x), is not steady: a quarter of its runs took " + fixed(c75, 4) +
-           " ms or more, no faster than the original's median (noise)";
+           " ms or more, no faster than " + baseline + "'s median (noise)";
   return "";
 }
 

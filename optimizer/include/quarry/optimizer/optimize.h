@@ -171,10 +171,11 @@ struct OptimizeResult {
 /// no win: "" when the candidate's median is `min_gain` below the
 /// original's and three quarters of its runs beat that median (a gain the
 /// machine's noise could have made is no gain); else the reason, with the
-/// medians, as the end of a sentence ("its median, 1.6 ms against ...").
+/// medians, as the end of a sentence ("its median, 1.6 ms against ...";
+/// `baseline` names what the candidate was timed against).
 std::string why_not_a_win(const std::vector<double> &original,
-                          const std::vector<double> &candidate,
-                          double min_gain);
+                          const std::vector<double> &candidate, double min_gain,
+                          const std::string &baseline = "the original");
 
 /// Searches from `m`, folds the best graphs and keeps the one that
 /// measures fastest (see above); `seed` binds weights the model has no
