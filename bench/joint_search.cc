@@ -137,6 +137,12 @@ public:
       w["expanded"] = o.expanded;
       w["applied"] = o.applied;
       w["implementations"] = o.implementations.size();
+      // Of those, the convolutions that run in a layout the trial kept.
+      w["in_a_layout"] =
+          std::count_if(o.implementations.begin(), o.implementations.end(),
+                        [](const std::string &way) {
+                          return way.find(" layout=") != std::string::npos;
+                        });
       if (!o.kept_because.empty())
         w["kept_original_because"] = o.kept_because;
       w["max_relative_error"] =
