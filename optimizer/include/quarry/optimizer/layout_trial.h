@@ -1,5 +1,4 @@
-//===- layout_trial.h - A whole graph's convolutions in one layout -*- C++
-//-*-===//
+//===- layout_trial.h - Every convolution in one layout -----*- C++ -*-===//
 //
 // A backend may run convolutions in another activation layout than its own
 // choice (a cpu's channels in blocks of 16 rather than channels last). That
