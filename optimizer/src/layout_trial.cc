@@ -35,11 +35,10 @@ void try_layouts(OptimizeResult &r, const SelectOptions &select,
     LayoutTrial t;
     t.layout = layout;
     if (select.phase)
-      select.phase(
-          "trying a layout: every convolution in " +
-          std::string(ops::kConvLayoutNames[static_cast<int>(layout)]) +
-          ", timed in turn with the chosen graph, " +
-          std::to_string(select.rounds) + " rounds");
+      select.phase("trying a layout: every convolution in " +
+                   ops::conv_layout_name(layout) +
+                   ", timed in turn with the chosen graph, " +
+                   std::to_string(select.rounds) + " rounds");
     Graph variant = with_layout(chosen, layout);
     // Each pair is let go before the next is prepared.
     auto pair = [&](bool variant_first) {

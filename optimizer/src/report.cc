@@ -65,11 +65,9 @@ std::string report_json(const ReportInput &in) {
   // Each layout tried on the chosen graph (layout_trial.h).
   j["implementations"]["layouts"] = nlohmann::json::array();
   for (const LayoutTrial &t : r.layouts) {
-    nlohmann::json l = {
-        {"layout",
-         std::string(ops::kConvLayoutNames[static_cast<int>(t.layout)])},
-        {"measured_speedup", t.measured_speedup},
-        {"kept", t.kept}};
+    nlohmann::json l = {{"layout", ops::conv_layout_name(t.layout)},
+                        {"measured_speedup", t.measured_speedup},
+                        {"kept", t.kept}};
     if (t.confirmed_speedup > 0)
       l["confirmed_speedup"] = t.confirmed_speedup;
     if (t.error >= 0)

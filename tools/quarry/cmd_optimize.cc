@@ -299,8 +299,7 @@ void optimize(OptimizeOptions &o) {
     std::printf(
         "every convolution in %s: measured %.3fx%s against the "
         "chosen graph%s%s\n",
-        std::string(ops::kConvLayoutNames[static_cast<int>(t.layout)]).c_str(),
-        t.measured_speedup,
+        ops::conv_layout_name(t.layout).c_str(), t.measured_speedup,
         t.confirmed_speedup > 0
             ? (" (" + fixed3(t.confirmed_speedup) + "x timed again)").c_str()
             : "",

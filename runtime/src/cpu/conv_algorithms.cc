@@ -87,27 +87,14 @@ bool winograd_runs(const Graph &g, int32_t id) {
   return it->second;
 }
 
-dnnl::memory::format_tag layout_tag(ops::ConvLayout l) {
-  using tag = dnnl::memory::format_tag;
-  switch (l) {
-  case ops::ConvLayout::Nhwc:
-    return tag::nhwc;
-  case ops::ConvLayout::Blocked8:
-    return tag::nChw8c;
-  case ops::ConvLayout::Blocked16:
-    return tag::nChw16c;
-  }
-  return tag::nhwc;
-}
-
 std::optional<dnnl::memory::format_tag>
 forced_layout(const std::optional<dnnl::memory::format_tag> &backend,
               const Node &n) {
   if (backend)
     return backend;
   if (n.kind == OpKind::Conv2D && n.attrs.has(ops::Conv2D::kLayout))
-    return layout_tag(
-        static_cast<ops::ConvLayout>(n.attrs.i(ops::Conv2D::kLayout)));
+    return activation_tag(ops::conv_layout_name(
+        static_cast<ops::ConvLayout>(n.attrs.i(ops::Conv2D::kLayout))));
   return std::nullopt;
 }
 

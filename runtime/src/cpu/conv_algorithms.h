@@ -47,7 +47,4 @@ std::optional<dnnl::memory::format_tag>
 forced_layout(const std::optional<dnnl::memory::format_tag> &backend,
               const Node &n);
 
-/// The oneDNN layout ConvLayout `l` names.
-dnnl::memory::format_tag layout_tag(ops::ConvLayout l);
-
 } // namespace quarry::runtime::cpu

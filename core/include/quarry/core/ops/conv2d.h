@@ -41,6 +41,9 @@ inline constexpr std::string_view kConvAlgorithmNames[] = {"direct", "winograd",
 enum class ConvLayout : int64_t { Nhwc = 0, Blocked8 = 1, Blocked16 = 2 };
 inline constexpr std::string_view kConvLayoutNames[] = {"nhwc", "nChw8c",
                                                         "nChw16c"};
+inline std::string conv_layout_name(ConvLayout l) {
+  return std::string(kConvLayoutNames[static_cast<size_t>(l)]);
+}
 
 struct Conv2D {
   static constexpr std::string_view name = "conv2d";
