@@ -185,6 +185,69 @@ TEST(CpuInt8Conv, ConvIntegersOperandWithAComputedZeroPoint) {
   }
 }
 
+/// ConvInteger's form (as in the test above) over `channels` input
+/// channels: the integers of a computed quantization less their zero
+/// point, by integer weights w.
+Graph conv_integer(int64_t channels) {
+  const std::string c = std::to_string(channels);
+  return parse_graph("input x: [1," + c +
+                     ",9,9]\ninput s: []\ninput z: []\nweight lo: []\n"
+                     "weight hi: []\nweight w: [16," +
+                     c + ",3,3]\n" + kQuantize +
+                     "y = conv2d[s=1,1 pad=same](broadcast[fn=sub](q, z), "
+                     "w)\noutput y\n");
+}
+
+TEST(CpuInt8Conv, WeightsOutsideS8RunInHalvesExactly) {
+  // An asymmetric u8 quantizer's weights less their zero point: 255 steps
+  // from -115 (one zero point for the tensor), or from -200 + 5 o (one
+  // per channel o). Each is the sum of two s8 integers, and the sums stay
+  // exact.
+  const Graph g = conv_integer(16);
+  for (const bool per_channel : {false, true})
+    for (const float zero : {0.0f, 131.0f}) {
+      SCOPED_TRACE((per_channel ? "per channel, zero " : "per tensor, zero ") +
+                   std::to_string(zero));
+      Bindings<float> v = grid_values(g, zero, 0, 255);
+      auto &w = v.at("w");
+      const int64_t per_co = w.numel() / 16;
+      for (int64_t i = 0; i < w.numel(); ++i) {
+        const float from = per_channel ? -200.0f + 5.0f * (i / per_co) : -115;
+        // Both ends of the range, and steps between.
+        w[i] = from + static_cast<float>(i % per_co == 0   ? 0
+                                         : i % per_co == 1 ? 255
+                                                           : (i * 37) % 256);
+      }
+      auto e = make_cpu_backend()->prepare(g, v);
+      EXPECT_EQ(conv_impl(*e).rfind("int8 in halves ", 0), 0u) << conv_impl(*e);
+      EXPECT_EQ(error_against_reference(*e, g, v), 0.0);
+      v.insert_or_assign("z", Tensor<float>(Shape{}, zero + 5));
+      const auto want = run_once(*make_reference_backend()->prepare(g, v), v);
+      EXPECT_EQ(max_relative_error(run_once(*e, v), want), 0.0);
+    }
+}
+
+TEST(CpuInt8Conv, WeightsNoTwoS8IntegersSumToRunInFloat) {
+  // 255 (a u8 weight of zero point 0) is no sum of two s8 integers; and
+  // over an image's 3 channels halves do not pay. Both run as floats.
+  const Graph wide = conv_integer(16), narrow = conv_integer(3);
+  Bindings<float> v = grid_values(wide, 0, 0, 255);
+  auto &w = v.at("w");
+  for (int64_t i = 0; i < w.numel(); ++i)
+    w[i] = static_cast<float>((i * 37) % 256);
+  auto e = make_cpu_backend()->prepare(wide, v);
+  EXPECT_EQ(conv_impl(*e).rfind("int8", 0), std::string::npos) << conv_impl(*e);
+  EXPECT_LE(error_against_reference(*e, wide, v), kTolerance);
+
+  Bindings<float> n = grid_values(narrow, 0, 0, 255);
+  auto &wn = n.at("w");
+  for (int64_t i = 0; i < wn.numel(); ++i)
+    wn[i] = static_cast<float>((i * 37) % 255 - 115);
+  auto f = make_cpu_backend()->prepare(narrow, n);
+  EXPECT_EQ(conv_impl(*f).rfind("int8", 0), std::string::npos) << conv_impl(*f);
+  EXPECT_LE(error_against_reference(*f, narrow, n), kTolerance);
+}
+
 TEST(CpuInt8Conv, RunsInFloatWhereTheWeightsAreOffTheirGrid) {
   const Graph g = parse_graph(qdq_conv("s=1,1 pad=same"));
   const Bindings<float> v = qdq_values(g, 0.0f, 0, 255, false);
@@ -224,6 +287,23 @@ TEST(CpuInt8MatMul, RunsInInt8AndEqualsTheReference) {
     EXPECT_EQ(conv_impl(*f, "matmul").rfind("int8", 0), std::string::npos);
     EXPECT_LE(error_against_reference(*f, g, v), kTolerance) << zero;
   }
+}
+
+TEST(CpuInt8MatMul, WeightsOutsideS8RunInHalvesExactly) {
+  // MatMulInteger's form: the integers of a computed quantization less
+  // their zero point, by integer weights of 255 steps from -100.
+  const Graph g = parse_graph(
+      "input x: [6,16]\ninput s: []\ninput z: []\nweight lo: []\n"
+      "weight hi: []\nweight w: [16,24]\n" +
+      kQuantize + "y = matmul(broadcast[fn=sub](q, z), w)\noutput y\n");
+  Bindings<float> v = grid_values(g, 37, 0, 255);
+  auto &w = v.at("w");
+  for (int64_t i = 0; i < w.numel(); ++i)
+    w[i] = static_cast<float>(i == 0 ? 155 : (i * 37) % 256 - 100);
+  auto e = make_cpu_backend()->prepare(g, v);
+  EXPECT_EQ(conv_impl(*e, "matmul").rfind("int8 in halves ", 0), 0u)
+      << conv_impl(*e, "matmul");
+  EXPECT_EQ(error_against_reference(*e, g, v), 0.0);
 }
 
 } // namespace

@@ -102,7 +102,7 @@ std::optional<dnnl::memory::format_tag> preferred_activation_layout() {
 /// each image's blocks as runs, 17 since a convolution whose groups fill
 /// no block runs oneDNN's kernel rather than its reference code in a
 /// forced blocked layout.
-constexpr int kKernelRevision = 17;
+constexpr int kKernelRevision = 18;
 
 struct Layouts {
   /// Forced on every convolution (BackendOptions::layout), if at all.

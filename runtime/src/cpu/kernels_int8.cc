@@ -11,10 +11,15 @@
 // output scales) into float32 before the epilogue, which applies the bias
 // and the rest of the chain as the float path does. The integers summed are
 // those the float kernel multiplies, so the two differ only by float32's
-// rounding of the float one's sums. Where the grid's integers fit neither
-// u8 nor s8 (a zero point other than 0 or the middle of the range), the
-// weights are not such integers, or oneDNN has only reference code for the
-// configuration, the float kernel runs.
+// rounding of the float one's sums. Integer weights less a zero point that
+// leaves them outside s8 (an asymmetric u8 quantizer's: 255 steps centred
+// elsewhere) are each the sum of two s8 integers: the input is quantized
+// twice, side by side along its channels (a matrix's columns), and the
+// weights of the two halves stacked the same way, so that one primitive
+// sums both, still exactly, for twice the products. Where the grid's
+// integers fit neither u8 nor s8 (a zero point other than 0 or the middle
+// of the range), the weights are not such integers, or oneDNN has only
+// reference code for the configuration, the float kernel runs.
 //
 //===----------------------------------------------------------------------===//
 #include "conv_algorithms.h"
@@ -37,25 +42,58 @@ namespace {
 
 /// Weights [co, per_co] as integers times one scale per output channel.
 struct Int8Weights {
-  std::vector<float> integers; ///< each in [-128, 127]
+  /// Each in [-128, 127]: [co, halves * per_co], channel o's weights
+  /// (halves 1), or their two s8 parts one after the other (halves 2).
+  std::vector<float> integers;
   std::vector<float> scale;
+  int64_t halves = 1;
 };
 
+/// `w` [co, per_co] of integers in [-256, 254], each split into an s8 part
+/// and the rest, which is s8 too: [co, 2 * per_co].
+Int8Weights split_in_halves(const float *w, int64_t co, int64_t per_co) {
+  Int8Weights r;
+  r.halves = 2;
+  r.integers.resize(static_cast<size_t>(2 * co * per_co));
+  r.scale.assign(static_cast<size_t>(co), 1.0f);
+  for (int64_t o = 0; o < co; ++o)
+    for (int64_t i = 0; i < per_co; ++i) {
+      const float d = w[o * per_co + i];
+      const float part = std::clamp(d, -128.0f, 127.0f);
+      float *halves = r.integers.data() + 2 * o * per_co;
+      halves[i] = part;
+      halves[per_co + i] = d - part;
+    }
+  return r;
+}
+
+/// Whether weights in halves are worth their second quantizing pass: each
+/// result sums over `inputs` channels (a matrix's rows) of the input read
+/// twice, and with fewer than a vector's 16 the passes cost more than the
+/// float kernel's products (an image's 3 channels).
+bool halves_pay(const Int8Weights &w, int64_t inputs) {
+  return w.halves == 1 || inputs >= 16;
+}
+
 /// The integers and scales of `w`: the weights themselves where they are
-/// all integers in [-128, 127] (ConvInteger's, less their zero point);
-/// else where each channel's largest magnitude is 127 of its steps and
-/// every weight is, within float32's rounding, a whole number of them;
-/// nullopt otherwise.
+/// all integers in [-128, 127] (ConvInteger's, less their zero point), in
+/// two halves where they are integers in [-256, 254] (less a zero point
+/// that leaves them outside s8); else where each channel's largest
+/// magnitude is 127 of its steps and every weight is, within float32's
+/// rounding, a whole number of them; nullopt otherwise.
 std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
                                         int64_t per_co) {
   Int8Weights r;
   const size_t n = static_cast<size_t>(co * per_co);
-  if (std::all_of(w, w + n, [](float x) {
-        return x == std::nearbyint(x) && x >= -128 && x <= 127;
-      })) {
-    r.integers.assign(w, w + n);
-    r.scale.assign(static_cast<size_t>(co), 1.0f);
-    return r;
+  if (std::all_of(w, w + n, [](float x) { return x == std::nearbyint(x); })) {
+    const auto [lo, hi] = std::minmax_element(w, w + n);
+    if (n > 0 && *lo >= -128 && *hi <= 127) {
+      r.integers.assign(w, w + n);
+      r.scale.assign(static_cast<size_t>(co), 1.0f);
+      return r;
+    }
+    if (n > 0 && *lo >= -256 && *hi <= 254)
+      return split_in_halves(w, co, per_co);
   }
   r.integers.resize(n);
   r.scale.resize(static_cast<size_t>(co));
@@ -139,12 +177,14 @@ quantizing(const Context &c, const QuantizationGrid &grid, const Storage &held,
 
 /// The int8 lowering of the primitive `make` describes, given its
 /// attributes (the epilogue's post-ops, the output scales of `grid` and
-/// `w`, the grid's zero point where `held` says) and its input's type: its
+/// `w`, the grid's zero point where `held` says), its input's type and the
+/// weights' halves (the input's dimension 1 that many times over): its
 /// static weights `integers` laid out as s8, and operand 0 quantized into
-/// memory of the step's own as the step starts (with a computed zero point
-/// read from the last operand then); its result seen as `result` (a matmul
-/// chain's views), or as the primitive writes it where that is zero.
-/// nullopt where oneDNN has no such primitive, or only its reference code.
+/// memory of the step's own as the step starts, once into each half (with
+/// a computed zero point read from the last operand then); its result seen
+/// as `result` (a matmul chain's views), or as the primitive writes it
+/// where that is zero. nullopt where oneDNN has no such primitive, or only
+/// its reference code.
 template <class Primitive, class Pd, class Make>
 std::optional<Lowered>
 int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
@@ -156,14 +196,23 @@ int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
   if (held.zero_point)
     set_zero_point(attr, DNNL_ARG_SRC, grid);
   std::optional<Pd> pd;
-  std::optional<dnnl::reorder::primitive_desc> quantize;
+  std::vector<dnnl::reorder::primitive_desc> quantize;
   Lowered l;
   AnchorParts parts;
   try {
-    pd.emplace(make(attr, held.type));
+    pd.emplace(make(attr, held.type, w.halves));
     if (is_reference_impl(impl_name(*pd)))
       return std::nullopt;
-    quantize.emplace(quantizing(c, grid, held, in[0].md, pd->src_desc()));
+    const memory::desc src = pd->src_desc();
+    memory::dims half = src.dims();
+    half[1] /= w.halves;
+    for (int64_t h = 0; h < w.halves; ++h) {
+      memory::dims at(half.size(), 0);
+      at[1] = h * half[1];
+      quantize.push_back(
+          quantizing(c, grid, held, in[0].md,
+                     w.halves == 1 ? src : src.submemory_desc(half, at)));
+    }
     std::vector<CpuOperand> operands(in.begin(), in.end());
     operands[1].static_data = integers.data();
     parts = anchor_parts(c, *pd, epi, operands, l);
@@ -172,9 +221,9 @@ int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
   }
   l.in[0] = in[0].md; // read as it arrives: the quantizing reorder lays it out
   l.out = {result.is_zero() ? pd->dst_desc() : result};
-  l.impl = "int8 " + l.impl;
+  l.impl = (w.halves == 1 ? "int8 " : "int8 in halves ") + l.impl;
   const int zero_at = grid.computed_zero ? static_cast<int>(in.size()) - 1 : -1;
-  l.bind = [&c, pd = *pd, quantize = *quantize, parts, x_md = in[0].md,
+  l.bind = [&c, pd = *pd, quantize, parts, x_md = in[0].md,
             zero_at](const Bound &b) -> Step {
     const memory q(pd.src_desc(), c.engine); // owns its buffer
     const memory x(x_md, c.engine, b.in[0]);
@@ -183,21 +232,29 @@ int8_lowered(Context &c, CpuOperands in, const Epilogue &epi,
     Args args{{DNNL_ARG_SRC, q},
               {DNNL_ARG_WEIGHTS, parts.weights},
               {DNNL_ARG_DST, memory(pd.dst_desc(), c.engine, b.out[0])}};
-    Args requantize{{DNNL_ARG_FROM, x}, {DNNL_ARG_TO, q}};
-    if (zero_at >= 0) {
+    if (zero_at >= 0)
       args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero);
-      requantize.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero);
+    // One quantizing reorder into each half of q, seen through its view.
+    std::vector<std::pair<dnnl::reorder, Args>> requantize;
+    for (const dnnl::reorder::primitive_desc &r : quantize) {
+      Args a{
+          {DNNL_ARG_FROM, x},
+          {DNNL_ARG_TO, memory(r.dst_desc(), c.engine, q.get_data_handle())}};
+      if (zero_at >= 0)
+        a.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero);
+      requantize.emplace_back(dnnl::reorder(r), std::move(a));
     }
     Step run = epilogue_step(c, Primitive(pd), *parts.epilogue, b,
                              std::move(args), pd.dst_desc());
     const float *computed =
         zero_at >= 0 ? b.in[static_cast<size_t>(zero_at)] : nullptr;
-    return [reorder = dnnl::reorder(quantize), requantize, zero, computed,
+    return [requantize = std::move(requantize), q, zero, computed,
             run = std::move(run), stream = c.stream]() mutable {
       if (computed)
         *static_cast<int32_t *>(zero.get_data_handle()) =
             static_cast<int32_t>(std::nearbyint(*computed));
-      reorder.execute(stream, requantize);
+      for (auto &[reorder, a] : requantize)
+        reorder.execute(stream, a);
       run();
     };
   };
@@ -225,19 +282,24 @@ std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
   const auto &s = n.attrs.list(Conv::kStride);
   std::optional<Int8Weights> weights =
       int8_weights(in[1].static_data, g.co, g.cw * g.kh * g.kw);
-  if (!weights)
+  // Halves side by side along the channels would interleave with groups.
+  if (!weights || !halves_pay(*weights, g.cw) ||
+      (weights->halves > 1 && g.groups > 1))
     return std::nullopt;
-  const dims wdims = g.groups > 1
-                         ? dims{g.groups, g.co / g.groups, g.cw, g.kh, g.kw}
-                         : dims{g.co, g.cw, g.kh, g.kw};
-  const dims xdims = to_dims(in[0].shape()), ydims = to_dims(out[0].shape);
+  const dims ydims = to_dims(out[0].shape);
   // The bias is the epilogue's, added in float32 after the scales, as the
   // float path's chain adds it.
   const Epilogue epi(post, 0, 2, ydims, 1);
   return int8_lowered<dnnl::convolution_forward,
                       dnnl::convolution_forward::primitive_desc>(
       c, in, epi, *grid, *held, *weights, weights->integers, memory::desc(),
-      [&](const dnnl::primitive_attr &attr, dt src_type) {
+      [&](const dnnl::primitive_attr &attr, dt src_type, int64_t halves) {
+        dims xdims = to_dims(in[0].shape());
+        xdims[1] *= halves;
+        const int64_t cw = g.cw * halves;
+        const dims wdims = g.groups > 1
+                               ? dims{g.groups, g.co / g.groups, cw, g.kh, g.kw}
+                               : dims{g.co, cw, g.kh, g.kw};
         const dnnl::convolution_forward::desc d(
             dnnl::prop_kind::forward_inference,
             dnnl::algorithm::convolution_direct,
@@ -268,21 +330,23 @@ std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
     for (int64_t j = 0; j < n; ++j)
       columns[static_cast<size_t>(j * k + i)] = in[1].static_data[i * n + j];
   std::optional<Int8Weights> weights = int8_weights(columns.data(), n, k);
-  if (!weights)
+  if (!weights || !halves_pay(*weights, k))
     return std::nullopt;
-  std::vector<float> integers(columns.size());
-  for (int64_t i = 0; i < k; ++i)
+  // Back to rows: [halves * k, n].
+  const int64_t rows = weights->halves * k;
+  std::vector<float> integers(weights->integers.size());
+  for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < n; ++j)
       integers[static_cast<size_t>(i * n + j)] =
-          weights->integers[static_cast<size_t>(j * k + i)];
+          weights->integers[static_cast<size_t>(j * rows + i)];
   const dims cdims{m, n};
   const Epilogue epi(post, 0, 2, cdims, 1);
   return int8_lowered<dnnl::matmul, dnnl::matmul::primitive_desc>(
       c, in, epi, *grid, *held, *weights, integers, plain_md(out[0].shape),
-      [&](const dnnl::primitive_attr &attr, dt src_type) {
+      [&](const dnnl::primitive_attr &attr, dt src_type, int64_t halves) {
         return dnnl::matmul::primitive_desc(
-            dnnl::matmul::desc(memory::desc({m, k}, src_type, tag::ab),
-                               memory::desc({k, n}, dt::s8, tag::any),
+            dnnl::matmul::desc(memory::desc({m, halves * k}, src_type, tag::ab),
+                               memory::desc({halves * k, n}, dt::s8, tag::any),
                                plain_md(cdims)),
             attr, c.engine);
       });
