@@ -339,7 +339,10 @@ void vit(Net &n, const Vit &v, const std::string &path);
 void resnet_s_qdq(const std::string &path);
 void vit_s_qdq(const std::string &path);
 /// The same residual network dynamically quantized, as ONNX Runtime's
-/// quantize_dynamic writes it (DynamicQuantizeLinear and ConvInteger).
+/// quantize_dynamic writes it (DynamicQuantizeLinear and ConvInteger): by
+/// int8 weights (symmetric), or by uint8 ones of one zero point
+/// (asymmetric, its QUInt8 weights: a background-removal network's form).
 void resnet_s_dynamic(const std::string &path);
+void resnet_s_dynamic_u8(const std::string &path);
 
 } // namespace quarry::bench

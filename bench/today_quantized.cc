@@ -151,28 +151,59 @@ void vit_s_qdq(const std::string &path) {
 
 namespace {
 
+/// `w` quantized asymmetrically to uint8, one scale and zero point for the
+/// tensor, as quantize_dynamic quantizes QUInt8 weights: its range (0
+/// included) over the 255 steps, the zero point where 0 falls.
+struct Uint8Weights {
+  std::vector<uint8_t> q;
+  float scale;
+  uint8_t zero;
+};
+Uint8Weights to_uint8(const std::vector<float> &w) {
+  const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+  const float from = std::min(*lo, 0.0f), to = std::max(*hi, 0.0f);
+  Uint8Weights r{{}, (to - from) / 255.0f, 0};
+  r.zero = static_cast<uint8_t>(
+      std::clamp(std::nearbyint(-from / r.scale), 0.0f, 255.0f));
+  for (const float x : w)
+    r.q.push_back(static_cast<uint8_t>(
+        std::clamp(std::nearbyint(x / r.scale) + static_cast<float>(r.zero),
+                   0.0f, 255.0f)));
+  return r;
+}
+
 /// A convolution dynamically quantized as ONNX Runtime's quantize_dynamic
 /// writes one: DynamicQuantizeLinear of its input (uint8, scale and zero
 /// point computed from the input's range), ConvInteger by int8 weights
-/// (symmetric, one scale, zero point 0), the int32 sums cast to float and
+/// (symmetric, one scale, zero point 0) or, `as_uint8`, by uint8 ones
+/// (asymmetric, one scale and zero point), the int32 sums cast to float and
 /// scaled by the product of the two scales, then the bias.
-std::string dynamic_conv(Net &n, const std::string &x, Range, int64_t cin,
-                         int64_t cout, int64_t k, int64_t stride, int64_t pad) {
+std::string dynamic_conv(Net &n, const std::string &x, int64_t cin,
+                         int64_t cout, int64_t k, int64_t stride, int64_t pad,
+                         bool as_uint8) {
   const Ints shape = {cout, cin, k, k};
   const std::vector<float> w =
       n.values(shape, std::sqrt(6.0 / static_cast<double>(cin * k * k)));
   const std::vector<float> b = n.values({cout}, 0.1);
-  const std::vector<float> ws = int8_scales(w, cout, false);
+  std::string weight, weight_zero;
+  std::vector<float> ws;
+  if (as_uint8) {
+    const Uint8Weights u = to_uint8(w);
+    ws = {u.scale};
+    weight = n.raw(TensorProto::UINT8, shape, u.q);
+    weight_zero = n.raw(TensorProto::UINT8, {}, std::vector<uint8_t>{u.zero});
+  } else {
+    ws = int8_scales(w, cout, false);
+    weight = n.raw(TensorProto::INT8, shape, to_int8(w, ws));
+    weight_zero = n.raw(TensorProto::INT8, {}, std::vector<int8_t>{0});
+  }
   const std::string xq = n.fresh("quantized"), xs = n.fresh("scale"),
                     xz = n.fresh("zero_point");
   auto &dq = n.node("DynamicQuantizeLinear", {x}, xq);
   dq.add_output(xs);
   dq.add_output(xz);
   const std::string sums = n.fresh("conv_integer");
-  auto &c = n.node("ConvInteger",
-                   {xq, n.raw(TensorProto::INT8, shape, to_int8(w, ws)), xz,
-                    n.raw(TensorProto::INT8, {}, std::vector<int8_t>{0})},
-                   sums);
+  auto &c = n.node("ConvInteger", {xq, weight, xz, weight_zero}, sums);
   set_window(c, k, stride, pad);
   const std::string sum = n.fresh("cast");
   set_int(n.node("Cast", {sums}, sum), "to", TensorProto::FLOAT);
@@ -238,12 +269,24 @@ void resnet_s_qdq(const std::string &path) {
   n.write(y, path);
 }
 
-/// resnet_s dynamically quantized (its convolutions; the classifier float).
-void resnet_s_dynamic(const std::string &path) {
+/// resnet_s dynamically quantized (its convolutions; the classifier
+/// float), the weights int8 or uint8 (`as_uint8`).
+void resnet_s_dynamic(const std::string &path, bool as_uint8) {
   Net n({1, 3, 112, 112});
   const auto [f, c] = resnet_s(
-      n, {[](Net &, const std::string &x, Range) { return x; }, dynamic_conv});
+      n, {[](Net &, const std::string &x, Range) { return x; },
+          [as_uint8](Net &m, const std::string &x, Range, int64_t cin,
+                     int64_t cout, int64_t k, int64_t stride, int64_t pad) {
+            return dynamic_conv(m, x, cin, cout, k, stride, pad, as_uint8);
+          }});
   n.write(n.gemm(f, c, 1000), path);
+}
+
+void resnet_s_dynamic(const std::string &path) {
+  resnet_s_dynamic(path, false);
+}
+void resnet_s_dynamic_u8(const std::string &path) {
+  resnet_s_dynamic(path, true);
 }
 
 } // namespace quarry::bench
