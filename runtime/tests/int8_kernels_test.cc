@@ -19,10 +19,12 @@ const std::string kQuantize =
 
 /// A graph of x quantized and dequantized (scale s, zero point z, clamped
 /// to [lo, hi]) and then convolved by w, its epilogue a bias and a relu.
-std::string qdq_conv(const std::string &conv_attrs, int64_t groups = 1) {
-  return "input x: [1,8,9,9]\nweight s: []\nweight z: []\nweight lo: []\n"
+std::string qdq_conv(const std::string &conv_attrs, int64_t groups = 1,
+                     int64_t channels = 8) {
+  return "input x: [1," + std::to_string(channels) +
+         ",9,9]\nweight s: []\nweight z: []\nweight lo: []\n"
          "weight hi: []\nweight w: [16," +
-         std::to_string(8 / groups) + ",3,3]\nweight b: [1,16,1,1]\n" +
+         std::to_string(channels / groups) + ",3,3]\nweight b: [1,16,1,1]\n" +
          kQuantize +
          "d = broadcast[fn=mul](broadcast[fn=sub](q, z), s)\n"
          "y = relu(broadcast[fn=add](conv2d[" +
@@ -246,6 +248,38 @@ TEST(CpuInt8Conv, WeightsNoTwoS8IntegersSumToRunInFloat) {
   auto f = make_cpu_backend()->prepare(narrow, n);
   EXPECT_EQ(conv_impl(*f).rfind("int8", 0), std::string::npos) << conv_impl(*f);
   EXPECT_LE(error_against_reference(*f, narrow, n), kTolerance);
+}
+
+TEST(CpuInt8Conv, AsymmetricWeightsRunInInt8) {
+  // A uint8 quantizer's weights per channel, dequantized: (q - zero) times
+  // the channel's scale, q over all of [0, 255]. Zero point 128 leaves
+  // them in s8; others, over 16 input channels, in halves.
+  for (const int64_t channels : {8, 16}) {
+    SCOPED_TRACE(std::to_string(channels) + " channels");
+    const Graph g = parse_graph(qdq_conv("s=1,1 pad=same", 1, channels));
+    Bindings<float> v = qdq_values(g, 0, 0, 255);
+    auto &w = v.at("w");
+    const int64_t per_co = w.numel() / 16;
+    for (int64_t o = 0; o < 16; ++o) {
+      const float scale = 0.0013f * static_cast<float>(o + 1);
+      const float zero = channels == 8 ? 128.0f : 90.0f + 3.0f * o;
+      for (int64_t i = 0; i < per_co; ++i) {
+        const int64_t q = i == 0 ? 0 : i == 1 ? 255 : (i * 37 + o) % 256;
+        w[o * per_co + i] = (static_cast<float>(q) - zero) * scale;
+      }
+    }
+    auto e = make_cpu_backend()->prepare(g, v);
+    EXPECT_EQ(
+        conv_impl(*e).rfind(channels == 8 ? "int8 " : "int8 in halves ", 0), 0u)
+        << conv_impl(*e);
+    EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
+    // A weight between two steps: no grid, and a float kernel.
+    w[5] += 0.0013f / 3;
+    auto f = make_cpu_backend()->prepare(g, v);
+    EXPECT_EQ(conv_impl(*f).rfind("int8", 0), std::string::npos)
+        << conv_impl(*f);
+    EXPECT_LE(error_against_reference(*f, g, v), kTolerance);
+  }
 }
 
 TEST(CpuInt8Conv, RunsInFloatWhereTheWeightsAreOffTheirGrid) {

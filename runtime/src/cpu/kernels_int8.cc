@@ -2,8 +2,8 @@
 //
 // A convolution or matrix product whose input lies on a quantization grid
 // (what a QDQ pair leaves, composites.h) and whose static weights are
-// integers of at most 127 times one scale per output channel or column
-// (what a symmetric per-channel quantizer leaves, folded to floats) runs
+// integers times one scale per output channel or column (what a
+// per-channel quantizer leaves, folded to floats, less its zero point) runs
 // as oneDNN's int8 primitive: the input is quantized again as the step
 // starts, into u8 or s8 integers q - zero (exactly: it holds the grid's
 // points), the weights are s8, the products are summed in int32, exactly,
@@ -11,7 +11,7 @@
 // output scales) into float32 before the epilogue, which applies the bias
 // and the rest of the chain as the float path does. The integers summed are
 // those the float kernel multiplies, so the two differ only by float32's
-// rounding of the float one's sums. Integer weights less a zero point that
+// rounding of the float one's sums. Integers less a zero point that
 // leaves them outside s8 (an asymmetric u8 quantizer's: 255 steps centred
 // elsewhere) are each the sum of two s8 integers: the input is quantized
 // twice, side by side along its channels (a matrix's columns), and the
@@ -49,21 +49,91 @@ struct Int8Weights {
   int64_t halves = 1;
 };
 
-/// `w` [co, per_co] of integers in [-256, 254], each split into an s8 part
-/// and the rest, which is s8 too: [co, 2 * per_co].
-Int8Weights split_in_halves(const float *w, int64_t co, int64_t per_co) {
-  Int8Weights r;
-  r.halves = 2;
-  r.integers.resize(static_cast<size_t>(2 * co * per_co));
-  r.scale.assign(static_cast<size_t>(co), 1.0f);
+/// `integers` [co, per_co] in [-256, 254], each split into an s8 part and
+/// the rest, which is s8 too: [co, 2 * per_co].
+std::vector<float> split_in_halves(const std::vector<float> &integers,
+                                   int64_t co, int64_t per_co) {
+  std::vector<float> halves(2 * integers.size());
   for (int64_t o = 0; o < co; ++o)
     for (int64_t i = 0; i < per_co; ++i) {
-      const float d = w[o * per_co + i];
+      const float d = integers[static_cast<size_t>(o * per_co + i)];
       const float part = std::clamp(d, -128.0f, 127.0f);
-      float *halves = r.integers.data() + 2 * o * per_co;
-      halves[i] = part;
-      halves[per_co + i] = d - part;
+      float *both = halves.data() + 2 * o * per_co;
+      both[i] = part;
+      both[per_co + i] = d - part;
     }
+  return halves;
+}
+
+/// Whether every weight of `wo` [per] is, within float32's rounding, a
+/// whole number of `step`s: a dequantized weight is float32's rounding of
+/// q * scale, within a few units in the last place of the largest one.
+bool on_steps(const float *wo, int64_t per, float step, float largest) {
+  for (int64_t i = 0; i < per; ++i)
+    if (std::fabs(std::nearbyint(wo[i] / step) * step - wo[i]) >
+        1e-6f * largest)
+      return false;
+  return true;
+}
+
+/// The step of one channel's weights `wo` [per]: its largest magnitude
+/// over 127 (a symmetric quantizer's), else over the fewest steps, up to
+/// 256, that put every weight on one (an asymmetric quantizer's: its zero
+/// point leaves the largest from 128 to 255 steps away); nullopt where
+/// the weights lie on none. A wrong step meets a weight off it within a
+/// few, so the search reads few weights but for the step it returns.
+std::optional<float> channel_step(const float *wo, int64_t per) {
+  float largest = 0;
+  for (int64_t i = 0; i < per; ++i)
+    largest = std::max(largest, std::fabs(wo[i]));
+  if (largest == 0)
+    return 1.0f;
+  if (on_steps(wo, per, largest / 127.0f, largest))
+    return largest / 127.0f;
+  for (int steps = 1; steps <= 256; ++steps)
+    if (on_steps(wo, per, largest / static_cast<float>(steps), largest))
+      return largest / static_cast<float>(steps);
+  return std::nullopt;
+}
+
+/// The integers and scales of `w` [co, per_co]: the weights themselves
+/// where they are all integers in [-256, 254] (ConvInteger's, less their
+/// zero point);
+/// else one step per channel (channel_step) and the integers of them. As
+/// they are where every integer fits s8, in two halves where every one is
+/// in [-256, 254] (an asymmetric quantizer's, less its zero point);
+/// nullopt otherwise.
+std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
+                                        int64_t per_co) {
+  Int8Weights r;
+  const size_t n = static_cast<size_t>(co * per_co);
+  if (std::all_of(w, w + n, [](float x) {
+        return x == std::nearbyint(x) && x >= -256 && x <= 254;
+      })) {
+    r.integers.assign(w, w + n);
+    r.scale.assign(static_cast<size_t>(co), 1.0f);
+  } else {
+    r.integers.resize(n);
+    r.scale.resize(static_cast<size_t>(co));
+    for (int64_t o = 0; o < co; ++o) {
+      const float *wo = w + o * per_co;
+      const std::optional<float> step = channel_step(wo, per_co);
+      if (!step)
+        return std::nullopt;
+      for (int64_t i = 0; i < per_co; ++i)
+        r.integers[static_cast<size_t>(o * per_co + i)] =
+            std::nearbyint(wo[i] / *step);
+      r.scale[static_cast<size_t>(o)] = *step;
+    }
+  }
+  const auto [lo, hi] =
+      std::minmax_element(r.integers.begin(), r.integers.end());
+  if (n == 0 || (*lo >= -128 && *hi <= 127))
+    return r;
+  if (*lo < -256 || *hi > 254)
+    return std::nullopt;
+  r.integers = split_in_halves(r.integers, co, per_co);
+  r.halves = 2;
   return r;
 }
 
@@ -73,47 +143,6 @@ Int8Weights split_in_halves(const float *w, int64_t co, int64_t per_co) {
 /// float kernel's products (an image's 3 channels).
 bool halves_pay(const Int8Weights &w, int64_t inputs) {
   return w.halves == 1 || inputs >= 16;
-}
-
-/// The integers and scales of `w`: the weights themselves where they are
-/// all integers in [-128, 127] (ConvInteger's, less their zero point), in
-/// two halves where they are integers in [-256, 254] (less a zero point
-/// that leaves them outside s8); else where each channel's largest
-/// magnitude is 127 of its steps and every weight is, within float32's
-/// rounding, a whole number of them; nullopt otherwise.
-std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
-                                        int64_t per_co) {
-  Int8Weights r;
-  const size_t n = static_cast<size_t>(co * per_co);
-  if (std::all_of(w, w + n, [](float x) { return x == std::nearbyint(x); })) {
-    const auto [lo, hi] = std::minmax_element(w, w + n);
-    if (n > 0 && *lo >= -128 && *hi <= 127) {
-      r.integers.assign(w, w + n);
-      r.scale.assign(static_cast<size_t>(co), 1.0f);
-      return r;
-    }
-    if (n > 0 && *lo >= -256 && *hi <= 254)
-      return split_in_halves(w, co, per_co);
-  }
-  r.integers.resize(n);
-  r.scale.resize(static_cast<size_t>(co));
-  for (int64_t o = 0; o < co; ++o) {
-    const float *wo = w + o * per_co;
-    float largest = 0;
-    for (int64_t i = 0; i < per_co; ++i)
-      largest = std::max(largest, std::fabs(wo[i]));
-    const float step = largest > 0 ? largest / 127.0f : 1.0f;
-    for (int64_t i = 0; i < per_co; ++i) {
-      const float q = std::nearbyint(wo[i] / step);
-      // A dequantized weight is float32's rounding of q * scale: within a
-      // few units in the last place of the largest one.
-      if (std::fabs(q * step - wo[i]) > 1e-6f * largest)
-        return std::nullopt;
-      r.integers[static_cast<size_t>(o * per_co + i)] = q;
-    }
-    r.scale[static_cast<size_t>(o)] = step;
-  }
-  return r;
 }
 
 /// How the input's integers are held: as q - zero, or as q with the
