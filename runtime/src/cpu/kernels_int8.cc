@@ -137,14 +137,6 @@ std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
   return r;
 }
 
-/// Whether weights in halves are worth their second quantizing pass: each
-/// result sums over `inputs` channels (a matrix's rows) of the input read
-/// twice, and with fewer than a vector's 16 the passes cost more than the
-/// float kernel's products (an image's 3 channels).
-bool halves_pay(const Int8Weights &w, int64_t inputs) {
-  return w.halves == 1 || inputs >= 16;
-}
-
 /// How the input's integers are held: as q - zero, or as q with the
 /// grid's zero point given to oneDNN (a zero point that leaves q - zero in
 /// neither type's range, or one computed as the model runs).
@@ -312,8 +304,7 @@ std::optional<Lowered> int8_conv_lowered(Context &c, const Node &n,
   std::optional<Int8Weights> weights =
       int8_weights(in[1].static_data, g.co, g.cw * g.kh * g.kw);
   // Halves side by side along the channels would interleave with groups.
-  if (!weights || !halves_pay(*weights, g.cw) ||
-      (weights->halves > 1 && g.groups > 1))
+  if (!weights || (weights->halves > 1 && g.groups > 1))
     return std::nullopt;
   const dims ydims = to_dims(out[0].shape);
   // The bias is the epilogue's, added in float32 after the scales, as the
@@ -359,7 +350,7 @@ std::optional<Lowered> int8_matmul_lowered(Context &c, CpuOperands in,
     for (int64_t j = 0; j < n; ++j)
       columns[static_cast<size_t>(j * k + i)] = in[1].static_data[i * n + j];
   std::optional<Int8Weights> weights = int8_weights(columns.data(), n, k);
-  if (!weights || !halves_pay(*weights, k))
+  if (!weights)
     return std::nullopt;
   // Back to rows: [halves * k, n].
   const int64_t rows = weights->halves * k;
