@@ -335,8 +335,10 @@ void vit(Net &n, const Vit &v, const std::string &path);
 
 /// A small residual network, and a small ViT whose linear layers are
 /// quantized, as ONNX Runtime's static quantizer writes them in QDQ form
-/// (today_quantized.cc).
+/// (today_quantized.cc): the network's weights int8 (symmetric), or uint8
+/// (asymmetric, its QUInt8 weights).
 void resnet_s_qdq(const std::string &path);
+void resnet_s_qdq_u8(const std::string &path);
 void vit_s_qdq(const std::string &path);
 /// The same residual network dynamically quantized, as ONNX Runtime's
 /// quantize_dynamic writes it (DynamicQuantizeLinear and ConvInteger): by

@@ -19,8 +19,8 @@
 // NAME is convnext_t, vit_b16, densenet121, efficientnet_b0,
 // shufflenet_v2, two small detectors, retinanet_s and faster_rcnn_s
 // (today_detectors.cc), or one of the small networks of today's forms:
-// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq, vit_s_qdq,
-// resnet_s_dynamic and resnet_s_dynamic_u8 (today_quantized.cc).
+// convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq, resnet_s_qdq_u8,
+// vit_s_qdq, resnet_s_dynamic and resnet_s_dynamic_u8 (today_quantized.cc).
 // All of them when none is given. Prints each file's path (--list: the
 // names).
 //
@@ -271,6 +271,7 @@ int main(int argc, char **argv) {
       {"vit_s_opset21", vit_s_opset21},
       {"r3d_s", r3d_s},
       {"resnet_s_qdq", resnet_s_qdq},
+      {"resnet_s_qdq_u8", resnet_s_qdq_u8},
       {"vit_s_qdq", vit_s_qdq},
       {"resnet_s_dynamic", resnet_s_dynamic},
       {"resnet_s_dynamic_u8", resnet_s_dynamic_u8}};
@@ -286,7 +287,8 @@ int main(int argc, char **argv) {
                  "Networks: convnext_t, vit_b16, densenet121, "
                  "efficientnet_b0, shufflenet_v2, retinanet_s, faster_rcnn_s, "
                  "convnext_s_fp16, vit_s_opset21, r3d_s, resnet_s_qdq, "
-                 "vit_s_qdq, resnet_s_dynamic, resnet_s_dynamic_u8 "
+                 "resnet_s_qdq_u8, vit_s_qdq, resnet_s_dynamic, "
+                 "resnet_s_dynamic_u8 "
                  "(default: all)");
   app.add_flag("--list", list, "Print the networks' names instead");
   quarry::bench::parse_or_exit(app, argc, argv);

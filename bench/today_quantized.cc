@@ -44,21 +44,25 @@ std::string qdq(Net &n, const std::string &x, Range r) {
   return n.op("DequantizeLinear", {n.op("QuantizeLinear", {x, s, z}), s, z});
 }
 
-/// A dequantized initializer: `q` times `scale` (one per slice along
-/// `axis` when `scale` has more than one), zero points 0 of type `type`.
+/// A dequantized initializer: `q` less `zero` times `scale` (one per
+/// slice along `axis` when `scale` has more than one; zero points 0 where
+/// `zero` is empty) of type `type`.
 template <typename Q>
 std::string dequantized(Net &n, int32_t type, const Ints &shape,
                         const std::vector<Q> &q,
-                        const std::vector<float> &scale, int64_t axis = 0) {
+                        const std::vector<float> &scale, int64_t axis = 0,
+                        std::vector<Q> zero = {}) {
   const bool per_row = scale.size() > 1;
   const Ints scale_shape =
       per_row ? Ints{static_cast<int64_t>(scale.size())} : Ints{};
+  if (zero.empty())
+    zero.assign(scale.size(), 0);
   const std::string out = n.fresh("weight");
-  auto &node = n.node(
-      "DequantizeLinear",
-      {n.raw(type, shape, q), n.raw(TensorProto::FLOAT, scale_shape, scale),
-       n.raw(type, scale_shape, std::vector<Q>(scale.size(), 0))},
-      out);
+  auto &node = n.node("DequantizeLinear",
+                      {n.raw(type, shape, q),
+                       n.raw(TensorProto::FLOAT, scale_shape, scale),
+                       n.raw(type, scale_shape, zero)},
+                      out);
   if (per_row)
     set_int(node, "axis", axis);
   return out;
@@ -97,15 +101,52 @@ std::vector<T> transposed(const std::vector<T> &w, int64_t rows, int64_t cols) {
   return t;
 }
 
+/// `w` of `rows` rows quantized asymmetrically to uint8, one scale and
+/// zero point per row (`per_row`) or for the tensor, as ONNX Runtime
+/// quantizes QUInt8 weights: each range (0 included) over the 255 steps,
+/// the zero point where 0 falls.
+struct Uint8Weights {
+  std::vector<uint8_t> q, zero;
+  std::vector<float> scale;
+};
+Uint8Weights to_uint8(const std::vector<float> &w, int64_t rows, bool per_row) {
+  const size_t per = per_row ? w.size() / static_cast<size_t>(rows) : w.size();
+  Uint8Weights r;
+  for (size_t at = 0; at < w.size(); at += per) {
+    const auto [lo, hi] =
+        std::minmax_element(w.begin() + at, w.begin() + at + per);
+    const float from = std::min(*lo, 0.0f), to = std::max(*hi, 0.0f);
+    const float scale = to > from ? (to - from) / 255.0f : 1.0f;
+    const float zero = std::clamp(std::nearbyint(-from / scale), 0.0f, 255.0f);
+    r.scale.push_back(scale);
+    r.zero.push_back(static_cast<uint8_t>(zero));
+    for (size_t i = at; i < at + per; ++i)
+      r.q.push_back(static_cast<uint8_t>(
+          std::clamp(std::nearbyint(w[i] / scale) + zero, 0.0f, 255.0f)));
+  }
+  return r;
+}
+
 /// A convolution of an activation dequantized at `in`, its weight int8
-/// per output channel, its bias int32.
+/// (symmetric) or, `as_uint8`, uint8 (asymmetric) per output channel, its
+/// bias int32.
 std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
-                 int64_t cout, int64_t k, int64_t stride, int64_t pad) {
+                 int64_t cout, int64_t k, int64_t stride, int64_t pad,
+                 bool as_uint8) {
   const Ints shape = {cout, cin, k, k};
   const std::vector<float> w =
       n.values(shape, std::sqrt(6.0 / static_cast<double>(cin * k * k)));
   const std::vector<float> b = n.values({cout}, 0.1);
-  const std::vector<float> ws = int8_scales(w, cout, true);
+  std::vector<float> ws;
+  std::string weight;
+  if (as_uint8) {
+    const Uint8Weights u = to_uint8(w, cout, true);
+    ws = u.scale;
+    weight = dequantized(n, TensorProto::UINT8, shape, u.q, ws, 0, u.zero);
+  } else {
+    ws = int8_scales(w, cout, true);
+    weight = dequantized(n, TensorProto::INT8, shape, to_int8(w, ws), ws);
+  }
   std::vector<float> bs(ws.size());
   std::vector<int32_t> bq(b.size());
   for (size_t c = 0; c < b.size(); ++c) {
@@ -113,11 +154,9 @@ std::string conv(Net &n, const std::string &x, Range in, int64_t cin,
     bq[c] = static_cast<int32_t>(std::nearbyint(b[c] / bs[c]));
   }
   const std::string out = n.fresh("conv");
-  auto &node =
-      n.node("Conv",
-             {x, dequantized(n, TensorProto::INT8, shape, to_int8(w, ws), ws),
-              dequantized(n, TensorProto::INT32, {cout}, bq, bs)},
-             out);
+  auto &node = n.node(
+      "Conv", {x, weight, dequantized(n, TensorProto::INT32, {cout}, bq, bs)},
+      out);
   set_window(node, k, stride, pad);
   return out;
 }
@@ -151,27 +190,6 @@ void vit_s_qdq(const std::string &path) {
 
 namespace {
 
-/// `w` quantized asymmetrically to uint8, one scale and zero point for the
-/// tensor, as quantize_dynamic quantizes QUInt8 weights: its range (0
-/// included) over the 255 steps, the zero point where 0 falls.
-struct Uint8Weights {
-  std::vector<uint8_t> q;
-  float scale;
-  uint8_t zero;
-};
-Uint8Weights to_uint8(const std::vector<float> &w) {
-  const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
-  const float from = std::min(*lo, 0.0f), to = std::max(*hi, 0.0f);
-  Uint8Weights r{{}, (to - from) / 255.0f, 0};
-  r.zero = static_cast<uint8_t>(
-      std::clamp(std::nearbyint(-from / r.scale), 0.0f, 255.0f));
-  for (const float x : w)
-    r.q.push_back(static_cast<uint8_t>(
-        std::clamp(std::nearbyint(x / r.scale) + static_cast<float>(r.zero),
-                   0.0f, 255.0f)));
-  return r;
-}
-
 /// A convolution dynamically quantized as ONNX Runtime's quantize_dynamic
 /// writes one: DynamicQuantizeLinear of its input (uint8, scale and zero
 /// point computed from the input's range), ConvInteger by int8 weights
@@ -188,10 +206,10 @@ std::string dynamic_conv(Net &n, const std::string &x, int64_t cin,
   std::string weight, weight_zero;
   std::vector<float> ws;
   if (as_uint8) {
-    const Uint8Weights u = to_uint8(w);
-    ws = {u.scale};
+    const Uint8Weights u = to_uint8(w, cout, false);
+    ws = u.scale;
     weight = n.raw(TensorProto::UINT8, shape, u.q);
-    weight_zero = n.raw(TensorProto::UINT8, {}, std::vector<uint8_t>{u.zero});
+    weight_zero = n.raw(TensorProto::UINT8, {}, u.zero);
   } else {
     ws = int8_scales(w, cout, false);
     weight = n.raw(TensorProto::INT8, shape, to_int8(w, ws));
@@ -251,10 +269,16 @@ std::pair<std::string, int64_t> resnet_s(Net &n, const Quantized &q) {
 } // namespace
 
 /// resnet_s quantized in QDQ form: every activation through QuantizeLinear
-/// and DequantizeLinear, the classifier's weight int8 with one scale.
-void resnet_s_qdq(const std::string &path) {
+/// and DequantizeLinear, the convolutions' weights int8 or uint8
+/// (`as_uint8`) per channel, the classifier's weight int8 with one scale.
+void resnet_s_qdq(const std::string &path, bool as_uint8) {
   Net n({1, 3, 112, 112}, 19);
-  const auto [f, c] = resnet_s(n, {qdq, conv});
+  const auto [f, c] =
+      resnet_s(n, {qdq, [as_uint8](Net &m, const std::string &x, Range in,
+                                   int64_t cin, int64_t cout, int64_t k,
+                                   int64_t stride, int64_t pad) {
+                     return conv(m, x, in, cin, cout, k, stride, pad, as_uint8);
+                   }});
   const int64_t classes = 1000;
   const std::vector<float> w =
       n.values({classes, c}, std::sqrt(3.0 / static_cast<double>(c)));
@@ -268,6 +292,9 @@ void resnet_s_qdq(const std::string &path) {
   set_int(gemm, "transB", 1);
   n.write(y, path);
 }
+
+void resnet_s_qdq(const std::string &path) { resnet_s_qdq(path, false); }
+void resnet_s_qdq_u8(const std::string &path) { resnet_s_qdq(path, true); }
 
 /// resnet_s dynamically quantized (its convolutions; the classifier
 /// float), the weights int8 or uint8 (`as_uint8`).
