@@ -98,11 +98,10 @@ std::optional<float> channel_step(const float *wo, int64_t per) {
 
 /// The integers and scales of `w` [co, per_co]: the weights themselves
 /// where they are all integers in [-256, 254] (ConvInteger's, less their
-/// zero point);
-/// else one step per channel (channel_step) and the integers of them. As
-/// they are where every integer fits s8, in two halves where every one is
-/// in [-256, 254] (an asymmetric quantizer's, less its zero point);
-/// nullopt otherwise.
+/// zero point), else one step per channel (channel_step) and the integers
+/// of them. As they are where every integer fits s8, in two halves where
+/// every one is in [-256, 254] (an asymmetric quantizer's, less its zero
+/// point); nullopt otherwise.
 std::optional<Int8Weights> int8_weights(const float *w, int64_t co,
                                         int64_t per_co) {
   Int8Weights r;
