@@ -4,9 +4,10 @@
 // per-channel) leaves a float network's operators as they are and puts a
 // QuantizeLinear and a DequantizeLinear (uint8, asymmetric) on every
 // activation; a convolution's weight becomes an int8 initializer
-// dequantized per output channel (symmetric, zero points 0), its bias an
-// int32 one dequantized at the product of the activation's scale and the
-// weight's. Here the activations' ranges are fixed, not calibrated: the
+// dequantized per output channel (symmetric, zero points 0), or a uint8
+// one with a zero point per channel (asymmetric, its QUInt8 weights), its
+// bias an int32 one dequantized at the product of the activation's scale
+// and the weight's. Here the activations' ranges are fixed, not calibrated: the
 // weights are scaled by fan-in, so what a convolution gives stays within
 // them.
 //
