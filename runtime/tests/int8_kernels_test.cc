@@ -162,16 +162,25 @@ TEST(CpuInt8Conv, AZeroPointOfNeitherRangeIsOneDnnsToApply) {
   EXPECT_LE(error_against_reference(*e, g, v), kTolerance);
 }
 
+/// ConvInteger's form over `channels` input channels: the integers of a
+/// computed quantization (scale s and zero point z: graph inputs) less
+/// their zero point, by integer weights w.
+Graph conv_integer(int64_t channels) {
+  const std::string c = std::to_string(channels);
+  return parse_graph("input x: [1," + c +
+                     ",9,9]\ninput s: []\ninput z: []\nweight lo: []\n"
+                     "weight hi: []\nweight w: [16," +
+                     c + ",3,3]\n" + kQuantize +
+                     "y = conv2d[s=1,1 pad=same](broadcast[fn=sub](q, z), "
+                     "w)\noutput y\n");
+}
+
 TEST(CpuInt8Conv, ConvIntegersOperandWithAComputedZeroPoint) {
   // ConvInteger's form: the integers of a DynamicQuantizeLinear (its scale
   // and zero point computed: graph inputs here) less their zero point, by
   // integer weights. oneDNN is given the zero point as the step runs; the
   // sums are exact.
-  const Graph g = parse_graph(
-      "input x: [1,8,9,9]\ninput s: []\ninput z: []\nweight lo: []\n"
-      "weight hi: []\nweight w: [16,8,3,3]\n" +
-      kQuantize +
-      "y = conv2d[s=1,1 pad=same](broadcast[fn=sub](q, z), w)\noutput y\n");
+  const Graph g = conv_integer(8);
   for (const float zero : {0.0f, 37.0f, 131.0f}) {
     Bindings<float> v = grid_values(g, zero, 0, 255);
     auto &w = v.at("w");
@@ -185,19 +194,6 @@ TEST(CpuInt8Conv, ConvIntegersOperandWithAComputedZeroPoint) {
     const auto want = run_once(*make_reference_backend()->prepare(g, v), v);
     EXPECT_EQ(max_relative_error(run_once(*e, v), want), 0.0) << zero;
   }
-}
-
-/// ConvInteger's form (as in the test above) over `channels` input
-/// channels: the integers of a computed quantization less their zero
-/// point, by integer weights w.
-Graph conv_integer(int64_t channels) {
-  const std::string c = std::to_string(channels);
-  return parse_graph("input x: [1," + c +
-                     ",9,9]\ninput s: []\ninput z: []\nweight lo: []\n"
-                     "weight hi: []\nweight w: [16," +
-                     c + ",3,3]\n" + kQuantize +
-                     "y = conv2d[s=1,1 pad=same](broadcast[fn=sub](q, z), "
-                     "w)\noutput y\n");
 }
 
 TEST(CpuInt8Conv, WeightsOutsideS8RunInHalvesExactly) {

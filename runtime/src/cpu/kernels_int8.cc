@@ -76,20 +76,18 @@ bool on_steps(const float *wo, int64_t per, float step, float largest) {
   return true;
 }
 
-/// The step of one channel's weights `wo` [per]: its largest magnitude
-/// over 127 (a symmetric quantizer's), else over the fewest steps, up to
-/// 256, that put every weight on one (an asymmetric quantizer's: its zero
-/// point leaves the largest from 128 to 255 steps away); nullopt where
-/// the weights lie on none. A wrong step meets a weight off it within a
-/// few, so the search reads few weights but for the step it returns.
+/// The step of one channel's weights `wo` [per]: their largest magnitude
+/// over the fewest steps, up to 256, that put every weight on one (127 for
+/// a symmetric quantizer; 128 to 255 for an asymmetric one, whose zero
+/// point leaves the largest that far away); nullopt where the weights lie
+/// on none. A wrong step meets a weight off it within a few, so the search
+/// reads few weights but for the step it returns.
 std::optional<float> channel_step(const float *wo, int64_t per) {
   float largest = 0;
   for (int64_t i = 0; i < per; ++i)
     largest = std::max(largest, std::fabs(wo[i]));
   if (largest == 0)
     return 1.0f;
-  if (on_steps(wo, per, largest / 127.0f, largest))
-    return largest / 127.0f;
   for (int steps = 1; steps <= 256; ++steps)
     if (on_steps(wo, per, largest / static_cast<float>(steps), largest))
       return largest / static_cast<float>(steps);
